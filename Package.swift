@@ -1,0 +1,84 @@
+// swift-tools-version: 6.1
+//
+// biomatimer — a time tracker for the Linux desktop.
+// Layers (see ARCHITECTURE.md): CDBus → DBusKit; BiomaCore → BiomaStore; BiomaWidgets;
+// BiomaDaemon ties them together; `biomatimer` is the one executable users run.
+
+import PackageDescription
+
+let package = Package(
+    name: "biomatimer",
+    products: [
+        .executable(name: "biomatimer", targets: ["biomatimer"]),
+        .library(name: "DBusKit", targets: ["DBusKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // libdbus-1, found through pkg-config; Debian's libdbus-1-dev provides it.
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // A Swift D-Bus layer over libdbus: value model, validation, client and service.
+        .target(name: "DBusKit", dependencies: ["CDBus"]),
+
+        // Pure time-tracking rules: no I/O, clock and time zone passed in.
+        .target(name: "BiomaCore"),
+        // The SQLite store (GRDB) and the tracker facade the daemon drives.
+        .target(
+            name: "BiomaStore",
+            dependencies: ["BiomaCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // Renderers for the status bars; one folder per bar under Widgets/.
+        .target(
+            name: "BiomaWidgets",
+            path: "Widgets",
+            exclude: []
+        ),
+        // The daemon: the tracker published as /org/biomatimer/Timer1, and the client side.
+        .target(
+            name: "BiomaDaemon",
+            dependencies: ["DBusKit", "BiomaCore", "BiomaStore", "BiomaWidgets"]
+        ),
+        .executableTarget(
+            name: "biomatimer",
+            dependencies: [
+                "BiomaDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Benchmarks (`make bench`): each compares against a baseline measured in the same run.
+        .target(name: "CBaseline", dependencies: ["CDBus"]),
+        .executableTarget(name: "BenchDBus", dependencies: ["DBusKit", "CBaseline"]),
+        .executableTarget(name: "BenchStore", dependencies: ["BiomaCore", "BiomaStore"]),
+
+        // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
+        .testTarget(
+            name: "BiomaCoreTests",
+            dependencies: [
+                "BiomaCore", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "BiomaStoreTests",
+            dependencies: [
+                "BiomaCore", "BiomaStore", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["DBusKit", "BiomaDaemon", "BiomaWidgets", "TestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+#ifndef BASELINE_H
+#define BASELINE_H
+#endif

@@ -1,0 +1,1 @@
+// DBusKit: a Swift layer over libdbus-1.

@@ -1,0 +1,1 @@
+// Renderers land here.
