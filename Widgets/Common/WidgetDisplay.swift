@@ -1,0 +1,69 @@
+// The values every renderer shows, computed once from a state at an instant: live times
+// formatted, names made single-line and shortened, the colour validated. Renderers only
+// arrange and escape these.
+
+/// What a bar displays at one instant. All strings are plain text, not yet escaped.
+public struct WidgetDisplay: Sendable, Equatable {
+    public var phase: TimerPhase
+    /// Whether a project is running (and so coloured and named).
+    public var hasProject: Bool
+    public var mark: String
+    public var separator: String
+    /// Work session, `H:MM:SS`.
+    public var session: String
+    /// Work total today, `H:MM:SS`.
+    public var daily: String
+    /// Project session, `H:MM:SS` (`0:00:00` without a project).
+    public var projectSession: String
+    /// Project total today, `H:MM:SS`.
+    public var projectDaily: String
+    /// The project's name (its id if the name is empty), single-line and shortened.
+    public var projectName: String
+    /// The project's id, single-line (not shortened: scripts match on it).
+    public var projectId: String
+    /// `#rrggbb` or nil when there is no project or its colour is not `#RRGGBB`.
+    public var color: String?
+    /// The running project's share of today's work, 0–100, from the displayed seconds.
+    public var percentage: Int
+    /// `YYYY-MM-DD`, single-line.
+    public var day: String
+
+    public init(_ state: WidgetState, now: Int64, options: RenderOptions) {
+        let glyphs = options.glyphs
+        let live = state.advanced(to: now)
+        phase = state.phase
+        hasProject = state.online && state.hasProject
+        mark = glyphs.mark(for: state)
+        separator = glyphs.separator
+        session = DurationFormat.hms(live.sessionTime)
+        daily = DurationFormat.hms(live.dailyTotal)
+        projectSession = DurationFormat.hms(live.projectSessionTime)
+        projectDaily = DurationFormat.hms(live.projectDailyTotal)
+        day = TextEscaping.singleLine(state.day)
+        if hasProject {
+            let name = state.activeProjectName.isEmpty ? state.activeProject : state.activeProjectName
+            projectName = DisplayWidth.truncate(
+                TextEscaping.singleLine(name), to: options.maxNameWidth, ellipsis: glyphs.ellipsis)
+            projectId = TextEscaping.singleLine(state.activeProject)
+            color = ProjectColor.normalized(state.activeProjectColor)
+            // From whole displayed seconds, so the percentage changes only when the
+            // displayed times do (see nextRedraw).
+            let dailySeconds = DurationFormat.wholeSeconds(live.dailyTotal)
+            let projectSeconds = DurationFormat.wholeSeconds(live.projectDailyTotal)
+            let share =
+                dailySeconds == 0
+                ? 0
+                : projectSeconds.multipliedReportingOverflow(by: 100).overflow
+                    ? 100 : projectSeconds * 100 / dailySeconds
+            percentage = Int(Swift.min(100, Swift.max(0, share)))
+        } else {
+            projectName = ""
+            projectId = ""
+            color = nil
+            percentage = 0
+        }
+    }
+
+    /// `0:05:30 (2:45:15)`: the work session and today's total.
+    public var workTimes: String { "\(session) (\(daily))" }
+}
