@@ -1,1 +1,0 @@
-// Placeholder: the core lands here.

@@ -1,0 +1,260 @@
+import Foundation
+
+/// The CSV form of recorded intervals: RFC 4180, a header row, one row per interval with its
+/// project name and colour (both empty for time with no project), start and end as ISO 8601
+/// local times with their UTC offset, and the duration as H:MM:SS (informative; import ignores
+/// it). Cells a spreadsheet would run as a formula are neutralised with a leading apostrophe,
+/// which import removes again, so export → import → export is identical.
+public enum IntervalCSV {
+    public static let header = "project,color,start,end,duration"
+
+    public struct Row: Sendable, Equatable {
+        public var projectName: String?
+        public var color: String?
+        public var start: Micros
+        public var end: Micros
+        /// Line of the file the row starts on (1 = header); 0 for rows not read from a file.
+        public var line: Int
+
+        public init(projectName: String?, color: String?, start: Micros, end: Micros, line: Int = 0) {
+            self.projectName = projectName
+            self.color = color
+            self.start = start
+            self.end = end
+            self.line = line
+        }
+    }
+
+    // MARK: Export
+
+    public static func encode(_ rows: [Row], timeZone: TimeZone) -> String {
+        var out = header + "\r\n"
+        let rules = DayRules(timeZone: timeZone)
+        for row in rows {
+            let cells = [
+                neutralized(row.projectName ?? ""), row.color ?? "",
+                formatInstant(row.start, rules: rules), formatInstant(row.end, rules: rules),
+                formatDuration(row.end - row.start),
+            ]
+            out += cells.map(quoted).joined(separator: ",") + "\r\n"
+        }
+        return out
+    }
+
+    /// `2024-03-31T01:30:00+01:00`, with `.ffffff` only when the instant has a fraction.
+    public static func formatInstant(_ instant: Micros, rules: DayRules) -> String {
+        let second = floorDiv(instant, microsPerSecond)
+        let fraction = instant - second * microsPerSecond
+        let offset = rules.offsetSeconds(atSecond: second)
+        let local = second + offset
+        let day = Day(ordinal: Int(floorDiv(local, 86_400)))
+        let secondOfDay = local - Int64(day.ordinal) * 86_400
+        var text = "\(day)T\(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60))"
+        if fraction != 0 { text += "." + pad(fraction, width: 6) }
+        let sign = offset < 0 ? "-" : "+"
+        let magnitude = abs(offset)
+        text += "\(sign)\(pad(magnitude / 3600)):\(pad(magnitude / 60 % 60))"
+        return text
+    }
+
+    public static func formatDuration(_ micros: Micros) -> String {
+        let seconds = max(0, micros) / microsPerSecond
+        return "\(seconds / 3600):\(pad(seconds / 60 % 60)):\(pad(seconds % 60))"
+    }
+
+    static func pad(_ value: Int64, width: Int = 2) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+
+    /// A leading `=`, `+`, `-` or `@` (possibly behind apostrophes we added before) gets one more
+    /// leading apostrophe; `restored` removes exactly one.
+    public static func neutralized(_ cell: String) -> String {
+        needsApostrophe(cell) ? "'" + cell : cell
+    }
+
+    public static func restored(_ cell: String) -> String {
+        cell.first == "'" && needsApostrophe(String(cell.dropFirst())) ? String(cell.dropFirst()) : cell
+    }
+
+    private static func needsApostrophe(_ cell: String) -> Bool {
+        guard let first = cell.first(where: { $0 != "'" }) else { return false }
+        return "=+-@".contains(first)
+    }
+
+    static func quoted(_ cell: String) -> String {
+        guard cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+        else { return cell }
+        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    // MARK: Import
+
+    /// Reads rows back; throws `.invalidArgument` naming the first bad line.
+    public static func decode(_ text: String) throws(TrackerError) -> [Row] {
+        let records = try records(of: text)
+        guard let first = records.first else {
+            throw .invalidArgument("The CSV is empty: expected the header '\(header)'.")
+        }
+        guard first.cells.joined(separator: ",").lowercased() == header else {
+            throw .invalidArgument(
+                "CSV line 1: expected the header '\(header)', found '\(first.cells.joined(separator: ","))'. Nothing was imported.")
+        }
+        var rows: [Row] = []
+        for record in records.dropFirst() {
+            func bad(_ why: String) -> TrackerError {
+                .invalidArgument("CSV line \(record.line): \(why). Nothing was imported.")
+            }
+            let cells = record.cells
+            guard cells.count == 5 else { throw bad("expected 5 cells, found \(cells.count)") }
+            let rawName = restored(cells[0])
+            var name: String?
+            var color: String?
+            if rawName.isEmpty {
+                guard cells[1].isEmpty else { throw bad("a colour is given without a project") }
+            } else {
+                do {
+                    name = try Project.validatedName(rawName)
+                    color = try Project.validatedColor(cells[1])
+                } catch {
+                    throw bad(error.message.trimmingCharacters(in: CharacterSet(charactersIn: ".")))
+                }
+            }
+            guard let start = parseInstant(cells[2]) else {
+                throw bad("start '\(cells[2])' is not an ISO 8601 time like 2024-01-31T09:00:00+01:00")
+            }
+            guard let end = parseInstant(cells[3]) else {
+                throw bad("end '\(cells[3])' is not an ISO 8601 time like 2024-01-31T17:00:00+01:00")
+            }
+            guard end > start else { throw bad("the end is not after the start") }
+            rows.append(Row(projectName: name, color: color, start: start, end: end, line: record.line))
+        }
+        return rows
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.f{1,6}](Z|±HH:MM)`.
+    public static func parseInstant(_ text: String) -> Micros? {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b[10] == UInt8(ascii: "T"), b[13] == UInt8(ascii: ":"),
+            b[16] == UInt8(ascii: ":"), let day = Day(String(decoding: b[0..<10], as: UTF8.self))
+        else { return nil }
+        func digits(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= b.count else { return nil }
+            var value: Int64 = 0
+            for i in range {
+                guard b[i] >= 48, b[i] <= 57 else { return nil }
+                value = value * 10 + Int64(b[i] - 48)
+            }
+            return value
+        }
+        guard let hour = digits(11..<13), let minute = digits(14..<16), let second = digits(17..<19),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        var index = 19
+        var fraction: Int64 = 0
+        if b[index] == UInt8(ascii: ".") {
+            var count = 0
+            index += 1
+            while index < b.count, b[index] >= 48, b[index] <= 57 {
+                guard count < 6 else { return nil }
+                fraction = fraction * 10 + Int64(b[index] - 48)
+                count += 1
+                index += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in count..<6 { fraction *= 10 }
+        }
+        guard index < b.count else { return nil }
+        var offset: Int64 = 0
+        if b[index] == UInt8(ascii: "Z") {
+            guard index + 1 == b.count else { return nil }
+        } else {
+            guard b[index] == UInt8(ascii: "+") || b[index] == UInt8(ascii: "-"), index + 6 == b.count,
+                b[index + 3] == UInt8(ascii: ":"), let oh = digits(index + 1..<index + 3),
+                let om = digits(index + 4..<index + 6), oh < 24, om < 60
+            else { return nil }
+            offset = (oh * 3600 + om * 60) * (b[index] == UInt8(ascii: "-") ? -1 : 1)
+        }
+        let local = Int64(day.ordinal) * 86_400 + hour * 3600 + minute * 60 + second
+        return (local - offset) * microsPerSecond + fraction
+    }
+
+    struct Record {
+        var line: Int
+        var cells: [String]
+    }
+
+    /// RFC 4180 records with the line each starts on; CRLF or LF line ends; blank lines skipped.
+    static func records(of text: String) throws(TrackerError) -> [Record] {
+        var records: [Record] = []
+        var cells: [String] = []
+        var cell = String.UnicodeScalarView()
+        var line = 1
+        var recordLine = 1
+        var inQuotes = false
+        var quotedCell = false
+        var closedQuote = false
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = scalars.next()
+        if pending == "\u{FEFF}" { pending = scalars.next() }
+        func endRecord() {
+            cells.append(String(cell))
+            cell = String.UnicodeScalarView()
+            if !(cells.count == 1 && cells[0].isEmpty && !quotedCell) {
+                records.append(Record(line: recordLine, cells: cells))
+            }
+            cells = []
+            quotedCell = false
+            closedQuote = false
+        }
+        while let scalar = pending {
+            pending = scalars.next()
+            if inQuotes {
+                if scalar == "\"" {
+                    if pending == "\"" {
+                        cell.append("\"")
+                        pending = scalars.next()
+                    } else {
+                        inQuotes = false
+                        closedQuote = true
+                    }
+                } else {
+                    if scalar == "\n" { line += 1 }
+                    cell.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case "\"":
+                guard cell.isEmpty, !closedQuote else {
+                    throw .invalidArgument("CSV line \(line): a quote inside an unquoted cell. Nothing was imported.")
+                }
+                inQuotes = true
+                quotedCell = true
+            case ",":
+                closedQuote = false
+                cells.append(String(cell))
+                cell = String.UnicodeScalarView()
+            case "\r":
+                if pending == "\n" { pending = scalars.next() }
+                endRecord()
+                line += 1
+                recordLine = line
+            case "\n":
+                endRecord()
+                line += 1
+                recordLine = line
+            default:
+                guard !closedQuote else {
+                    throw .invalidArgument("CSV line \(line): text after a closing quote. Nothing was imported.")
+                }
+                cell.append(scalar)
+            }
+        }
+        if inQuotes {
+            throw .invalidArgument("CSV line \(recordLine): a quoted cell is not closed. Nothing was imported.")
+        }
+        if !cell.isEmpty || !cells.isEmpty || quotedCell { endRecord() }
+        return records
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A named, coloured stopwatch inside the work timer.
+public struct Project: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    /// `#RRGGBB`, upper-case.
+    public var color: String
+    /// 0-based place in the list.
+    public var position: Int
+
+    public init(id: String, name: String, color: String, position: Int) {
+        self.id = id
+        self.name = name
+        self.color = color
+        self.position = position
+    }
+
+    public static let defaultColor = "#007AFF"
+    public static let maxNameLength = 64
+
+    /// Trims the name and checks it: 1–64 characters, no control characters.
+    public static func validatedName(_ raw: String) throws(TrackerError) -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= maxNameLength,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw .invalidName(raw) }
+        return name
+    }
+
+    /// The key under which names are unique (ignoring case).
+    public static func nameKey(_ name: String) -> String { name.lowercased() }
+
+    /// Checks `#RRGGBB` (any case) and returns it upper-case.
+    public static func validatedColor(_ raw: String) throws(TrackerError) -> String {
+        let scalars = Array(raw.unicodeScalars)
+        guard scalars.count == 7, scalars[0] == "#",
+            scalars.dropFirst().allSatisfy({ $0.properties.isASCIIHexDigit })
+        else { throw .invalidColor(raw) }
+        return raw.uppercased()
+    }
+}
+
+/// Every way a tracker call can fail. A failed call changes nothing.
+public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The reference (id or name) given.
+    case noSuchProject(String)
+    /// The name given.
+    case invalidName(String)
+    /// The colour given.
+    case invalidColor(String)
+    /// The name given, which another project already has (ignoring case).
+    case nameTaken(String)
+    /// A sentence saying what is wrong.
+    case invalidArgument(String)
+    /// A sentence naming the database path and the cause.
+    case storage(String)
+
+    /// A sentence a person can act on.
+    public var message: String {
+        switch self {
+        case .noSuchProject(let ref):
+            return "No project named or with id '\(ref)'."
+        case .invalidName(let name):
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty {
+                return "Project names cannot be empty: give 1–64 characters."
+            }
+            if trimmed.count > Project.maxNameLength {
+                return "Project names are 1–64 characters after trimming; this one has \(trimmed.count)."
+            }
+            return "Project names cannot contain control characters (tabs, line breaks, …): \(name.debugDescription)."
+        case .invalidColor(let color):
+            return "Colour '\(color)' is not of the form #RRGGBB (six hexadecimal digits, e.g. #007AFF)."
+        case .nameTaken(let name):
+            return "A project named '\(name)' already exists (names are unique ignoring case)."
+        case .invalidArgument(let text), .storage(let text):
+            return text
+        }
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,207 @@
+/// The interval being recorded while work runs: from `start` until now, under a project or none.
+public struct OpenSegment: Sendable, Equatable {
+    public var start: Micros
+    public var projectID: String?
+
+    public init(start: Micros, projectID: String?) {
+        self.start = start
+        self.projectID = projectID
+    }
+}
+
+/// A recorded stretch of work under one project (or none). Intervals never overlap; work time is
+/// the union of all intervals, a project's time those with its id.
+public struct Interval: Sendable, Equatable, Hashable {
+    public var start: Micros
+    public var end: Micros
+    public var projectID: String?
+
+    public init(start: Micros, end: Micros, projectID: String?) {
+        self.start = start
+        self.end = end
+        self.projectID = projectID
+    }
+}
+
+/// What a state change does to the recorded history; the store applies these in the same
+/// transaction as the new state.
+public enum SegmentChange: Sendable, Equatable {
+    /// Close the open segment at this instant (a zero-length segment is dropped instead).
+    case close(end: Micros)
+    /// Begin recording a new segment.
+    case open(OpenSegment)
+    /// Delete the open segment: its time is deleted with its project (or the history).
+    case discardOpen
+}
+
+/// The work and project stopwatches: pure rules, with the clock and day rules passed in.
+///
+/// Invariants: `open != nil` exactly when work runs; `workRunStart` is set exactly then;
+/// `projectRunStart` is set exactly when `open?.projectID` is. Instants earlier than the last
+/// change (a clock stepped backwards) are treated as the last change, so no duration is negative.
+public struct TimerState: Sendable, Equatable {
+    public var open: OpenSegment?
+    /// Work stopwatch value accumulated before the current run.
+    public var workSession: Micros = 0
+    public var workRunStart: Micros?
+    /// Project stopwatch values accumulated before the current run (missing = 0).
+    public var projectSessions: [String: Micros] = [:]
+    public var projectRunStart: Micros?
+    /// The project that was running when work stopped; resumed by the next start in the session.
+    public var resumeProject: String?
+    /// The last instant the session ran (nil: no session since the last reset).
+    public var sessionLastActive: Micros?
+    public var lastChange: Micros = 0
+
+    public init() {}
+
+    public var running: Bool { open != nil }
+    public var activeProject: String? { open?.projectID }
+
+    public func workSessionTime(at now: Micros) -> Micros {
+        workSession + (workRunStart.map { max(0, now - $0) } ?? 0)
+    }
+
+    public func projectSessionTime(_ id: String, at now: Micros) -> Micros {
+        let base = projectSessions[id] ?? 0
+        guard open?.projectID == id, let since = projectRunStart else { return base }
+        return base + max(0, now - since)
+    }
+
+    // MARK: Operations. Each returns the history changes to apply; [] means nothing changed.
+
+    /// Starts or resumes work, and the project that was running when it stopped. The first start
+    /// on a later day than the session's last activity begins a fresh session.
+    public mutating func start(at now: Micros, rules: DayRules) -> [SegmentChange] {
+        guard open == nil else { return [] }
+        return begin(project: nil, at: clamp(now), rules: rules)
+    }
+
+    /// Pauses work and the running project (which the next start resumes).
+    public mutating func stop(at now: Micros) -> [SegmentChange] {
+        guard let segment = open, let runStart = workRunStart else { return [] }
+        let now = clamp(now)
+        workSession += now - runStart
+        if let project = segment.projectID {
+            projectSessions[project, default: 0] += now - (projectRunStart ?? segment.start)
+        }
+        resumeProject = segment.projectID
+        open = nil
+        workRunStart = nil
+        projectRunStart = nil
+        sessionLastActive = now
+        lastChange = now
+        return [.close(end: now)]
+    }
+
+    /// Stops and zeroes the work session and every project session.
+    public mutating func reset(at now: Micros) -> [SegmentChange] {
+        let now = clamp(now)
+        let changes = stop(at: now)
+        workSession = 0
+        projectSessions = [:]
+        resumeProject = nil
+        sessionLastActive = nil
+        lastChange = now
+        return changes
+    }
+
+    /// Runs `project`: stops the running one at the same instant, starts work if stopped.
+    public mutating func startProject(_ project: String, at now: Micros, rules: DayRules)
+        -> [SegmentChange]
+    {
+        let now = clamp(now)
+        guard let segment = open else { return begin(project: project, at: now, rules: rules) }
+        if segment.projectID == project { return [] }
+        if let previous = segment.projectID {
+            projectSessions[previous, default: 0] += now - (projectRunStart ?? segment.start)
+        }
+        let next = OpenSegment(start: now, projectID: project)
+        open = next
+        projectRunStart = now
+        lastChange = now
+        return [.close(end: now), .open(next)]
+    }
+
+    /// Stops the running project; work goes on with no project.
+    public mutating func stopProject(at now: Micros) -> [SegmentChange] {
+        guard let segment = open, let project = segment.projectID else { return [] }
+        let now = clamp(now)
+        projectSessions[project, default: 0] += now - (projectRunStart ?? segment.start)
+        let next = OpenSegment(start: now, projectID: nil)
+        open = next
+        projectRunStart = nil
+        lastChange = now
+        return [.close(end: now), .open(next)]
+    }
+
+    /// Zeroes one project's session (it keeps running if it runs).
+    public mutating func resetProject(_ project: String, at now: Micros) {
+        let now = clamp(now)
+        projectSessions[project] = nil
+        if open?.projectID == project { projectRunStart = now }
+        lastChange = now
+    }
+
+    /// The project deleted with its recorded time: a running segment of it is discarded and work
+    /// goes on with no project.
+    public mutating func deleteProject(_ project: String, at now: Micros) -> [SegmentChange] {
+        let now = clamp(now)
+        projectSessions[project] = nil
+        if resumeProject == project { resumeProject = nil }
+        lastChange = now
+        guard open?.projectID == project else { return [] }
+        let next = OpenSegment(start: now, projectID: nil)
+        open = next
+        projectRunStart = nil
+        return [.discardOpen, .open(next)]
+    }
+
+    /// All recorded time deleted: a running segment restarts at `now` under the same project.
+    /// The stopwatches are not history and keep their values.
+    public mutating func resetHistory(at now: Micros) -> [SegmentChange] {
+        let now = clamp(now)
+        lastChange = now
+        guard let segment = open else { return [] }
+        let next = OpenSegment(start: now, projectID: segment.projectID)
+        open = next
+        return [.discardOpen, .open(next)]
+    }
+
+    /// The project `step` places after the running one in `order`, wrapping; with none running,
+    /// +1 is the first and −1 the last. Nil when `order` is empty or `step` is 0.
+    public func cycleTarget(step: Int, order: [String]) -> String? {
+        guard !order.isEmpty, step != 0 else { return nil }
+        let count = order.count
+        let index: Int
+        if let active = activeProject, let current = order.firstIndex(of: active) {
+            index = current + step
+        } else {
+            index = step > 0 ? step - 1 : count + step
+        }
+        return order[((index % count) + count) % count]
+    }
+
+    // MARK: -
+
+    private func clamp(_ now: Micros) -> Micros { max(now, lastChange) }
+
+    private mutating func begin(project explicit: String?, at now: Micros, rules: DayRules)
+        -> [SegmentChange]
+    {
+        if let last = sessionLastActive, rules.day(containing: now) > rules.day(containing: last) {
+            workSession = 0
+            projectSessions = [:]
+            resumeProject = nil
+        }
+        let project = explicit ?? resumeProject
+        resumeProject = nil
+        let next = OpenSegment(start: now, projectID: project)
+        open = next
+        workRunStart = now
+        projectRunStart = project == nil ? nil : now
+        sessionLastActive = now
+        lastChange = now
+        return [.open(next)]
+    }
+}

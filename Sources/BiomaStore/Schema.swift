@@ -1,0 +1,55 @@
+import GRDB
+
+/// Versioned migrations. Never edit a shipped migration: add a new one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        // v1: projects, intervals (end NULL while running), the stopwatch state, key/values.
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE project (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        name_key TEXT NOT NULL UNIQUE,
+                        color TEXT NOT NULL,
+                        position INTEGER NOT NULL,
+                        session_us INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE interval (
+                        id INTEGER PRIMARY KEY,
+                        start_us INTEGER NOT NULL,
+                        end_us INTEGER,
+                        project_id TEXT REFERENCES project(id) ON DELETE CASCADE,
+                        CHECK (end_us IS NULL OR end_us > start_us)
+                    );
+                    CREATE INDEX interval_start ON interval(start_us);
+                    CREATE INDEX interval_project ON interval(project_id);
+                    CREATE TABLE timer_state (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        work_session_us INTEGER NOT NULL DEFAULT 0,
+                        work_run_start_us INTEGER,
+                        project_run_start_us INTEGER,
+                        resume_project_id TEXT,
+                        session_last_active_us INTEGER,
+                        last_change_us INTEGER NOT NULL DEFAULT 0
+                    );
+                    INSERT INTO timer_state (id) VALUES (1);
+                    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    """)
+        }
+        // v2: reboot recovery (boot id, heartbeat), and an index on the interval end so that
+        // "intervals overlapping a day" is a bounded index range, whatever the history size.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE timer_state ADD COLUMN heartbeat_us INTEGER;
+                    ALTER TABLE timer_state ADD COLUMN boot_id TEXT;
+                    CREATE INDEX interval_end ON interval(end_us);
+                    CREATE UNIQUE INDEX interval_single_open ON interval(ifnull(end_us, 0))
+                        WHERE end_us IS NULL;
+                    """)
+        }
+        return migrator
+    }
+}
