@@ -1,0 +1,78 @@
+import BiomaCore
+import Foundation
+
+/// An instant from an ISO 8601 time with its offset: `t("2024-03-31T01:59:00+01:00")`.
+func t(_ text: String) -> Micros {
+    guard let instant = IntervalCSV.parseInstant(text) else { fatalError("bad time \(text)") }
+    return instant
+}
+
+func day(_ text: String) -> Day { Day(text)! }
+
+let hour: Micros = 3600 * microsPerSecond
+let minute: Micros = 60 * microsPerSecond
+
+func zone(_ id: String) -> TimeZone { TimeZone(identifier: id)! }
+
+let berlin = DayRules(timeZone: zone("Europe/Berlin"))
+
+/// The history a store would hold, kept in memory by applying the same segment changes.
+struct MemoryHistory {
+    var closed: [Interval] = []
+    var open: OpenSegment?
+
+    mutating func apply(_ changes: [SegmentChange]) {
+        for change in changes {
+            switch change {
+            case .close(let end):
+                if let open, end > open.start {
+                    closed.append(Interval(start: open.start, end: end, projectID: open.projectID))
+                }
+                open = nil
+            case .open(let segment): open = segment
+            case .discardOpen: open = nil
+            }
+        }
+    }
+
+    /// Closed intervals plus the open one up to `now`.
+    func intervals(at now: Micros) -> [Interval] {
+        var all = closed
+        if let open, now > open.start { all.append(Interval(start: open.start, end: now, projectID: open.projectID)) }
+        return all
+    }
+}
+
+/// The core rules with an in-memory history, driven like the store drives them.
+struct Harness {
+    var rules: DayRules
+    var state = TimerState()
+    var history = MemoryHistory()
+    var projects: [Project] = []
+
+    init(rules: DayRules, projects: [String] = ["a", "b", "c"]) {
+        self.rules = rules
+        self.projects = projects.enumerated().map {
+            Project(id: $0.element, name: $0.element.uppercased(), color: "#112233", position: $0.offset)
+        }
+    }
+
+    mutating func start(_ now: Micros) { history.apply(state.start(at: now, rules: rules)) }
+    mutating func stop(_ now: Micros) { history.apply(state.stop(at: now)) }
+    mutating func reset(_ now: Micros) { history.apply(state.reset(at: now)) }
+    mutating func startProject(_ id: String, _ now: Micros) {
+        history.apply(state.startProject(id, at: now, rules: rules))
+    }
+    mutating func stopProject(_ now: Micros) { history.apply(state.stopProject(at: now)) }
+
+    func snapshot(_ now: Micros) -> TrackerSnapshot {
+        TrackerSnapshot(
+            state: state, projects: projects, closedIntervalsOfToday: history.closed, rules: rules, now: now)
+    }
+
+    func report(_ from: Day, _ to: Day, at now: Micros) -> Report {
+        Report(
+            from: from, to: to, boundaries: rules.boundaries(from: from, to: to),
+            intervals: history.intervals(at: now), projects: projects)
+    }
+}
