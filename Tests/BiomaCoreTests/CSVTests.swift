@@ -1,0 +1,67 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@Suite struct CSVTests {
+    let tz = zone("Europe/Berlin")
+
+    @Test func exportFormat() {
+        let rows = [
+            IntervalCSV.Row(
+                projectName: "R&D, \"internal\"", color: "#FF0000", start: t("2024-03-31T01:30:00+01:00"),
+                end: t("2024-03-31T03:15:00+02:00")),
+            IntervalCSV.Row(
+                projectName: nil, color: nil, start: t("2024-07-01T09:00:00.25+02:00"),
+                end: t("2024-07-01T19:00:00+02:00")),
+            IntervalCSV.Row(
+                projectName: "=HYPERLINK(\"x\")", color: "#00FF00", start: t("2024-07-02T09:00:00+02:00"),
+                end: t("2024-07-02T09:01:00+02:00")),
+        ]
+        let csv = IntervalCSV.encode(rows, timeZone: tz)
+        let expected = [
+            "project,color,start,end,duration",
+            #""R&D, ""internal""",#FF0000,2024-03-31T01:30:00+01:00,2024-03-31T03:15:00+02:00,0:45:00"#,
+            ",,2024-07-01T09:00:00.250000+02:00,2024-07-01T19:00:00+02:00,9:59:59",
+            #""'=HYPERLINK(""x"")",#00FF00,2024-07-02T09:00:00+02:00,2024-07-02T09:01:00+02:00,0:01:00"#,
+        ]
+        #expect(csv == expected.map { $0 + "\r\n" }.joined())    }
+
+    @Test func neutralisationIsReversedExactly() {
+        for name in ["=1+1", "+49 phone", "-minus", "@home", "'=already", "''+two", "'plain", "plain", "a=b"] {
+            #expect(IntervalCSV.restored(IntervalCSV.neutralized(name)) == name)
+            let first = IntervalCSV.neutralized(name).first!
+            #expect(!"=+-@".contains(first))
+        }
+        #expect(IntervalCSV.neutralized("'plain") == "'plain")
+        #expect(IntervalCSV.neutralized("-x") == "'-x")
+    }
+
+    @Test func lordHoweOffsetsAndUTCInput() {
+        let rules = DayRules(timeZone: zone("Australia/Lord_Howe"))
+        let instant = t("2024-10-06T03:00:00+11:00")
+        #expect(IntervalCSV.formatInstant(instant, rules: rules) == "2024-10-06T03:00:00+11:00")
+        #expect(IntervalCSV.formatInstant(t("2024-10-06T01:59:00+10:30"), rules: rules) == "2024-10-06T01:59:00+10:30")
+        #expect(IntervalCSV.parseInstant("2024-10-05T16:00:00Z") == instant)
+    }
+
+    @Test func importNamesTheFirstBadLine() {
+        let header = IntervalCSV.header + "\n"
+        func error(_ csv: String) -> String? {
+            do {
+                _ = try IntervalCSV.decode(csv)
+                return nil
+            } catch { return error.message }
+        }
+        let good = "A,#112233,2024-01-01T09:00:00+01:00,2024-01-01T10:00:00+01:00,1:00:00\n"
+        #expect(error(header + good) == nil)
+        #expect(error(header + good + "A,#112233,2024-01-01T11:00:00+01:00,2024-01-01T10:00:00+01:00,x\n")?.hasPrefix("CSV line 3: the end is not after the start") == true)
+        #expect(error(header + good + good + "A,#12,2024-01-01T11:00:00+01:00,2024-01-01T12:00:00+01:00,x\n")?.hasPrefix("CSV line 4: Colour '#12'") == true)
+        #expect(error(header + "A,#112233,yesterday,2024-01-01T10:00:00+01:00,1:00:00\n")?.hasPrefix("CSV line 2: start 'yesterday'") == true)
+        #expect(error(header + "A,#112233,2024-01-01T09:00:00+01:00\n")?.hasPrefix("CSV line 2: expected 5 cells, found 3") == true)
+        #expect(error("when,what\n")?.hasPrefix("CSV line 1: expected the header") == true)
+        #expect(error(header + "\"A\n") != nil)
+        // A quoted cell spanning lines counts its lines.
+        #expect(error(header + "\"A\nB\",#112233,2024-01-01T09:00:00+01:00,2024-01-01T10:00:00+01:00,1\n,,bad,bad,\n")?.hasPrefix("CSV line 2:") == true)
+        #expect(error(header + "\r\n" + good + ",,bad,2024-01-01T10:00:00+01:00,\r\n")?.hasPrefix("CSV line 4: start 'bad'") == true)
+    }
+}
