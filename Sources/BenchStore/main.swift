@@ -1,1 +1,220 @@
-print("bench")
+// BenchStore — the store benchmark (`make bench`), and a crash helper for the store tests.
+//
+//   BenchStore [output-dir]          ten years of history vs. an empty store, and Timewarrior
+//   BenchStore crash-child <dir> <boot-id> <now-µs>
+//                                    opens a tracker, runs a project, prints "ready", waits to
+//                                    be killed (SIGKILL) — used by BiomaStoreTests
+import BiomaCore
+import BiomaStore
+import Foundation
+
+
+let arguments = CommandLine.arguments
+
+if arguments.count >= 5, arguments[1] == "crash-child" {
+    do {
+        let tracker = try Tracker(
+            dataDirectory: URL(fileURLWithPath: arguments[2]), rules: DayRules(timeZone: TimeZone(identifier: "UTC")!),
+            now: Micros(arguments[4])!, bootID: arguments[3])
+        let now = Micros(arguments[4])!
+        let id = try tracker.addProject(name: "Crash", color: "#FF0000", at: now)
+        try tracker.startProject(id, at: now)
+        FileHandle.standardOutput.write("ready\n".data(using: .utf8)!)
+        while true { sleep(60) }
+    } catch {
+        FileHandle.standardError.write("crash-child: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+}
+
+// MARK: - Benchmark
+
+func nowMicros() -> Micros { Micros(Date().timeIntervalSince1970 * 1_000_000) }
+
+func measure(_ body: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    let elapsed = try clock.measure(body)
+    return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+}
+func ms(_ value: Double) -> String { String(format: "%9.3f ms", value) }
+
+let keep = arguments.count >= 2
+let base: URL
+if keep {
+    base = URL(fileURLWithPath: arguments[1], isDirectory: true)
+} else {
+    base = FileManager.default.temporaryDirectory.appendingPathComponent("biomatimer-bench-\(getpid())")
+}
+try? FileManager.default.removeItem(at: base)
+try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+defer { if !keep { try? FileManager.default.removeItem(at: base) } }
+
+let rules = DayRules(timeZone: TimeZone(identifier: "Europe/Berlin")!)
+let bootID = "bench-boot"
+let start = nowMicros()
+let today = rules.day(containing: start)
+let years = 10
+let firstDay = today.adding(days: -365 * years)
+let projectNames = (1...12).map { "Project \($0)" }
+
+struct Results {
+    var changeMedian = 0.0, changeP99 = 0.0, startupFirst = 0.0, startup = 0.0, year = 0.0, all = 0.0
+    var backup = 0.0
+    var intervals = 0
+}
+
+/// Generates ~40 intervals a day over `firstDay..<today`, 12 projects and some time with none.
+func history(projectIDs: [String]) -> [Interval] {
+    var result: [Interval] = []
+    result.reserveCapacity(365 * years * 40)
+    var day = firstDay
+    while day < today {
+        let morning = rules.start(of: day) + 7 * 3600 * microsPerSecond
+        for slot in 0..<40 {
+            let begin = morning + Micros(slot) * 24 * 60 * microsPerSecond
+            let length = Micros(10 + (slot * 7 + day.ordinal) % 13) * 60 * microsPerSecond
+            let which = (slot + day.ordinal) % 13
+            result.append(Interval(start: begin, end: begin + length, projectID: which == 12 ? nil : projectIDs[which]))
+        }
+        day = day.adding(days: 1)
+    }
+    return result
+}
+
+func run(_ label: String, full: Bool) throws -> Results {
+    var results = Results()
+    let directory = base.appendingPathComponent(label)
+    var now = start
+    var ids: [String] = []
+    do {
+        let tracker = try Tracker(dataDirectory: directory, rules: rules, now: now, bootID: bootID)
+        for name in projectNames { ids.append(try tracker.addProject(name: name, color: "", at: now)) }
+        if full {
+            let intervals = history(projectIDs: ids)
+            let load = try measure { results.intervals = try tracker.appendHistory(intervals, at: now) }
+            print("  \(label): loaded \(results.intervals) intervals in one transaction in \(String(format: "%.0f", load)) ms")
+        }
+    }
+    // Startup: open the store and compute today's totals. The first open of a day also takes
+    // the daily backup.
+    var opens: [Double] = []
+    var tracker: Tracker!
+    for index in 0..<6 {
+        tracker = nil
+        let time = try measure {
+            tracker = try Tracker(dataDirectory: directory, rules: rules, now: now, bootID: bootID)
+            _ = tracker.snapshot(at: now)
+        }
+        if index == 0 { results.startupFirst = time } else { opens.append(time) }
+    }
+    results.startup = median(opens)
+    // State changes: 500 alternating toggles and project switches, each one commit.
+    var changes: [Double] = []
+    for index in 0..<500 {
+        now += 1_000_000
+        let time = try measure {
+            if index % 2 == 0 {
+                try tracker.startProject(ids[index % ids.count], at: now)
+            } else {
+                _ = try tracker.toggle(at: now)
+            }
+        }
+        changes.append(time)
+    }
+    results.changeMedian = median(changes)
+    results.changeP99 = percentile(changes, 0.99)
+    results.backup = try measure { try tracker.backup(reason: "bench", at: now) }
+    let lastYear = today.adding(days: -365)
+    results.year = median(try (0..<5).map { _ in try measure { _ = try tracker.report(.year, containing: lastYear, at: now) } })
+    results.all = median(try (0..<5).map { _ in try measure { _ = try tracker.report(from: firstDay, to: today, at: now) } })
+    return results
+}
+
+// MARK: Timewarrior, same intervals
+
+func writeTimewarrior(_ intervals: [Interval], names: [String: String], to directory: URL) throws {
+    let data = directory.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    try "".write(to: directory.appendingPathComponent("timewarrior.cfg"), atomically: true, encoding: .utf8)
+    let utc = DayRules(timeZone: TimeZone(identifier: "UTC")!)
+    func stamp(_ t: Micros) -> String {
+        IntervalCSV.formatInstant(t - t % microsPerSecond, rules: utc).replacingOccurrences(of: "-", with: "")
+            .replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "+0000", with: "Z")
+    }
+    var files: [String: String] = [:]
+    for interval in intervals {
+        let key = String(IntervalCSV.formatInstant(interval.start, rules: utc).prefix(7))
+        var line = "inc \(stamp(interval.start)) - \(stamp(interval.end))"
+        if let id = interval.projectID, let name = names[id] { line += " # \"\(name)\"" }
+        files[key, default: ""] += line + "\n"
+    }
+    for (month, text) in files {
+        try text.write(to: data.appendingPathComponent("\(month).data"), atomically: true, encoding: .utf8)
+    }
+    let tags = "{" + names.values.sorted().map { "\"\($0)\":{\"count\":1}" }.joined(separator: ",") + "}"
+    try tags.write(to: data.appendingPathComponent("tags.data"), atomically: true, encoding: .utf8)
+}
+
+func timew(_ args: [String], database: URL) -> Double? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timew")
+    process.arguments = args
+    var environment = ProcessInfo.processInfo.environment
+    environment["TIMEWARRIORDB"] = database.path
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    do {
+        let time = try measure {
+            try process.run()
+            process.waitUntilExit()
+        }
+        return process.terminationStatus == 0 ? time : nil
+    } catch { return nil }
+}
+
+print("biomatimer store benchmark — \(years) years × ~40 intervals/day, 12 projects, zone \(rules.timeZone.identifier)")
+print("data in \(base.path)\(keep ? "" : " (removed afterwards)")")
+let empty = try run("empty", full: false)
+let full = try run("full", full: true)
+
+var timewYear: Double?
+var timewAll: Double?
+if FileManager.default.isExecutableFile(atPath: "/usr/bin/timew") {
+    let names = Dictionary(uniqueKeysWithValues: projectNames.enumerated().map { ("p\($0.offset + 1)", $0.element) })
+    let database = base.appendingPathComponent("timewarrior")
+    try writeTimewarrior(history(projectIDs: (1...12).map { "p\($0)" }), names: names, to: database)
+    let lastYear = rules.period(.year, containing: today.adding(days: -365))
+    timewYear = [0, 1, 2].compactMap { _ in
+        timew(["summary", "\(lastYear.from)", "-", "\(lastYear.to.adding(days: 1))"], database: database)
+    }.min()
+    timewAll = [0, 1].compactMap { _ in
+        timew(["summary", "\(firstDay)", "-", "\(today.adding(days: 1))"], database: database)
+    }.min()
+}
+
+print("")
+print("| measure                                  |        empty |  10y history | aim      |")
+print("|------------------------------------------|--------------|--------------|----------|")
+print("| state change commit, median (500)        | \(ms(empty.changeMedian)) | \(ms(full.changeMedian)) | < 1 ms   |")
+print("| state change commit, p99                 | \(ms(empty.changeP99)) | \(ms(full.changeP99)) | flat     |")
+print("| startup to today's totals (first open)   | \(ms(empty.startupFirst)) | \(ms(full.startupFirst)) |          |")
+print("| startup to today's totals (median of 5)  | \(ms(empty.startup)) | \(ms(full.startup)) |          |")
+print("| backup (SQLite online backup, daily)     | \(ms(empty.backup)) | \(ms(full.backup)) |          |")
+print("| year report                              | \(ms(empty.year)) | \(ms(full.year)) | < 10 ms  |")
+print("| all-time report (\(firstDay) … \(today)) | \(ms(empty.all)) | \(ms(full.all)) | < 100 ms |")
+print("")
+if let timewYear, let timewAll {
+    print("| same history, Timewarrior (timew summary) |   timew      | biomatimer/timew |")
+    print("|-------------------------------------------|--------------|------------------|")
+    print("| year                                      | \(ms(timewYear)) | \(String(format: "%16.4f", full.year / timewYear)) |")
+    print("| all time                                  | \(ms(timewAll)) | \(String(format: "%16.4f", full.all / timewAll)) |")
+} else {
+    print("timew not available or failed: no Timewarrior comparison")
+}
