@@ -17,6 +17,26 @@ import Testing
         #expect(BarClick(i3blocksLine: ##"{"button":2}"##)?.action == nil)
     }
 
+    /// What i3blocks 1.5 writes for a `format=json` persistent block: the leading
+    /// `"":""`, the block's own properties (our text included), then the click.
+    @Test func i3blocks15Line() {
+        let line = ##"{"":"","name":"biomatimer","instance":"","full_text":"● 0:05:30 (2:45:15) · R&amp;D &lt;b&gt;","short_text":"● 0:05:30","color":"#007aff","markup":"pango","command":"biomatimer watch --format i3blocks","interval":"persist","format":"json","button":3,"modifiers":[],"x":1710,"y":1068,"relative_x":42,"relative_y":9,"output_x":1710,"output_y":1068,"width":180,"height":22}"##
+        #expect(BarClick(i3blocksLine: line) == BarClick(button: 3, name: "biomatimer", instance: ""))
+        #expect(BarClick(i3blocksLine: line)?.action == .nextProject)
+    }
+
+    @Test func valuesThatLookLikeJSONArriveUnquoted() {
+        #expect(BarClick(i3blocksLine: ##"{"name":42,"button":"1"}"##) == BarClick(button: 1, name: "42"))
+    }
+
+    @Test func onlyI3blocks15GivesTheBlockItsOwnStdin() {
+        #expect(I3blocksClicks.stdinCarriesClicks(environment: ["BLOCK_INTERVAL": "persist", "BLOCK_NAME": "biomatimer"]))
+        // i3blocks 1.4 exports only BLOCK_NAME, BLOCK_INSTANCE, BLOCK_BUTTON, BLOCK_X, BLOCK_Y.
+        #expect(!I3blocksClicks.stdinCarriesClicks(environment: ["BLOCK_NAME": "biomatimer", "BLOCK_BUTTON": ""]))
+        #expect(!I3blocksClicks.stdinCarriesClicks(environment: ["BLOCK_INTERVAL": "5"]))
+        #expect(!I3blocksClicks.stdinCarriesClicks(environment: [:]))
+    }
+
     @Test func bareButtonNumbers() {
         #expect(BarClick(i3blocksLine: "1\n")?.action == .toggle)
         #expect(BarClick(i3blocksLine: " 4 ")?.action == .previousProject)

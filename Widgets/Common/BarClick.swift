@@ -3,7 +3,8 @@ import Foundation
 // Clicks on the widget. Every bar maps its mouse buttons the same way: left click
 // toggles work, right click and scrolling down go to the next project, scrolling up to
 // the previous one. Waybar and polybar run commands for clicks (see their configs);
-// i3blocks writes a JSON object per click to a persistent block's stdin, parsed here.
+// i3blocks 1.5+ writes one line per click to a persistent block's stdin, parsed here.
+// i3blocks 1.4 (Debian 12) does not: see `I3blocksClicks.stdinCarriesClicks`.
 
 /// What a click asks the timer to do.
 public enum WidgetAction: String, Sendable, Equatable, CaseIterable {
@@ -50,10 +51,12 @@ public struct BarClick: Sendable, Equatable {
         self.instance = instance
     }
 
-    /// Parses one line of a persistent i3blocks block's stdin:
-    /// `{"name":"biomatimer","instance":"","button":1,"x":…,"y":…,…}`. A bare button
-    /// number (`1`) is accepted too. Nil for blank lines, malformed JSON and objects
-    /// without an integer `button`, so a watcher can skip them and read on.
+    /// Parses one line of a persistent i3blocks block's stdin. With `format=json`
+    /// i3blocks 1.5 writes the block's whole property map plus the click,
+    /// `{"":"","name":"biomatimer","instance":"","full_text":…,"button":1,"x":…,…}`;
+    /// with plain format just the button number (`1`). Both are accepted. Nil for blank
+    /// lines, malformed JSON and objects without an integer `button`, so a watcher can
+    /// skip them and read on.
     public init?(i3blocksLine line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return nil }
@@ -70,11 +73,47 @@ public struct BarClick: Sendable, Equatable {
     /// What the click asks for, nil for buttons without a meaning.
     public var action: WidgetAction? { WidgetAction(button: button) }
 
-    /// The fields of i3blocks' click object we use; the others (x, y, modifiers, …) are
-    /// ignored. `name` and `instance` are optional so a bare `{"button":1}` parses.
+    /// The fields of i3blocks' click object we use; the others are ignored. i3blocks
+    /// 1.5 writes any value that happens to be valid JSON unquoted (a block named `42`
+    /// arrives as a number, a button as `1` or `"1"`), so each field is read leniently.
     private struct RawClick: Decodable {
         var button: Int
         var name: String?
         var instance: String?
+
+        enum CodingKeys: String, CodingKey { case button, name, instance }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let number = try? container.decode(Int.self, forKey: .button) {
+                button = number
+            } else if let text = try? container.decode(String.self, forKey: .button), let number = Int(text) {
+                button = number
+            } else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .button, in: container, debugDescription: "no integer button")
+            }
+            name = Self.text(container, .name)
+            instance = Self.text(container, .instance)
+        }
+
+        private static func text(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) -> String? {
+            if let text = try? container.decode(String.self, forKey: key) { return text }
+            if let number = try? container.decode(Int.self, forKey: key) { return String(number) }
+            return nil
+        }
+    }
+}
+
+/// Where i3blocks clicks come from.
+public enum I3blocksClicks {
+    /// Whether a persistent block's stdin carries its clicks. i3blocks 1.5 and later give
+    /// the block its own stdin pipe, write each click to it, and export
+    /// `BLOCK_INTERVAL`. i3blocks 1.4 (Debian 12's) exports no `BLOCK_INTERVAL`, leaves
+    /// the block on i3blocks' own stdin, which is i3bar's click stream for every block, and
+    /// drops clicks on a running persistent block; a block that read that stdin would
+    /// steal other blocks' clicks. So: read stdin only when this returns true.
+    public static func stdinCarriesClicks(environment: [String: String]) -> Bool {
+        environment["BLOCK_INTERVAL"] == "persist"
     }
 }

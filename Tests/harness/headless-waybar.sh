@@ -1,0 +1,210 @@
+#!/bin/sh
+# Runs Debian's waybar inside a headless sway, takes a screenshot of it with grim, and
+# tears everything down again. Used to prove the waybar module on the real bar.
+#
+# usage: headless-waybar.sh --config CONFIG.jsonc --style STYLE.css --out DIR
+#                           [--exec COMMAND] [--expect TEXT] [--wait SECONDS]
+#                           [--size WxH] [--user NAME] [--env NAME=VALUE]...
+#
+#   --config   waybar config (JSON with comments), e.g. Widgets/waybar/config.jsonc
+#   --style    waybar CSS, e.g. Widgets/waybar/style.css
+#   --out      artefacts directory (created): screenshot.png, waybar.log, sway.log,
+#              module-output.log (every line the module printed), config.jsonc, style.css
+#   --exec     replaces the value of every "exec" key in the config by COMMAND (so the
+#              sample config can run a test binary or a fake); the module's output is
+#              also copied to module-output.log. Without --exec the config runs as is.
+#   --expect   succeed only if TEXT appears in module-output.log (needs --exec)
+#   --wait     seconds to let the bar run before the screenshot (default 3)
+#   --size     output resolution (default 1000x200)
+#   --user     unprivileged user to run sway as when run as root (default biomatest;
+#              created with useradd if missing). sway refuses to run as root.
+#   --env      extra environment for sway and everything it starts (repeatable), e.g.
+#              --env DBUS_SESSION_BUS_ADDRESS=unix:path=/tmp/x/bus --env PATH=/opt/bin:/usr/bin:/bin
+#
+# Exit status: 0 when the screenshot was taken (and --expect matched), 1 otherwise,
+# 2 for usage errors. Every wait is bounded; every process started is stopped.
+#
+# Needs (Debian): sway waybar grim fonts-dejavu-core; runuser (util-linux) when root.
+
+set -u
+
+config="" style="" out="" exec_cmd="" expect="" wait_s=3 size=1000x200 user=biomatest
+extra_env=""
+die_usage() { echo "headless-waybar.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --config) config=${2:?}; shift 2 ;;
+    --style) style=${2:?}; shift 2 ;;
+    --out) out=${2:?}; shift 2 ;;
+    --exec) exec_cmd=${2:?}; shift 2 ;;
+    --expect) expect=${2:?}; shift 2 ;;
+    --wait) wait_s=${2:?}; shift 2 ;;
+    --size) size=${2:?}; shift 2 ;;
+    --user) user=${2:?}; shift 2 ;;
+    --env) extra_env="$extra_env
+${2:?}"; shift 2 ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+    *) die_usage "unknown argument $1" ;;
+    esac
+done
+[ -n "$config" ] && [ -r "$config" ] || die_usage "--config FILE is required and must be readable"
+[ -n "$style" ] && [ -r "$style" ] || die_usage "--style FILE is required and must be readable"
+[ -n "$out" ] || die_usage "--out DIR is required"
+[ -z "$expect" ] || [ -n "$exec_cmd" ] || die_usage "--expect needs --exec"
+for tool in sway waybar grim swaymsg python3; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "headless-waybar.sh: $tool not installed" >&2; exit 1; }
+done
+mkdir -p "$out" || exit 1
+out=$(cd "$out" && pwd)
+
+# Every process of this run carries this tag in its environment, so teardown finds
+# exactly them (and nothing else of the user's) by /proc/PID/environ.
+tag="biomatimer-harness-$$-$(date +%s%N)"
+
+if [ "$(id -u)" -eq 0 ]; then
+    id "$user" >/dev/null 2>&1 || useradd -m -s /bin/sh "$user" || exit 1
+    as_user() { runuser -u "$user" -- "$@"; }
+    home=$(getent passwd "$user" | cut -d: -f6)
+else
+    user=$(id -un)
+    as_user() { "$@"; }
+    home=$HOME
+fi
+
+work=$(mktemp -d /tmp/headless-waybar.XXXXXX) || exit 1
+runtime="$work/runtime"
+mkdir -p "$runtime" "$work/files"
+chmod 755 "$work"
+chmod 700 "$runtime"
+[ "$(id -u)" -eq 0 ] && chown "$user:" "$runtime" "$work/files"
+
+# The module's exec, replaced if asked, with its output copied to a log. tee writes
+# each line as it comes, so the log is what waybar read.
+module_log="$work/files/module-output.log"
+if [ -n "$exec_cmd" ]; then
+    printf '%s\n' "$exec_cmd" >"$work/module-command"
+    cat >"$work/module.sh" <<EOF
+#!/bin/sh
+sh "$work/module-command" | tee -a "$module_log"
+EOF
+    chmod 755 "$work/module.sh"
+    chmod 644 "$work/module-command"
+    python3 - "$config" "$work/files/config.jsonc" "$work/module.sh" <<'EOF' || exit 1
+import re, sys
+source, target, command = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(source, encoding="utf-8").read()
+quoted = '"' + command.replace("\\", "\\\\").replace('"', '\\"') + '"'
+text, count = re.subn(r'("exec"\s*:\s*)"(?:[^"\\]|\\.)*"', lambda m: m.group(1) + quoted, text)
+if count == 0:
+    sys.exit("headless-waybar.sh: no \"exec\" key in " + source)
+open(target, "w", encoding="utf-8").write(text)
+EOF
+else
+    cp "$config" "$work/files/config.jsonc"
+fi
+cp "$style" "$work/files/style.css"
+chmod 644 "$work/files/config.jsonc" "$work/files/style.css"
+
+cat >"$work/sway.conf" <<EOF
+xwayland disable
+output HEADLESS-1 resolution $size
+exec waybar -l debug -c "$work/files/config.jsonc" -s "$work/files/style.css" > "$work/files/waybar.log" 2>&1
+EOF
+chmod 644 "$work/sway.conf"
+
+# The environment sway and its children see: nothing inherited but what is listed.
+envfile="$work/env"
+{
+    echo "HOME=$home"
+    echo "USER=$user"
+    echo "PATH=/usr/local/bin:/usr/bin:/bin"
+    echo "LANG=C.UTF-8"
+    echo "XDG_RUNTIME_DIR=$runtime"
+    echo "XDG_CONFIG_HOME=$work/files/xdg-config"
+    echo "WLR_BACKENDS=headless"
+    echo "WLR_LIBINPUT_NO_DEVICES=1"
+    echo "WLR_RENDERER=pixman"
+    echo "BIOMATIMER_HARNESS_TAG=$tag"
+    printf '%s\n' "$extra_env" | sed '/^$/d'
+} >"$envfile"
+# env -i with the assignments from the file as words: no globbing, no spaces in values.
+run_env() { set -f; as_user env -i $(cat "$envfile") "$@"; set +f; }
+if grep -q '[[:space:]]' "$envfile"; then
+    echo "headless-waybar.sh: --env values must not contain spaces" >&2
+    rm -rf "$work"
+    exit 2
+fi
+
+tagged_pids() {
+    for environ in /proc/[0-9]*/environ; do
+        pid=${environ#/proc/}
+        pid=${pid%/environ}
+        [ "$pid" = "$$" ] && continue
+        # Processes come and go while we look, and other users' are unreadable.
+        if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qx "BIOMATIMER_HARNESS_TAG=$tag"; then
+            echo "$pid"
+        fi
+    done
+}
+
+sway_pid=""
+teardown() {
+    trap - EXIT INT TERM
+    if [ -n "$sway_pid" ] && kill -0 "$sway_pid" 2>/dev/null; then
+        sock=$(ls "$runtime"/sway-ipc.*.sock 2>/dev/null | head -n 1)
+        [ -n "$sock" ] && run_env swaymsg -s "$sock" exit >/dev/null 2>&1
+        i=0
+        while kill -0 "$sway_pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    fi
+    # Module scripts outlive waybar (they are not in its process group): stop every
+    # process carrying this run's tag, politely first.
+    pids=$(tagged_pids)
+    [ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+    i=0
+    while [ -n "$(tagged_pids)" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+    pids=$(tagged_pids)
+    [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+    [ -n "$sway_pid" ] && wait "$sway_pid" 2>/dev/null
+    for f in waybar.log module-output.log config.jsonc style.css; do
+        [ -f "$work/files/$f" ] && cp "$work/files/$f" "$out/$f"
+    done
+    [ -f "$work/sway.log" ] && cp "$work/sway.log" "$out/sway.log"
+    rm -rf "$work"
+}
+trap teardown EXIT
+trap 'exit 1' INT TERM
+
+fail() { echo "headless-waybar.sh: $*" >&2; exit 1; }
+
+run_env sway -c "$work/sway.conf" >"$work/sway.log" 2>&1 &
+sway_pid=$!
+
+# Bounded waits: the compositor's socket, then waybar's bar on the output.
+i=0
+while ! ls "$runtime"/wayland-* >/dev/null 2>&1; do
+    kill -0 "$sway_pid" 2>/dev/null || fail "sway exited; see $out/sway.log"
+    [ $i -ge 100 ] && fail "sway did not create a Wayland socket within 10 s"
+    sleep 0.1; i=$((i + 1))
+done
+display=$(basename "$(ls "$runtime"/wayland-* | grep -v '\.lock$' | head -n 1)")
+i=0
+while ! grep -q "Bar configured" "$work/files/waybar.log" 2>/dev/null; do
+    [ $i -ge 100 ] && fail "waybar did not configure its bar within 10 s; see $out/waybar.log"
+    sleep 0.1; i=$((i + 1))
+done
+
+sleep "$wait_s"
+if [ -n "$expect" ]; then
+    i=0
+    while ! grep -qF -- "$expect" "$module_log" 2>/dev/null; do
+        [ $i -ge 50 ] && fail "the module never printed \"$expect\"; see $out/module-output.log"
+        sleep 0.1; i=$((i + 1))
+    done
+fi
+
+as_user env XDG_RUNTIME_DIR="$runtime" WAYLAND_DISPLAY="$display" \
+    BIOMATIMER_HARNESS_TAG="$tag" grim "$work/files/screenshot.png" ||
+    fail "grim could not take a screenshot"
+cp "$work/files/screenshot.png" "$out/screenshot.png" || exit 1
+echo "headless-waybar.sh: screenshot in $out/screenshot.png"
+exit 0
