@@ -52,4 +52,12 @@ enum Schema {
         }
         return migrator
     }
+
+    /// Test hook: a database at `path` migrated only up to `version`, then `sql` run on it.
+    static func makeDatabaseForTesting(at path: String, upTo version: String, then sql: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try migrator.migrate(queue, upTo: version)
+        try queue.write { try $0.execute(sql: sql) }
+        try queue.close()
+    }
 }

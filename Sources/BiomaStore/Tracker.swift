@@ -534,9 +534,26 @@ public final class Tracker: @unchecked Sendable {
         }
     }
 
-    /// Test hook: runs SQL on the connection (e.g. `PRAGMA max_page_count` to fill the "disk").
-    func withConnection<R>(_ body: (Database) throws -> R) throws -> R {
-        try locked { try database.writeWithoutTransaction(body) }
+    // MARK: Test hooks (internal; reached with @testable import)
+
+    /// Runs SQL outside any transaction (e.g. `PRAGMA max_page_count` to fill the "disk").
+    func executeForTesting(_ sql: String) throws {
+        try locked { try database.writeWithoutTransaction { try $0.execute(sql: sql) } }
+    }
+
+    /// Every row of every table, as text, to compare the store before and after a call.
+    func dumpForTesting() throws -> String {
+        try locked {
+            try database.read { db in
+                var text = ""
+                for table in ["project", "interval", "timer_state", "meta"] {
+                    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") {
+                        text += "\(table) \(row)\n"
+                    }
+                }
+                return text
+            }
+        }
     }
 
     // MARK: SQL

@@ -1,0 +1,138 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+@Suite struct DurabilityTests {
+    @Test func sigkillMidSessionThenReopen() throws {
+        guard let executable = benchStoreExecutable() else {
+            Issue.record("BenchStore is not built next to the tests (\(CommandLine.arguments[0]))")
+            return
+        }
+        try withTemporaryDirectory { dir in
+            let t0 = t("2024-05-01T09:00:00Z")
+            let child = Process()
+            child.executableURL = executable
+            child.arguments = ["crash-child", dir.path, boot, String(t0)]
+            let pipe = Pipe()
+            child.standardOutput = pipe
+            try child.run()
+            let line = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+            #expect(line == "ready\n")
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            #expect(child.terminationReason == .uncaughtSignal)
+            // Same boot: the session goes on as if nothing happened.
+            let later = t0 + 2 * hour
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: later, bootID: boot)
+            let snap = tracker.snapshot(at: later)
+            #expect(snap.running && snap.activeProject?.name == "Crash")
+            #expect(snap.sessionTime == 2 * hour && snap.projectSessionTime == 2 * hour)
+            #expect(snap.dailyTotal == 2 * hour)
+            try tracker.stop(at: later)
+            #expect(try tracker.exportCSV(from: nil, to: nil, at: later).contains("Crash,#FF0000,2024-05-01T09:00:00+00:00,2024-05-01T11:00:00+00:00,2:00:00"))
+        }
+    }
+
+    @Test func garbageFileIsReportedWithItsPathAndLeftUntouched() throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let file = dir.appendingPathComponent(Tracker.databaseFileName)
+            let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+            try garbage.write(to: file)
+            let message = storageMessage { _ = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot) }
+            #expect(message?.contains(file.path) == true)
+            #expect(message?.contains("not a SQLite database") == true)
+            #expect(try Data(contentsOf: file) == garbage)
+        }
+    }
+
+    @Test func unopenableFileIsReportedWithItsPath() throws {
+        try withTemporaryDirectory { dir in
+            // A directory where the database should be: cannot be opened, even by root.
+            let file = dir.appendingPathComponent(Tracker.databaseFileName)
+            try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+            let message = storageMessage { _ = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot) }
+            #expect(message?.contains(file.path) == true)
+            var isDirectory: ObjCBool = false
+            #expect(FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        }
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root reads files whatever their mode"))
+    func unreadableFileIsReportedWithItsPath() throws {
+        try withTemporaryDirectory { dir in
+            let t0 = t("2024-05-01T09:00:00Z")
+            _ = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot)
+            let file = dir.appendingPathComponent(Tracker.databaseFileName)
+            let bytes = try Data(contentsOf: file)
+            chmod(file.path, 0)
+            defer { chmod(file.path, 0o600) }
+            let message = storageMessage { _ = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot) }
+            #expect(message?.contains(file.path) == true)
+            chmod(file.path, 0o600)
+            #expect(try Data(contentsOf: file) == bytes)
+        }
+    }
+
+    @Test func fullDiskFailsCleanlyAndLeavesStateAsItWas() throws {
+        try withTemporaryDirectory { dir in
+            let t0 = t("2024-05-01T09:00:00Z")
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot)
+            let a = try tracker.addProject(name: "A", color: "", at: t0)
+            let b = try tracker.addProject(name: "B", color: "", at: t0)
+            // The "disk" holds no page more than the database has now.
+            try tracker.executeForTesting("PRAGMA max_page_count = 1; PRAGMA wal_checkpoint(TRUNCATE)")
+            var now = t0
+            var failure: String?
+            for index in 0..<2000 {
+                now += minute
+                let before = try fingerprint(tracker, at: now)
+                do {
+                    try tracker.startProject(index % 2 == 0 ? a : b, at: now)
+                } catch let error as TrackerError {
+                    failure = error.message
+                    #expect(try fingerprint(tracker, at: now) == before)
+                    break
+                }
+            }
+            #expect(failure?.contains("disk is full") == true)
+            #expect(failure?.contains(tracker.path.path) == true)
+            // Space again: the same call now works.
+            try tracker.executeForTesting("PRAGMA max_page_count = 1000000")
+            try tracker.startProject(a, at: now + minute)
+            #expect(tracker.snapshot(at: now + minute).activeProject?.id == a)
+        }
+    }
+
+    @Test func opensAVersion1Database() throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let file = dir.appendingPathComponent(Tracker.databaseFileName)
+            let t0 = t("2024-05-01T09:00:00Z")
+            try Schema.makeDatabaseForTesting(
+                at: file.path, upTo: "v1",
+                then: """
+                    INSERT INTO project (id, name, name_key, color, position, session_us)
+                        VALUES ('p1', 'Old', 'old', '#123456', 0, 600000000);
+                    INSERT INTO meta (key, value) VALUES ('next_project_number', '2');
+                    INSERT INTO interval (start_us, end_us, project_id) VALUES (\(t0), \(t0 + hour), 'p1');
+                    INSERT INTO interval (start_us, end_us, project_id) VALUES (\(t0 + 2 * hour), NULL, NULL);
+                    UPDATE timer_state SET work_session_us = \(hour), work_run_start_us = \(t0 + 2 * hour),
+                        session_last_active_us = \(t0 + 2 * hour), last_change_us = \(t0 + 2 * hour);
+                    """)
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0 + 5 * hour, bootID: boot)
+            // A v1 store knew no boot id: its open interval is closed at the last change.
+            let snap = tracker.snapshot(at: t0 + 5 * hour)
+            #expect(!snap.running)
+            #expect(snap.projects == [Project(id: "p1", name: "Old", color: "#123456", position: 0)])
+            #expect(snap.projectTimes["p1"]?.session == 10 * minute)
+            #expect(snap.dailyTotal == hour)
+            #expect(try tracker.addProject(name: "New", color: "", at: t0 + 5 * hour) == "p2")
+            try tracker.start(at: t0 + 6 * hour)
+            try tracker.heartbeat(at: t0 + 6 * hour + minute)
+            #expect(try tracker.dumpForTesting().contains("boot_id:\"boot-1\""))
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+@Suite struct TrackerTests {
+    @Test func createsPrivateFilesAndDefaultsToXDG() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
+            let dirMode = try FileManager.default.attributesOfItem(atPath: dir.path)[.posixPermissions] as? Int
+            let fileMode = try FileManager.default.attributesOfItem(atPath: tracker.path.path)[.posixPermissions] as? Int
+            #expect(dirMode == 0o700)
+            #expect(fileMode == 0o600)
+            #expect(tracker.path.lastPathComponent == "biomatimer.sqlite")
+        }
+        #expect(Tracker.defaultDataDirectory(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"]).path == "/x/data/biomatimer")
+        #expect(Tracker.defaultDataDirectory(environment: ["HOME": "/home/u"]).path == "/home/u/.local/share/biomatimer")
+        #expect(Tracker.defaultDataDirectory(environment: ["XDG_DATA_HOME": "", "HOME": "/home/u"]).path == "/home/u/.local/share/biomatimer")
+    }
+
+    @Test func timersAndTotalsThroughTheStore() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: 0, bootID: boot)
+            let t0 = t("2024-01-15T23:00:00+01:00")
+            let a = try tracker.addProject(name: "  Alpha ", color: "#00ff7f", at: t0)
+            let b = try tracker.addProject(name: "Beta", color: "", at: t0)
+            #expect(tracker.projects.map(\.name) == ["Alpha", "Beta"])
+            #expect(tracker.projects.map(\.color) == ["#00FF7F", "#007AFF"])
+            try tracker.startProject("alpha", at: t0)
+            // A switch exactly at midnight.
+            let midnight = t("2024-01-16T00:00:00+01:00")
+            try tracker.startProject(b, at: midnight)
+            var snap = tracker.snapshot(at: midnight + 30 * minute)
+            #expect(snap.day == Day("2024-01-16"))
+            #expect(snap.dailyTotal == 30 * minute)
+            #expect(snap.sessionTime == 90 * minute)
+            #expect(snap.activeProject?.id == b)
+            #expect(snap.projectTimes[a] == ProjectTimes(session: hour, dailyTotal: 0, running: false))
+            #expect(snap.projectTimes[b] == ProjectTimes(session: 30 * minute, dailyTotal: 30 * minute, running: true))
+            #expect(snap.nextDayBoundary == t("2024-01-17T00:00:00+01:00"))
+            #expect(try tracker.toggle(at: midnight + hour) == false)
+            #expect(try tracker.toggle(at: midnight + 2 * hour) == true)  // resumes Beta
+            #expect(tracker.snapshot(at: midnight + 2 * hour).activeProject?.id == b)
+            #expect(try tracker.toggleProject(b, at: midnight + 3 * hour) == false)
+            #expect(try tracker.cycleProject(step: -1, at: midnight + 3 * hour) == b)
+            #expect(try tracker.cycleProject(step: 1, at: midnight + 4 * hour) == a)
+            try tracker.resetProject("ALPHA", at: midnight + 4 * hour)
+            try tracker.reset(at: midnight + 5 * hour)
+            snap = tracker.snapshot(at: midnight + 6 * hour)
+            #expect(!snap.running && snap.sessionTime == 0)
+            #expect(snap.dailyTotal == 4 * hour)  // reset does not change the daily total
+            let report = try tracker.report(.week, containing: Day("2024-01-16"), at: midnight + 6 * hour)
+            #expect(report.from == Day("2024-01-15") && report.to == Day("2024-01-21"))
+            #expect(report.days.map(\.workTotal).prefix(2) == [hour, 4 * hour])
+            #expect(report.workTotal == 5 * hour)
+            #expect(report.noProjectTotal == 0)
+            #expect(report.projects.map(\.id) == [b, a])
+            #expect(report.projects.map(\.total) == [3 * hour, 2 * hour])
+        }
+    }
+
+    @Test func projectValidationAndUpdates() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
+            let a = try tracker.addProject(name: "A", color: "", at: 0)
+            let b = try tracker.addProject(name: "B", color: "", at: 0)
+            let c = try tracker.addProject(name: "C", color: "", at: 0)
+            #expect(throws: TrackerError.nameTaken("a")) { try tracker.addProject(name: "a", color: "", at: 0) }
+            #expect(throws: TrackerError.invalidName("   ")) { try tracker.addProject(name: "   ", color: "", at: 0) }
+            #expect(throws: TrackerError.invalidName("x\ty")) { try tracker.addProject(name: "x\ty", color: "", at: 0) }
+            let long = String(repeating: "é", count: 65)
+            #expect(throws: TrackerError.invalidName(long)) { try tracker.addProject(name: long, color: "", at: 0) }
+            #expect(try tracker.addProject(name: String(repeating: "é", count: 64), color: "", at: 0) == "p4")
+            #expect(throws: TrackerError.invalidColor("red")) { try tracker.addProject(name: "D", color: "red", at: 0) }
+            #expect(throws: TrackerError.noSuchProject("zzz")) { try tracker.startProject("zzz", at: 0) }
+            try tracker.updateProject(c, name: "c renamed", color: "#abcdef", position: 0, at: 0)
+            #expect(tracker.projects.map(\.id) == [c, a, b, "p4"])
+            #expect(tracker.projects.map(\.position) == [0, 1, 2, 3])
+            #expect(tracker.projects[0].color == "#ABCDEF")
+            // Swapping case of one's own name is fine; taking another's is not.
+            try tracker.updateProject(a, name: "a", color: nil, position: nil, at: 0)
+            #expect(throws: TrackerError.nameTaken("B")) { try tracker.updateProject(a, name: "B", color: nil, position: nil, at: 0) }
+            try tracker.updateProject(a, name: nil, color: nil, position: 99, at: 0)
+            #expect(tracker.projects.map(\.id) == [c, b, "p4", a])
+            #expect(TrackerError.noSuchProject("foo").message == "No project named or with id 'foo'.")
+        }
+    }
+
+    @Test func everyFailingCallChangesNothing() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
+            let now = t("2024-05-01T10:00:00Z")
+            let a = try tracker.addProject(name: "A", color: "", at: now)
+            _ = try tracker.addProject(name: "B", color: "", at: now)
+            try tracker.startProject(a, at: now)
+            try tracker.stop(at: now + hour)
+            try tracker.start(at: now + 2 * hour)
+            let later = now + 3 * hour
+            let before = try fingerprint(tracker, at: later)
+            let failing: [(String, () throws -> Void)] = [
+                ("startProject", { try tracker.startProject("nope", at: later) }),
+                ("toggleProject", { _ = try tracker.toggleProject("nope", at: later) }),
+                ("resetProject", { try tracker.resetProject("nope", at: later) }),
+                ("cycle 0", { _ = try tracker.cycleProject(step: 0, at: later) }),
+                ("add bad name", { _ = try tracker.addProject(name: "", color: "", at: later) }),
+                ("add taken", { _ = try tracker.addProject(name: "b", color: "", at: later) }),
+                ("add bad colour", { _ = try tracker.addProject(name: "C", color: "#12345", at: later) }),
+                ("update taken", { try tracker.updateProject(a, name: "B", color: nil, position: 1, at: later) }),
+                ("update colour", { try tracker.updateProject(a, name: "Z", color: "#GGGGGG", position: 1, at: later) }),
+                ("delete unknown", { try tracker.deleteProject("nope", at: later) }),
+                ("report range", { _ = try tracker.report(from: Day("2024-05-02")!, to: Day("2024-05-01")!, at: later) }),
+                ("import bad row", {
+                    _ = try tracker.importCSV(
+                        IntervalCSV.header + "\nNew,#112233,2024-04-01T09:00:00Z,2024-04-01T10:00:00Z,1:00:00\nX,#1,a,b,c\n",
+                        at: later)
+                }),
+                ("import overlap", {
+                    _ = try tracker.importCSV(
+                        IntervalCSV.header + "\nNew,#112233,2024-05-01T10:30:00Z,2024-05-01T10:45:00Z,0:15:00\n", at: later)
+                }),
+            ]
+            for (label, call) in failing {
+                #expect(throws: TrackerError.self, "\(label)") { try call() }
+                #expect(try fingerprint(tracker, at: later) == before, "\(label)")
+            }
+        }
+    }
+
+    @Test func restartContinuesExactlyOnTheSameBoot() throws {
+        try withTemporaryDirectory { dir in
+            let t0 = t("2024-05-01T09:00:00Z")
+            var id = ""
+            do {
+                let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot)
+                id = try tracker.addProject(name: "A", color: "", at: t0)
+                try tracker.start(at: t0)
+                try tracker.startProject(id, at: t0 + 10 * minute)
+                try tracker.resetProject(id, at: t0 + 20 * minute)
+            }
+            let later = t0 + 3 * hour
+            let reopened = try Tracker(dataDirectory: dir, rules: utc, now: later, bootID: boot)
+            let snap = reopened.snapshot(at: later)
+            #expect(snap.running && snap.activeProject?.id == id)
+            #expect(snap.sessionTime == 3 * hour)
+            #expect(snap.projectSessionTime == 3 * hour - 20 * minute)
+            #expect(snap.projectDailyTotal == 3 * hour - 10 * minute)
+            #expect(snap.dailyTotal == 3 * hour)
+        }
+    }
+
+    @Test func rebootClosesAtTheLastHeartbeat() throws {
+        try withTemporaryDirectory { dir in
+            let t0 = t("2024-05-01T09:00:00Z")
+            do {
+                let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot)
+                try tracker.startProject(try tracker.addProject(name: "A", color: "", at: t0), at: t0)
+                try tracker.heartbeat(at: t0 + 2 * Tracker.heartbeatInterval)
+            }
+            let reopened = try Tracker(dataDirectory: dir, rules: utc, now: t0 + 5 * hour, bootID: "boot-2")
+            let snap = reopened.snapshot(at: t0 + 5 * hour)
+            #expect(!snap.running)
+            #expect(snap.dailyTotal == 2 * Tracker.heartbeatInterval)
+            #expect(snap.sessionTime == 2 * Tracker.heartbeatInterval)
+            // Work started again in the same day resumes the project that was running.
+            try reopened.start(at: t0 + 6 * hour)
+            #expect(reopened.snapshot(at: t0 + 6 * hour).activeProject?.name == "A")
+            // With no heartbeat since, a later state change is the last sign of life.
+            try reopened.stopProject(at: t0 + 6 * hour + 30 * minute)
+            let third = try Tracker(dataDirectory: dir, rules: utc, now: t0 + 9 * hour, bootID: "boot-3")
+            #expect(third.snapshot(at: t0 + 9 * hour).dailyTotal == 2 * Tracker.heartbeatInterval + 30 * minute)
+        }
+    }
+
+    @Test func deleteProjectAndResetHistoryKeepBackups() throws {
+        try withTemporaryDirectory { dir in
+            let t0 = t("2024-05-01T09:00:00Z")
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot)
+            let a = try tracker.addProject(name: "A", color: "", at: t0)
+            let b = try tracker.addProject(name: "B", color: "", at: t0)
+            try tracker.startProject(a, at: t0)
+            try tracker.startProject(b, at: t0 + hour)
+            try tracker.startProject(a, at: t0 + 2 * hour)
+            try tracker.deleteProject("a", at: t0 + 3 * hour)  // running: its time goes, work goes on
+            var snap = tracker.snapshot(at: t0 + 4 * hour)
+            #expect(snap.projects.map(\.id) == [b])
+            #expect(snap.projects[0].position == 0)
+            #expect(snap.running && snap.activeProject == nil)
+            #expect(snap.dailyTotal == 2 * hour)  // B's hour and an hour of no project
+            let backups = try FileManager.default.contentsOfDirectory(atPath: tracker.backupDirectory.path)
+            #expect(backups.contains { $0.hasSuffix("-before-delete-project.sqlite") })
+            #expect(backups.contains { $0.hasSuffix("-daily.sqlite") })
+            // The backup is a database holding the deleted project.
+            let copy = dir.appendingPathComponent("restore")
+            try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+            let name = backups.first { $0.hasSuffix("-before-delete-project.sqlite") }!
+            try FileManager.default.copyItem(
+                at: tracker.backupDirectory.appendingPathComponent(name), to: copy.appendingPathComponent("biomatimer.sqlite"))
+            let restored = try Tracker(dataDirectory: copy, rules: utc, now: t0 + 3 * hour, bootID: boot)
+            #expect(restored.projects.map(\.name) == ["A", "B"])
+            try tracker.resetHistory(at: t0 + 4 * hour)
+            snap = tracker.snapshot(at: t0 + 5 * hour)
+            #expect(snap.dailyTotal == hour && snap.running)
+            #expect(try tracker.report(.day, containing: nil, at: t0 + 5 * hour).workTotal == hour)
+            // Only the newest few of each kind are kept.
+            for index in 0..<(Tracker.backupsKept + 3) {
+                try tracker.backup(reason: "test", at: t0 + Micros(index) * microsPerSecond)
+            }
+            let tests = try FileManager.default.contentsOfDirectory(atPath: tracker.backupDirectory.path)
+                .filter { $0.hasSuffix("-test.sqlite") }
+            #expect(tests.count == Tracker.backupsKept)
+        }
+    }
+
+    @Test func csvRoundTripsBetweenStores() throws {
+        try withTemporaryDirectory { dir in
+            let t0 = t("2024-03-30T22:00:00+01:00")  // across the Berlin spring change
+            let source = try Tracker(dataDirectory: dir.appendingPathComponent("a"), rules: berlin, now: t0, bootID: boot)
+            let weird = try source.addProject(name: "=cmd|' /C calc'!A0", color: "#FF0000", at: t0)
+            let comma = try source.addProject(name: "R&D, \"internal\"", color: "#00FF00", at: t0)
+            try source.startProject(weird, at: t0)
+            try source.startProject(comma, at: t0 + 3 * hour)
+            try source.stopProject(at: t0 + 4 * hour + 17)
+            try source.stop(at: t0 + 5 * hour)
+            try source.start(at: t0 + 6 * hour)  // running: not exported
+            let csv = try source.exportCSV(from: nil, to: nil, at: t0 + 7 * hour)
+            #expect(csv.split(separator: "\r\n").count == 4)
+            #expect(csv.contains("'=cmd"))
+            let target = try Tracker(dataDirectory: dir.appendingPathComponent("b"), rules: berlin, now: t0, bootID: boot)
+            #expect(try target.importCSV(csv, at: t0 + 7 * hour) == 3)
+            #expect(try target.exportCSV(from: nil, to: nil, at: t0 + 7 * hour) == csv)
+            #expect(target.projects.map(\.name) == ["=cmd|' /C calc'!A0", "R&D, \"internal\""])
+            // Importing the same file again adds nothing; the range filter works by day.
+            #expect(try target.importCSV(csv, at: t0 + 7 * hour) == 0)
+            let day31 = try target.exportCSV(from: Day("2024-03-31"), to: Day("2024-03-31"), at: t0 + 7 * hour)
+            #expect(day31.split(separator: "\r\n").count == 4)
+            let day29 = try target.exportCSV(from: Day("2024-03-29"), to: Day("2024-03-29"), at: t0 + 7 * hour)
+            #expect(day29 == IntervalCSV.header + "\r\n")
+            let report = try target.report(from: Day("2024-03-30")!, to: Day("2024-03-31")!, at: t0 + 7 * hour)
+            #expect(report.days.map(\.workTotal) == [2 * hour, 3 * hour])
+        }
+    }
+}
