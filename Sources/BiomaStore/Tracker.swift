@@ -25,7 +25,7 @@ public final class Tracker: @unchecked Sendable {
     public private(set) var lastBackupError: TrackerError?
 
     let database: DatabaseQueue
-    private let lock = NSLock()
+    private let lock = NSRecursiveLock()
     private let bootID: String
     private var model: Model
     private var todayCache: (day: Day, closed: [Interval])?
@@ -479,21 +479,21 @@ public final class Tracker: @unchecked Sendable {
     }
 
     private func dailyBackupIfDue(at now: Micros) {
-        let today = rules.day(containing: now)
-        guard lastDailyBackup != today else { return }
-        do {
-            try backup(reason: "daily", at: now)
-            try locked {
+        locked {
+            let today = rules.day(containing: now)
+            guard lastDailyBackup != today else { return }
+            do {
+                try backup(reason: "daily", at: now)
                 try writeOrThrow { db in
                     try db.execute(
                         sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_daily_backup', ?)",
                         arguments: [today.description])
                 }
+                lastDailyBackup = today
+                lastBackupError = nil
+            } catch {
+                lastBackupError = error as? TrackerError ?? .storage("\(error)")
             }
-            lastDailyBackup = today
-            lastBackupError = nil
-        } catch {
-            lastBackupError = error as? TrackerError ?? .storage("\(error)")
         }
     }
 
