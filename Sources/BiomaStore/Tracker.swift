@@ -541,6 +541,19 @@ public final class Tracker: @unchecked Sendable {
         try locked { try database.writeWithoutTransaction { try $0.execute(sql: sql) } }
     }
 
+    /// SQLite's plans for the queries behind today's totals and reports.
+    func queryPlansForTesting() throws -> [String] {
+        try locked {
+            try database.read { db in
+                let queries: [(String, StatementArguments)] = [(Tracker.overlapSQL, [0, 1]), (Tracker.afterSQL, [0])]
+                return try queries.map { query in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }
+                        .joined(separator: "; ")
+                }
+            }
+        }
+    }
+
     /// Every row of every table, as text, to compare the store before and after a call.
     func dumpForTesting() throws -> String {
         try locked {
@@ -631,21 +644,21 @@ public final class Tracker: @unchecked Sendable {
 
     /// Closed intervals overlapping [low, high), in order. Intervals never overlap, so they are
     /// those ending in (low, high] plus at most one ending later: two bounded index ranges.
+    static let overlapSQL =
+        "SELECT start_us, end_us, project_id FROM interval WHERE end_us > ? AND end_us <= ? ORDER BY end_us"
+    static let afterSQL = "SELECT start_us, end_us, project_id FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"
+
     static func closedIntervals(_ db: Database, overlapping low: Micros, _ high: Micros) throws -> [Interval] {
         var result: [Interval] = []
         let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: "SELECT start_us, end_us, project_id FROM interval WHERE end_us > ? AND end_us <= ? ORDER BY end_us"
-            ), arguments: [low, high])
+            db.cachedStatement(sql: overlapSQL), arguments: [low, high])
         while let row = try rows.next() {
             let start: Int64 = row[0]
             if start < high { result.append(Interval(start: start, end: row[1], projectID: row[2])) }
         }
         if high < .max,
             let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT start_us, end_us, project_id FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"),
-                arguments: [high])
+                db.cachedStatement(sql: afterSQL), arguments: [high])
         {
             let start: Int64 = row[0]
             if start < high { result.append(Interval(start: start, end: row[1], projectID: row[2])) }

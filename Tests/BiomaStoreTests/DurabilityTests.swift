@@ -136,3 +136,18 @@ import Testing
         }
     }
 }
+
+@Suite struct ScalingTests {
+    /// Today's totals and reports read a bounded index range, never the whole history.
+    @Test func overlapQueriesUseTheEndIndex() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
+            let plans = try tracker.queryPlansForTesting()
+            #expect(plans.count == 2)
+            for plan in plans {
+                #expect(plan.contains("SEARCH interval USING INDEX interval_end"), "\(plan)")
+                #expect(!plan.contains("SCAN"), "\(plan)")
+            }
+        }
+    }
+}
