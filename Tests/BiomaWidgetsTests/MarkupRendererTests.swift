@@ -48,7 +48,14 @@ import Testing
         )
         #expect(
             waybar.render(Fixture.project(Fixture.longName), now: Fixture.now)
-                == ##"{"text":"● 0:05:30 (2:45:15) · <span foreground=\"#007aff\">A very long project nam…</span>","alt":"running","tooltip":"Work: 0:05:30 session, 2:45:15 today\nA very long project nam…: 0:02:15 session, 1:30:45 today","class":["running","project"],"percentage":54}"##
+                == ##"{"text":"● 0:05:30 (2:45:15) · <span foreground=\"#007aff\">A very long project nam…</span>","alt":"running","tooltip":"Work: 0:05:30 session, 2:45:15 today\nA very long project name that goes on and on: 0:02:15 session, 1:30:45 today","class":["running","project"],"percentage":54}"##
+        )
+    }
+
+    @Test func hostileNameShortenedInTextButFullInTooltip() {
+        #expect(
+            waybar.render(Fixture.project(Fixture.hostileName), now: Fixture.now)
+                == ##"{"text":"● 0:05:30 (2:45:15) · <span foreground=\"#007aff\">R&amp;D &lt;b&gt;&quot;x&quot;&lt;/b&gt; %{F#f00}…</span>","alt":"running","tooltip":"Work: 0:05:30 session, 2:45:15 today\nR&amp;D &lt;b&gt;&quot;x&quot;&lt;/b&gt; %{F#f00} #[fg=red]: 0:02:15 session, 1:30:45 today","class":["running","project"],"percentage":54}"##
         )
     }
 

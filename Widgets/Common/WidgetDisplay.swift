@@ -19,6 +19,8 @@ public struct WidgetDisplay: Sendable, Equatable {
     public var projectDaily: String
     /// The project's name (its id if the name is empty), single-line and shortened.
     public var projectName: String
+    /// The same, not shortened: for tooltips, where there is room.
+    public var projectFullName: String
     /// The project's id, single-line (not shortened: scripts match on it).
     public var projectId: String
     /// `#rrggbb` or nil when there is no project or its colour is not `#RRGGBB`.
@@ -42,8 +44,9 @@ public struct WidgetDisplay: Sendable, Equatable {
         day = TextEscaping.singleLine(state.day)
         if hasProject {
             let name = state.activeProjectName.isEmpty ? state.activeProject : state.activeProjectName
+            projectFullName = TextEscaping.singleLine(name)
             projectName = DisplayWidth.truncate(
-                TextEscaping.singleLine(name), to: options.maxNameWidth, ellipsis: glyphs.ellipsis)
+                projectFullName, to: options.maxNameWidth, ellipsis: glyphs.ellipsis)
             projectId = TextEscaping.singleLine(state.activeProject)
             color = ProjectColor.normalized(state.activeProjectColor)
             // From whole displayed seconds, so the percentage changes only when the
@@ -57,6 +60,7 @@ public struct WidgetDisplay: Sendable, Equatable {
                     ? 100 : projectSeconds * 100 / dailySeconds
             percentage = Int(Swift.min(100, Swift.max(0, share)))
         } else {
+            projectFullName = ""
             projectName = ""
             projectId = ""
             color = nil

@@ -25,12 +25,13 @@ public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
             + ",\"percentage\":\(display.percentage)}"
     }
 
-    /// Two lines: work, then the project, each as session and today's total.
+    /// Two lines: work, then the project (its full name: a tooltip has room), each as
+    /// session and today's total.
     static func tooltip(_ display: WidgetDisplay) -> String {
         if display.phase == .offline { return "biomatimer: the daemon is not running" }
         let work = "Work: \(display.session) session, \(display.daily) today"
         guard display.hasProject else { return work + "\nNo project running" }
         return work
-            + "\n\(display.projectName): \(display.projectSession) session, \(display.projectDaily) today"
+            + "\n\(display.projectFullName): \(display.projectSession) session, \(display.projectDaily) today"
     }
 }
