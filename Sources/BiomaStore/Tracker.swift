@@ -276,17 +276,12 @@ public final class Tracker: @unchecked Sendable {
             let place = min(max(position ?? project.position, 0), list.count)
             list.insert(project, at: place)
             for index in list.indices { list[index].position = index }
+            // Names are unique among the others (checked above), so rows can be written in
+            // any order without a transient clash on name_key.
             for (old, new) in zip(model.projects, list) where old != new {
-                _ = old
                 try db.execute(
                     sql: "UPDATE project SET name = ?, name_key = ?, color = ?, position = ? WHERE id = ?",
-                    arguments: [new.name, Project.nameKey(new.name) + "\u{0}" + new.id, new.color, new.position, new.id])
-            }
-            // Second pass: final keys (the temporary suffix avoids clashes while names swap).
-            for new in list {
-                try db.execute(
-                    sql: "UPDATE project SET name_key = ? WHERE id = ?",
-                    arguments: [Project.nameKey(new.name), new.id])
+                    arguments: [new.name, Project.nameKey(new.name), new.color, new.position, new.id])
             }
             model.projects = list
             return []
