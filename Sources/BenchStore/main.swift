@@ -209,7 +209,7 @@ print("| startup to today's totals (first open)   | \(ms(empty.startupFirst)) | 
 print("| startup to today's totals (median of 5)  | \(ms(empty.startup)) | \(ms(full.startup)) |          |")
 print("| backup (SQLite online backup, daily)     | \(ms(empty.backup)) | \(ms(full.backup)) |          |")
 print("| year report                              | \(ms(empty.year)) | \(ms(full.year)) | < 10 ms  |")
-print("| all-time report (\(years) years)         | \(ms(empty.all)) | \(ms(full.all)) | < 100 ms |")
+print("| all-time report (\(years) years)               | \(ms(empty.all)) | \(ms(full.all)) | < 100 ms |")
 let boundaryTime = median((0..<5).map { _ in measure { _ = rules.boundaries(from: firstDay, to: today) } })
 print("  of the all-time report: computing \(today.ordinal - firstDay.ordinal + 2) day boundaries took \(ms(boundaryTime))")
 print("")
