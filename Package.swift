@@ -60,7 +60,7 @@ let package = Package(
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",
             dependencies: [

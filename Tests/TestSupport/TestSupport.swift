@@ -1,1 +1,279 @@
 import Foundation
+
+/// The repository's top folder, found from this file's place in it.
+public let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The folder holding the built products (`biomatimer`, the test bundle): `.build*/debug`.
+public let productsDirectory: URL = {
+    // The test runner is `…/debug/<package>PackageTests.xctest` (a file on Linux); the
+    // executables sit next to it.
+    for argument in CommandLine.arguments {
+        let url = URL(fileURLWithPath: argument)
+        if url.pathExtension == "xctest" { return url.deletingLastPathComponent() }
+    }
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    return executable.deletingLastPathComponent()
+}()
+
+/// A fresh temporary folder, removed by `removeTemporaryDirectory` or left for inspection.
+public func makeTemporaryDirectory(_ label: String = "biomatimer-test") throws -> URL {
+    let template = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-XXXXXX").path
+    var bytes = Array(template.utf8CString)
+    guard let made = mkdtemp(&bytes) else { throw TestSupportError("mkdtemp failed for \(template)") }
+    return URL(fileURLWithPath: String(cString: made))
+}
+
+public struct TestSupportError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A child process started with posix_spawn and reaped with waitpid. Foundation's `Process`
+/// can hang in `waitUntilExit` off the main thread on Linux, so tests use this instead.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    /// The read ends of the child's stdout and stderr (nil when not captured).
+    public let stdout: FileHandle?
+    public let stderr: FileHandle?
+    /// The write end of the child's stdin (nil when not piped).
+    public let stdin: FileHandle?
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+
+    /// `captureOutput`: pipe stdout and stderr to this process; otherwise they go to /dev/null.
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        captureOutput: Bool = true, pipeInput: Bool = false
+    ) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var outPipe: [Int32] = [-1, -1]
+        var errPipe: [Int32] = [-1, -1]
+        var inPipe: [Int32] = [-1, -1]
+        if captureOutput {
+            guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw TestSupportError("pipe failed") }
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+            posix_spawn_file_actions_addclose(&actions, outPipe[0])
+            posix_spawn_file_actions_addclose(&actions, errPipe[0])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        if pipeInput {
+            guard pipe(&inPipe) == 0 else { throw TestSupportError("pipe failed") }
+            posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+            posix_spawn_file_actions_addclose(&actions, inPipe[1])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let argv = [executable] + arguments
+        var cArgv = argv.map { strdup($0) } + [nil]
+        var cEnv = env.map { strdup($0) } + [nil]
+        defer {
+            cArgv.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        // Worker threads block most signals and a spawned child inherits that mask: reset it,
+        // or the child would ignore SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, executable, &actions, &attributes, &cArgv, &cEnv)
+        for fd in [outPipe[1], errPipe[1], inPipe[0]] where fd >= 0 { close(fd) }
+        guard rc == 0 else {
+            for fd in [outPipe[0], errPipe[0], inPipe[1]] where fd >= 0 { close(fd) }
+            throw TestSupportError("cannot start \(executable): \(String(cString: strerror(rc)))")
+        }
+        pid = child
+        stdout = captureOutput ? FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true) : nil
+        stderr = captureOutput ? FileHandle(fileDescriptor: errPipe[0], closeOnDealloc: true) : nil
+        stdin = pipeInput ? FileHandle(fileDescriptor: inPipe[1], closeOnDealloc: true) : nil
+    }
+
+    /// Reads stdout up to and including the next newline (nil at end of file).
+    public func readLine() -> String? {
+        guard let stdout else { return nil }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(stdout.fileDescriptor, &byte, 1) == 1 {
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Sends a signal (SIGTERM by default).
+    public func signal(_ sig: Int32 = SIGTERM) {
+        if status == nil { kill(pid, sig) }
+    }
+
+    /// Waits for the child to end and returns its exit status (128+n for signal n).
+    @discardableResult
+    public func wait() -> Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        if let exitStatus { return exitStatus }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        exitStatus = code
+        return code
+    }
+
+    /// The exit status if the child has ended, without waiting.
+    public var status: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let exitStatus { return exitStatus }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        exitStatus = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        return exitStatus
+    }
+
+    /// Stops the child: SIGTERM, then SIGKILL after `grace` seconds.
+    public func terminate(grace: TimeInterval = 3) {
+        guard status == nil else { return }
+        kill(pid, SIGTERM)
+        let end = Date().addingTimeInterval(grace)
+        while status == nil && Date() < end { usleep(5_000) }
+        if status == nil {
+            kill(pid, SIGKILL)
+            wait()
+        }
+    }
+}
+
+/// A private `dbus-daemon` started from `dbus/private-bus.conf.in`, with its own service
+/// folder for activation files. Stopped by `stop()` or when released.
+public final class PrivateBus: @unchecked Sendable {
+    public let address: String
+    public let directory: URL
+    public let serviceDirectory: URL
+    private let process: ChildProcess
+
+    public init() throws {
+        directory = try makeTemporaryDirectory("biomatimer-bus")
+        serviceDirectory = directory.appendingPathComponent("services")
+        let listen = directory.appendingPathComponent("socket")
+        try FileManager.default.createDirectory(at: serviceDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: listen, withIntermediateDirectories: true)
+        let template = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("dbus/private-bus.conf.in"), encoding: .utf8)
+        let config = template.replacingOccurrences(of: "@LISTEN_DIR@", with: listen.path)
+            .replacingOccurrences(of: "@SERVICE_DIR@", with: serviceDirectory.path)
+        let configFile = directory.appendingPathComponent("bus.conf")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+
+        process = try ChildProcess(
+            "/usr/bin/dbus-daemon",
+            ["--config-file=\(configFile.path)", "--nofork", "--nopidfile", "--print-address=1"])
+        guard let line = process.readLine(), !line.isEmpty else {
+            process.terminate()
+            throw TestSupportError("dbus-daemon exited before printing its address")
+        }
+        address = line.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The environment a client process needs to reach this bus.
+    public var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        return env
+    }
+
+    /// Writes an activation file so a call to `name` starts `exec`.
+    public func installService(name: String, exec: String) throws {
+        let text = "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n"
+        try text.write(to: serviceDirectory.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
+    }
+
+    public var pid: Int32 { process.pid }
+
+    public func stop() {
+        process.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+}
+
+/// What a finished child process said.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs a program to completion with a bounded wait (it is killed after `timeout` seconds).
+@discardableResult
+public func runProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil,
+    timeout: TimeInterval = 30
+) throws -> ProcessResult {
+    let child = try ChildProcess(executable, arguments, environment: environment, pipeInput: input != nil)
+    if let input, let stdin = child.stdin {
+        stdin.write(Data(input.utf8))
+        try? stdin.close()
+    }
+    // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+    let collected = Collected()
+    let group = DispatchGroup()
+    for (handle, isOut) in [(child.stdout!, true), (child.stderr!, false)] {
+        group.enter()
+        Thread.detachNewThread {
+            let data = handle.readDataToEndOfFile()
+            collected.set(data, isOut: isOut)
+            group.leave()
+        }
+    }
+    if group.wait(timeout: .now() + timeout) == .timedOut {
+        child.signal(SIGKILL)
+        group.wait()
+    }
+    let status = child.wait()
+    return ProcessResult(status: status, stdout: collected.out, stderr: collected.err)
+}
+private final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outData = Data()
+    private var errData = Data()
+    func set(_ data: Data, isOut: Bool) {
+        lock.lock()
+        if isOut { outData = data } else { errData = data }
+        lock.unlock()
+    }
+    var out: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: outData, as: UTF8.self)
+    }
+    var err: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: errData, as: UTF8.self)
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` passes. For waiting on other
+/// processes only; never a substitute for an event the code under test can report.
+public func waitUntil(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if try condition() { return true }
+        usleep(10_000)
+    }
+    return try condition()
+}

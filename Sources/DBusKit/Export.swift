@@ -1,0 +1,217 @@
+/// What a service exports: objects made of interfaces, each with methods, properties and
+/// signals. Handlers run on the bus's loop thread, one at a time, so a service's state needs
+/// no locks as long as only handlers and `Bus.perform` blocks touch it.
+
+/// A named, typed argument of a method or signal.
+public struct DBusArgument: Sendable, Equatable {
+    public var name: String
+    public var type: DBusType
+
+    /// `signature` must be exactly one complete type; a bad one is a programming error caught
+    /// when the interface is exported.
+    public init(_ name: String, _ signature: String) {
+        self.name = name
+        self.type = (try? DBusType.parseSingle(signature)) ?? .variant
+        self.declared = signature
+    }
+
+    /// The text given, kept to report a bad declaration at export time.
+    let declared: String
+}
+
+/// A method call as a handler sees it.
+public struct MethodCall: Sendable {
+    public let message: BusMessage
+    public let arguments: [DBusValue]
+    public var sender: String { message.sender ?? "" }
+    public var member: String { message.member ?? "" }
+}
+
+public struct DBusMethod: Sendable {
+    public typealias Handler = @Sendable (MethodCall) throws -> [DBusValue]
+    public var name: String
+    public var inputs: [DBusArgument]
+    public var outputs: [DBusArgument]
+    public var handler: Handler
+
+    public init(_ name: String, in inputs: [DBusArgument] = [], out outputs: [DBusArgument] = [], handler: @escaping Handler) {
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.handler = handler
+    }
+
+    var inputSignature: String { DBusType.signature(of: inputs.map(\.type)) }
+    var outputSignature: String { DBusType.signature(of: outputs.map(\.type)) }
+}
+
+public struct DBusProperty: Sendable {
+    public typealias Getter = @Sendable () throws -> DBusValue
+    public typealias Setter = @Sendable (DBusValue) throws -> Void
+    /// How `PropertiesChanged` covers this property, for the introspection annotation.
+    public enum ChangeSignal: String, Sendable { case `true`, invalidates, `const`, `false` }
+
+    public var name: String
+    public var type: DBusType
+    public var get: Getter
+    public var set: Setter?
+    public var changeSignal: ChangeSignal
+    let declared: String
+
+    public init(_ name: String, _ signature: String, changeSignal: ChangeSignal = .true, get: @escaping Getter, set: Setter? = nil) {
+        self.name = name
+        self.declared = signature
+        self.type = (try? DBusType.parseSingle(signature)) ?? .variant
+        self.get = get
+        self.set = set
+        self.changeSignal = changeSignal
+    }
+}
+
+public struct DBusSignal: Sendable {
+    public var name: String
+    public var arguments: [DBusArgument]
+    public init(_ name: String, _ arguments: [DBusArgument] = []) {
+        self.name = name
+        self.arguments = arguments
+    }
+}
+
+public struct DBusInterface: Sendable {
+    public var name: String
+    public var methods: [DBusMethod]
+    public var properties: [DBusProperty]
+    public var signals: [DBusSignal]
+
+    public init(_ name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [], signals: [DBusSignal] = []) {
+        self.name = name
+        self.methods = methods
+        self.properties = properties
+        self.signals = signals
+    }
+
+    func method(_ member: String) -> DBusMethod? { methods.first { $0.name == member } }
+    func property(_ name: String) -> DBusProperty? { properties.first { $0.name == name } }
+
+    /// Checks every name and signature once, at export, so a typo fails loudly and early.
+    func validate() throws(BusError) {
+        try Validate.interfaceName(name)
+        for m in methods {
+            try Validate.memberName(m.name)
+            for a in m.inputs + m.outputs { _ = try DBusType.parseSingle(a.declared) }
+        }
+        for p in properties {
+            try Validate.memberName(p.name)
+            _ = try DBusType.parseSingle(p.declared)
+        }
+        for s in signals {
+            try Validate.memberName(s.name)
+            for a in s.arguments { _ = try DBusType.parseSingle(a.declared) }
+        }
+    }
+}
+
+/// Introspection XML for an object, in the layout of `dbus/*.xml` files.
+public enum Introspection {
+    static let standardInterfaces = """
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg name="machine_uuid" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg name="xml_data" type="s" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="out"/>
+            </method>
+            <method name="GetAll">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="properties" type="a{sv}" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg name="interface_name" type="s" direction="in"/>
+              <arg name="property_name" type="s" direction="in"/>
+              <arg name="value" type="v" direction="in"/>
+            </method>
+            <signal name="PropertiesChanged">
+              <arg name="interface_name" type="s"/>
+              <arg name="changed_properties" type="a{sv}"/>
+              <arg name="invalidated_properties" type="as"/>
+            </signal>
+          </interface>
+
+        """
+
+    static let header = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+
+        """
+
+    /// The XML of one interface, indented for a `<node>`.
+    public static func xml(_ interface: DBusInterface) -> String {
+        var out = "  <interface name=\"\(interface.name)\">\n"
+        for p in interface.properties {
+            let access = p.set == nil ? "read" : "readwrite"
+            if p.changeSignal == .true {
+                out += "    <property name=\"\(p.name)\" type=\"\(escape(p.type.signature))\" access=\"\(access)\"/>\n"
+            } else {
+                out += "    <property name=\"\(p.name)\" type=\"\(escape(p.type.signature))\" access=\"\(access)\">\n"
+                out += "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(p.changeSignal.rawValue)\"/>\n"
+                out += "    </property>\n"
+            }
+        }
+        for m in interface.methods {
+            if m.inputs.isEmpty && m.outputs.isEmpty {
+                out += "    <method name=\"\(m.name)\"/>\n"
+                continue
+            }
+            out += "    <method name=\"\(m.name)\">\n"
+            for a in m.inputs { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type.signature))\" direction=\"in\"/>\n" }
+            for a in m.outputs { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type.signature))\" direction=\"out\"/>\n" }
+            out += "    </method>\n"
+        }
+        for s in interface.signals {
+            if s.arguments.isEmpty {
+                out += "    <signal name=\"\(s.name)\"/>\n"
+                continue
+            }
+            out += "    <signal name=\"\(s.name)\">\n"
+            for a in s.arguments { out += "      <arg name=\"\(a.name)\" type=\"\(escape(a.type.signature))\"/>\n" }
+            out += "    </signal>\n"
+        }
+        out += "  </interface>\n"
+        return out
+    }
+
+    /// A whole `<node>`: the standard interfaces, the given ones, and child nodes.
+    public static func node(interfaces: [DBusInterface], children: [String] = [], includeStandard: Bool = true) -> String {
+        var out = header + "<node>\n"
+        if includeStandard { out += standardInterfaces }
+        for interface in interfaces { out += xml(interface) }
+        for child in children { out += "  <node name=\"\(escape(child))\"/>\n" }
+        out += "</node>\n"
+        return out
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,52 @@
+import CDBus
+
+/// Checks for every kind of text libdbus would abort on. Each returns normally for a valid
+/// value and throws a `BusError` naming the bad value otherwise. The rules are libdbus's own
+/// (`dbus_validate_*`), called only after a NUL check, because a C string stops at NUL.
+public enum Validate {
+    public static func string(_ s: String) throws(BusError) {
+        if s.utf8.contains(0) { throw .invalidString("contains a NUL byte: \(BusError.quote(s))") }
+        guard s.withCString({ dbus_validate_utf8($0, nil) }) != 0 else {
+            throw .invalidString("not valid UTF-8 for D-Bus: \(BusError.quote(s))")
+        }
+    }
+
+    public static func objectPath(_ s: String) throws(BusError) {
+        guard valid(s, dbus_validate_path) else { throw .invalidObjectPath(s) }
+    }
+
+    public static func busName(_ s: String) throws(BusError) {
+        guard valid(s, dbus_validate_bus_name) else { throw .invalidBusName(s) }
+    }
+
+    public static func interfaceName(_ s: String) throws(BusError) {
+        guard valid(s, dbus_validate_interface) else { throw .invalidInterfaceName(s) }
+    }
+
+    public static func memberName(_ s: String) throws(BusError) {
+        guard valid(s, dbus_validate_member) else { throw .invalidMemberName(s) }
+    }
+
+    public static func errorName(_ s: String) throws(BusError) {
+        guard valid(s, dbus_validate_error_name) else { throw .invalidErrorName(s) }
+    }
+
+    /// A signature: zero or more complete types within the specification's limits.
+    public static func signature(_ s: String) throws(BusError) {
+        _ = try DBusType.parse(s)
+    }
+
+    /// Makes any text safe to carry as a D-Bus string (for error messages built from caller input):
+    /// NUL bytes become U+FFFD.
+    public static func sanitized(_ s: String) -> String {
+        guard s.utf8.contains(0) else { return s }
+        return String(s.unicodeScalars.map { $0.value == 0 ? "\u{FFFD}" : Character($0) })
+    }
+
+    /// A C string stops at NUL, so a NUL anywhere makes the value invalid before libdbus looks.
+    private static func valid(
+        _ s: String, _ check: (UnsafePointer<CChar>?, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t
+    ) -> Bool {
+        !s.utf8.contains(0) && s.withCString { check($0, nil) } != 0
+    }
+}
