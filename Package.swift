@@ -26,6 +26,8 @@ let package = Package(
         ),
         // A Swift D-Bus layer over libdbus: value model, validation, client and service.
         .target(name: "DBusKit", dependencies: ["CDBus"]),
+        // timerfd and signalfd for the daemon's loop.
+        .target(name: "CSystem"),
 
         // Pure time-tracking rules: no I/O, clock and time zone passed in.
         .target(name: "BiomaCore"),
@@ -43,7 +45,7 @@ let package = Package(
         // The daemon: the tracker published as /org/biomatimer/Timer1, and the client side.
         .target(
             name: "BiomaDaemon",
-            dependencies: ["DBusKit", "BiomaCore", "BiomaStore", "BiomaWidgets"]
+            dependencies: ["DBusKit", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets"]
         ),
         .executableTarget(
             name: "biomatimer",

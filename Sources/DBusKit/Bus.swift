@@ -33,6 +33,7 @@ public final class Bus: @unchecked Sendable {
     private var subscriptions: [Int: Subscription] = [:]
     private var nextSubscriptionID = 1
     private var nameLostHandlers: [String: @Sendable () -> Void] = [:]
+    private var fdHandlers: [Int32: @Sendable () -> Void] = [:]
 
     /// Connects and starts the loop thread.
     public init(_ address: BusAddress = .session) throws(BusError) {
@@ -131,6 +132,16 @@ public final class Bus: @unchecked Sendable {
             pthread_join(thread, nil)
             self.thread = nil
         }
+    }
+
+    /// Polls `fd` in the loop and runs `handler` on the loop thread whenever it is readable
+    /// (a timerfd, a signalfd, a pipe): one loop for everything the process waits on.
+    public func watchReadable(fd: Int32, _ handler: @escaping @Sendable () -> Void) {
+        perform { [self] in fdHandlers[fd] = handler }
+    }
+
+    public func unwatchReadable(fd: Int32) {
+        perform { [self] in fdHandlers[fd] = nil }
     }
 
     // MARK: - Client side
@@ -424,6 +435,8 @@ public final class Bus: @unchecked Sendable {
                 fds.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
                 polled.append(watch)
             }
+            let extraFDs = Array(fdHandlers.keys)
+            for fd in extraFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
             let now = Self.monotonicMilliseconds()
             var wait: Int32 = -1
             for (timeout, deadline) in timeouts where dbus_timeout_get_enabled(timeout) != 0 {
@@ -450,6 +463,9 @@ public final class Bus: @unchecked Sendable {
                 if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
                 if revents & Int16(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
                 _ = dbus_watch_handle(watch, flags)
+            }
+            for (index, fd) in extraFDs.enumerated() where fds[polled.count + 1 + index].revents != 0 {
+                fdHandlers[fd]?()
             }
             let after = Self.monotonicMilliseconds()
             // Handling one timeout may remove others (and free them): look each up again.

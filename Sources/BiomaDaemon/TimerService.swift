@@ -1,0 +1,291 @@
+import BiomaCore
+import BiomaStore
+import DBusKit
+
+/// Where the daemon reads the time; tests pass their own.
+public protocol TimeSource: Sendable {
+    /// Microseconds since the Unix epoch.
+    func now() -> Micros
+}
+
+/// The tracker published as `/org/biomatimer/Timer1`.
+///
+/// Every handler runs on the bus's loop thread, one at a time, so the tracker is only ever
+/// used from that thread. Each state-changing method takes one instant, applies the change in
+/// one store transaction, and emits one `PropertiesChanged` carrying what changed and fresh
+/// time values.
+public final class TimerService: @unchecked Sendable {
+    public let tracker: Tracker
+    private let bus: Bus
+    private let clock: any TimeSource
+    /// Called after every state change and day boundary, on the loop thread (the daemon
+    /// re-arms its timers from it).
+    var onStateChange: (@Sendable (TrackerSnapshot) -> Void)?
+    /// The day last published, to notice a day boundary however it is discovered.
+    private var publishedDay: Day?
+
+    public init(tracker: Tracker, bus: Bus, clock: any TimeSource) {
+        self.tracker = tracker
+        self.bus = bus
+        self.clock = clock
+    }
+
+    /// Exports the object; call before requesting the name.
+    public func export() throws(BusError) {
+        publishedDay = tracker.snapshot(at: clock.now()).day
+        try bus.export(ExportedObject(path: TimerAPI.objectPath, interfaces: [interface()]))
+    }
+
+    // MARK: - Changes
+
+    /// Runs one state-changing operation at one instant and publishes what it changed.
+    private func change<T>(_ body: (Micros) throws -> T) throws -> T {
+        let now = clock.now()
+        let before = tracker.snapshot(at: now)
+        let result: T
+        do {
+            result = try body(now)
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
+        publish(before: before, after: tracker.snapshot(at: now))
+        return result
+    }
+
+    private func publish(before: TrackerSnapshot, after: TrackerSnapshot) {
+        publishedDay = after.day
+        if let changes = TimerAPI.changes(from: before, to: after) {
+            try? bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: changes)
+        }
+        onStateChange?(after)
+    }
+
+    /// Called when the day may have changed (the day timer fired, the clock jumped, the
+    /// machine resumed): publishes the new day and its totals once.
+    public func checkDayBoundary() {
+        let now = clock.now()
+        let snapshot = tracker.snapshot(at: now)
+        if snapshot.day != publishedDay {
+            publishedDay = snapshot.day
+            let all = TimerAPI.properties(of: snapshot)
+            let entries = TimerAPI.propertyNames.filter { $0 != "Projects" }.map { ($0, all[$0]!) }
+            try? bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: entries)
+        }
+        onStateChange?(snapshot)
+    }
+
+    /// Writes the heartbeat that bounds lost time after a crash or power cut.
+    public func heartbeat() {
+        try? tracker.heartbeat(at: clock.now())
+    }
+
+    // MARK: - The interface
+
+    func interface() -> DBusInterface {
+        let properties = TimerAPI.propertyNames.map { name in
+            DBusProperty(name, Self.propertySignature(name)) { [self] in
+                TimerAPI.properties(of: tracker.snapshot(at: clock.now()))[name]!
+            }
+        }
+        return DBusInterface(
+            TimerAPI.interface,
+            methods: [
+                DBusMethod("Start") { [self] _ in
+                    try change { try tracker.start(at: $0) }
+                    return []
+                },
+                DBusMethod("Stop") { [self] _ in
+                    try change { try tracker.stop(at: $0) }
+                    return []
+                },
+                DBusMethod("Toggle", out: [.init("running", "b")]) { [self] _ in
+                    [.boolean(try change { try tracker.toggle(at: $0) })]
+                },
+                DBusMethod("Reset") { [self] _ in
+                    try change { try tracker.reset(at: $0) }
+                    return []
+                },
+                DBusMethod("StartProject", in: [.init("project", "s")]) { [self] call in
+                    let ref = call.arguments[0].string!
+                    try change { try tracker.startProject(ref, at: $0) }
+                    return []
+                },
+                DBusMethod("StopProject") { [self] _ in
+                    try change { try tracker.stopProject(at: $0) }
+                    return []
+                },
+                DBusMethod("ToggleProject", in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
+                    let ref = call.arguments[0].string!
+                    return [.boolean(try change { try tracker.toggleProject(ref, at: $0) })]
+                },
+                DBusMethod("CycleProject", in: [.init("step", "i")], out: [.init("project_id", "s")]) { [self] call in
+                    let step = Int(call.arguments[0].int64!)
+                    return [.string(try change { try tracker.cycleProject(step: step, at: $0) })]
+                },
+                DBusMethod("ResetProject", in: [.init("project", "s")]) { [self] call in
+                    let ref = call.arguments[0].string!
+                    try change { try tracker.resetProject(ref, at: $0) }
+                    return []
+                },
+                DBusMethod("ListProjects", out: [.init("projects", "aa{sv}")]) { [self] _ in
+                    [listProjects()]
+                },
+                DBusMethod("AddProject", in: [.init("name", "s"), .init("color", "s")], out: [.init("project_id", "s")]) {
+                    [self] call in
+                    let name = call.arguments[0].string!
+                    let color = call.arguments[1].string!
+                    return [.string(try change { try tracker.addProject(name: name, color: color, at: $0) })]
+                },
+                DBusMethod("UpdateProject", in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
+                    let ref = call.arguments[0].string!
+                    let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
+                    try change {
+                        try tracker.updateProject(ref, name: update.name, color: update.color, position: update.position, at: $0)
+                    }
+                    return []
+                },
+                DBusMethod("DeleteProject", in: [.init("project", "s")]) { [self] call in
+                    let ref = call.arguments[0].string!
+                    try change { try tracker.deleteProject(ref, at: $0) }
+                    return []
+                },
+                DBusMethod("Report", in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
+                    [self] call in
+                    [try report(period: call.arguments[0].string!, day: call.arguments[1].string!)]
+                },
+                DBusMethod("ExportCSV", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
+                    [self] call in
+                    let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
+                    let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
+                    if let from, let to, from > to {
+                        throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).")
+                    }
+                    do {
+                        return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
+                    } catch {
+                        throw TimerAPI.dbusError(error)
+                    }
+                },
+                DBusMethod("ImportCSV", in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
+                    let text = call.arguments[0].string!
+                    let count = try change { try tracker.importCSV(text, at: $0) }
+                    return [.uint32(UInt32(clamping: count))]
+                },
+                DBusMethod("ResetHistory") { [self] _ in
+                    try change { try tracker.resetHistory(at: $0) }
+                    return []
+                },
+            ],
+            properties: properties)
+    }
+
+    static func propertySignature(_ name: String) -> String {
+        switch name {
+        case "Running": return "b"
+        case "Day", "ActiveProject", "ActiveProjectName", "ActiveProjectColor": return "s"
+        case "Projects": return "a(sss)"
+        default: return "x"
+        }
+    }
+
+    private func listProjects() -> DBusValue {
+        let snapshot = tracker.snapshot(at: clock.now())
+        return .array(
+            .array(.dictEntry(.string, .variant)),
+            snapshot.projects.map { p in
+                let times = snapshot.projectTimes[p.id]
+                return .vardict(ordered: [
+                    ("Id", .string(p.id)), ("Name", .string(p.name)), ("Color", .string(p.color)),
+                    ("Position", .uint32(UInt32(clamping: p.position))), ("Running", .boolean(times?.running ?? false)),
+                    ("SessionTime", .int64(times?.session ?? 0)), ("DailyTotal", .int64(times?.dailyTotal ?? 0)),
+                ])
+            })
+    }
+
+    private func report(period: String, day: String) throws -> DBusValue {
+        guard let period = ReportPeriod(rawValue: period) else {
+            throw TimerAPI.invalidArgument(
+                "Unknown period \(quoted(period)): use day, week, month or year.")
+        }
+        let day = try Self.optionalDay(day, "day")
+        let report: Report
+        do {
+            report = try tracker.report(period, containing: day, at: clock.now())
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
+        return Self.encode(report)
+    }
+
+    public static func encode(_ report: Report) -> DBusValue {
+        .vardict(ordered: [
+            ("From", .string(report.from.description)), ("To", .string(report.to.description)),
+            ("WorkTotal", .int64(report.workTotal)), ("NoProjectTotal", .int64(report.noProjectTotal)),
+            (
+                "Projects",
+                .array(
+                    .array(.dictEntry(.string, .variant)),
+                    report.projects.map {
+                        .vardict(ordered: [
+                            ("Id", .string($0.id)), ("Name", .string($0.name)), ("Color", .string($0.color)),
+                            ("Total", .int64($0.total)), ("Percent", .double($0.percent)),
+                        ])
+                    })
+            ),
+            (
+                "Days",
+                .array(
+                    .array(.dictEntry(.string, .variant)),
+                    report.days.map { .vardict(ordered: [("Day", .string($0.day.description)), ("WorkTotal", .int64($0.workTotal))]) })
+            ),
+        ])
+    }
+
+    static func optionalDay(_ text: String, _ what: String) throws -> Day? {
+        if text.isEmpty { return nil }
+        guard let day = Day(text) else {
+            throw TimerAPI.invalidArgument("\(what) \(quoted(text)) is not a day: use YYYY-MM-DD, or \"\" for today.")
+        }
+        return day
+    }
+
+    struct ProjectUpdate {
+        var name: String?
+        var color: String?
+        var position: Int?
+    }
+
+    static func projectUpdate(_ changes: [String: DBusValue]) throws -> ProjectUpdate {
+        var update = ProjectUpdate()
+        for (key, value) in changes {
+            switch (key, value) {
+            case ("Name", .string(let s)): update.name = s
+            case ("Color", .string(let s)): update.color = s
+            case ("Position", .uint32(let u)): update.position = Int(u)
+            case ("Name", _), ("Color", _), ("Position", _):
+                throw TimerAPI.invalidArgument(
+                    "\(key) must be of type \(key == "Position" ? "u" : "s"), not \(value.signature).")
+            default:
+                throw TimerAPI.invalidArgument("Unknown key \(quoted(key)): use Name, Color or Position.")
+            }
+        }
+        if update.name == nil && update.color == nil && update.position == nil {
+            throw TimerAPI.invalidArgument("No changes given: use the keys Name, Color or Position.")
+        }
+        return update
+    }
+}
+
+/// Quotes a caller's text for a message, with control characters made visible.
+func quoted(_ text: String) -> String {
+    var out = "'"
+    for scalar in text.unicodeScalars.prefix(80) {
+        if scalar.value < 0x20 || scalar.value == 0x7F {
+            out += "\\u{\(String(scalar.value, radix: 16))}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    if text.unicodeScalars.count > 80 { out += "…" }
+    return out + "'"
+}

@@ -1,0 +1,142 @@
+import BiomaWidgets
+import DBusKit
+import Foundation
+
+/// `biomatimer watch`: follows the daemon's `PropertiesChanged` and its name owner, and prints
+/// one line for a bar whenever the displayed text changes. It never polls the daemon: while
+/// the timer runs it wakes exactly when the displayed second changes (from `UpdatedAt`), and
+/// while stopped or offline it sleeps until a signal arrives.
+public final class Watcher: @unchecked Sendable {
+    private let renderer: any WidgetRenderer
+    private let output: @Sendable (String) -> Void
+    private let clock: any TimeSource
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var state = WidgetState.offline
+    private var generation = 0
+    private var connected = false
+
+    public init(renderer: any WidgetRenderer, clock: any TimeSource = SystemClock(), output: @escaping @Sendable (String) -> Void) {
+        self.renderer = renderer
+        self.clock = clock
+        self.output = output
+    }
+
+    /// Connects and follows the daemon until the process ends. When the bus itself is gone it
+    /// prints the offline line and tries again every few seconds.
+    public func run(address: BusAddress, handleClicks: Bool = false) -> Never {
+        if handleClicks { startClickReader(address: address) }
+        while true {
+            do {
+                let bus = try Bus(address)
+                update { _ in connected = true }
+                bus.onDisconnect { [self] _ in
+                    update {
+                        $0 = .offline
+                        connected = false
+                    }
+                }
+                try follow(bus)
+                drawLoop(timeout: nil)
+                bus.close()
+            } catch {
+                update {
+                    $0 = .offline
+                    connected = false
+                }
+                drawLoop(timeout: 5)
+            }
+        }
+    }
+
+    /// Subscribes before reading, so no change between the read and the subscription is lost.
+    func follow(_ bus: Bus) throws(BusError) {
+        try bus.subscribe(
+            MatchRule(
+                path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                arg0: TimerAPI.interface)
+        ) { [self] message in
+            guard let changed = message.arguments.dropFirst().first?.vardict else { return }
+            update { if $0.online { $0.apply(changed) } }
+        }
+        try bus.watchNameOwner(TimerAPI.busName) { [self] owner in
+            if owner == nil {
+                set(.offline)
+            } else {
+                refresh(bus, autoStart: false)
+            }
+        }
+        // The first read may start the daemon by bus activation.
+        refresh(bus, autoStart: true)
+    }
+
+    private func refresh(_ bus: Bus, autoStart: Bool) {
+        guard
+            let message = try? BusMessage.methodCall(
+                destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+                member: "GetAll", arguments: [.string(TimerAPI.interface)])
+        else { return }
+        message.autoStart = autoStart
+        bus.send(message, timeout: .seconds(10)) { [self] result in
+            switch result {
+            case .success(let reply): set(WidgetState(properties: reply.first?.vardict ?? [:]))
+            case .failure: set(.offline)
+            }
+        }
+    }
+
+    private func set(_ new: WidgetState) { update { $0 = new } }
+
+    private func update(_ body: (inout WidgetState) -> Void) {
+        condition.lock()
+        body(&state)
+        generation += 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Prints the line now and at every instant the displayed text may change. Returns when
+    /// the bus connection is lost, or after `timeout` seconds when there is none.
+    private func drawLoop(timeout: TimeInterval?) {
+        let end = timeout.map { Date().addingTimeInterval($0) }
+        var last: String?
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            let now = clock.now()
+            let line = renderer.render(state, now: now)
+            if line != last {
+                output(line)
+                last = line
+            }
+            if end == nil && !connected { return }
+            if let end, Date() >= end { return }
+            let seen = generation
+            let next = nextRedraw(after: now, state: state, showing: renderer.displayedTimes)
+            var deadline: Date? = next.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) }
+            if let end { deadline = deadline.map { min($0, end) } ?? end }
+            while generation == seen {
+                if let deadline {
+                    if !condition.wait(until: deadline) { break }
+                } else {
+                    condition.wait()
+                }
+            }
+        }
+    }
+
+    /// i3blocks ≥ 1.5 writes a persistent block's clicks to its stdin, one JSON object a line.
+    private func startClickReader(address: BusAddress) {
+        Thread.detachNewThread {
+            while let line = readLine(strippingNewline: true) {
+                guard let action = BarClick(i3blocksLine: line)?.action else { continue }
+                guard let client = try? TimerClient(address: address) else { continue }
+                switch action {
+                case .toggle: _ = try? client.call("Toggle")
+                case .nextProject, .previousProject:
+                    if let step = action.cycleStep { _ = try? client.call("CycleProject", [.int32(step)]) }
+                }
+            }
+        }
+    }
+}
