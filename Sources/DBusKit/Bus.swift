@@ -404,11 +404,14 @@ public final class Bus: @unchecked Sendable {
         while true {
             // Queued work first: it may send, which libdbus writes at once where it can.
             lock.lock()
-            let work = queue
+            var work = queue
             queue.removeAll(keepingCapacity: true)
             let stop = stopping
             lock.unlock()
             for item in work { item() }
+            // Release the closures (and what they captured) now, not after the next poll: an
+            // idle loop would otherwise keep them alive indefinitely.
+            work.removeAll()
 
             while dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
                 _ = dbus_connection_dispatch(connection)

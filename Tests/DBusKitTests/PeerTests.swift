@@ -76,7 +76,8 @@ struct PeerTests {
         let json = try f.busctl(["--json=short", "call", Self.name, Self.path, Self.iface, "Echo", "v", "a{sv}", "1", "k", "ai", "2", "7", "8"])
         #expect(Self.trimmed(json.stdout) == #"{"type":"v","data":[{"type":"a{sv}","data":{"k":{"type":"ai","data":[7,8]}}}]}"#)
         #expect(f.service.isConnected)
-        #expect(try f.service.sync { f.state.calls } == UInt32(cases.count + 1))
+        let state = f.state
+        #expect(try f.service.sync { state.calls } == UInt32(cases.count + 1))
     }
 
     @Test func busctlSeesNamedErrorsAndDispatchErrors() throws {
@@ -137,7 +138,8 @@ struct PeerTests {
         let set = try f.busctl(["set-property", Self.name, Self.path, Self.iface, "Label", "s", "from busctl ✓"])
         #expect(set.status == 0, "\(set.stderr)")
         #expect(try get("Label") == #"s "from busctl \342\234\223""#)
-        #expect(try f.service.sync { f.state.label } == "from busctl ✓")
+        let state = f.state
+        #expect(try f.service.sync { state.label } == "from busctl ✓")
         let readOnly = try f.busctl(["set-property", Self.name, Self.path, Self.iface, "Calls", "u", "5"])
         #expect(readOnly.status != 0)
         let wrongType = try f.busctl(["set-property", Self.name, Self.path, Self.iface, "Label", "u", "5"])
