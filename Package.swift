@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DBusKit", "BiomaDaemon", "BiomaWidgets", "TestSupport"]
+            dependencies: ["DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaWidgets", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

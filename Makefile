@@ -1,0 +1,53 @@
+# biomatimer — `make run` and `make test` work on a fresh Debian 12 machine.
+#
+#   make run     build, start the daemon (on a private bus when there is no session bus)
+#                and show the live island line
+#   make test    install what is missing (as root, with apt-get), build, run every test
+#   make bench   release build and the benchmarks, each against a baseline run alongside
+#   make deps    only the Debian packages
+
+SHELL := /bin/bash
+SWIFT ?= swift
+# Build and test: libdbus, a bus, and the independent peers the tests drive.
+DEPS_CORE := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin systemd \
+	python3 python3-dbus python3-gi libsqlite3-dev faketime
+# The real bars of the widget tests, and timewarrior for the benchmarks' comparisons.
+DEPS_BARS := i3blocks sway waybar grim fonts-dejavu-core timewarrior hyperfine
+DEPS := $(DEPS_CORE) $(DEPS_BARS)
+
+.PHONY: all build test run bench deps clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEPS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "Installing Debian packages:$$missing"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	else \
+		echo "Missing Debian packages:$$missing"; \
+		echo "Install them with: sudo apt-get install$$missing"; \
+		exit 1; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt; \
+		exit $${PIPESTATUS[0]}
+
+run: build
+	@bash dbus/dev-session.sh "$$($(SWIFT) build --show-bin-path)/biomatimer"
+
+bench: deps
+	$(SWIFT) build -c release
+	@bash .ci/bench "$$($(SWIFT) build -c release --show-bin-path)"
+
+clean:
+	rm -rf .build

@@ -1,0 +1,134 @@
+import BiomaDaemon
+import DBusKit
+import Foundation
+import TestSupport
+
+/// A private bus with biomatimer's activation file in it, pointing at the built binary and a
+/// fresh data folder: the first call from any client starts the daemon, as after
+/// `biomatimer install`.
+final class DaemonFixture: @unchecked Sendable {
+    let bus: PrivateBus
+    let dataDirectory: URL
+    static let binary = productsDirectory.appendingPathComponent("biomatimer").path
+
+    init(activation: Bool = true, extraDaemonArguments: String = "") throws {
+        bus = try PrivateBus()
+        dataDirectory = try makeTemporaryDirectory("biomatimer-data")
+        if activation {
+            try bus.installService(
+                name: TimerAPI.busName,
+                exec: "\(Self.binary) daemon --data-dir \(dataDirectory.path) \(extraDaemonArguments)"
+                    .trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    deinit {
+        // Stop the daemon the bus started (it exits when its bus goes), then the bus.
+        if let pid = try? daemonPID() { kill(pid, SIGTERM) }
+        bus.stop()
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    var environment: [String: String] { bus.environment }
+
+    /// Runs `biomatimer ARGS` against this bus.
+    @discardableResult
+    func cli(_ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> ProcessResult {
+        try runProcess(Self.binary, arguments, environment: environment ?? self.environment, input: input)
+    }
+
+    /// Runs `busctl --address=… ARGS`.
+    @discardableResult
+    func busctl(_ arguments: [String]) throws -> ProcessResult {
+        try runProcess("/usr/bin/busctl", ["--address=\(bus.address)"] + arguments)
+    }
+
+    /// `busctl call` on the timer object.
+    @discardableResult
+    func call(_ member: String, _ signatureAndArguments: [String] = []) throws -> ProcessResult {
+        try busctl(["call", TimerAPI.busName, TimerAPI.objectPath, TimerAPI.interface, member] + signatureAndArguments)
+    }
+
+    /// Every property through DBusKit's blocking client.
+    func properties() throws -> [String: DBusValue] {
+        let client = try BlockingBus(.address(bus.address))
+        return try client.call(
+            destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", [.string(TimerAPI.interface)]
+        ).first?.vardict ?? [:]
+    }
+
+    func method(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
+        let client = try BlockingBus(.address(bus.address))
+        return try client.call(
+            destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: TimerAPI.interface, member: member,
+            arguments)
+    }
+
+    /// The pid of the process owning the timer's name.
+    func daemonPID() throws -> pid_t? {
+        let client = try BlockingBus(.address(bus.address))
+        guard let owner = try client.nameOwner(TimerAPI.busName) else { return nil }
+        let reply = try client.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetConnectionUnixProcessID", [.string(owner)])
+        return reply.first?.int64.map { pid_t($0) }
+    }
+
+    /// The state that matters for "nothing changed": everything but the clock, plus the store's
+    /// whole history as CSV.
+    func durableState() throws -> String {
+        var p = try properties()
+        for key in ["UpdatedAt", "SessionTime", "DailyTotal", "ProjectSessionTime", "ProjectDailyTotal"] { p[key] = nil }
+        let csv = try method("ExportCSV", [.string(""), .string("")]).first?.string ?? ""
+        let projects = try method("ListProjects").first?.array?.compactMap(\.vardict).map { d in
+            ["Id", "Name", "Color", "Position", "Running"].map { "\(d[$0]?.description ?? "-")" }.joined(separator: "|")
+        }
+        return "\(p.sorted { $0.key < $1.key })\n\(projects ?? [])\n\(csv)"
+    }
+}
+
+/// python3-dbus watching PropertiesChanged (Tests/peers/monitor_properties.py).
+final class PropertiesMonitor: @unchecked Sendable {
+    let process: ChildProcess
+    private let lock = NSCondition()
+    private var lines: [[String: Any]] = []
+
+    init(environment: [String: String]) throws {
+        process = try ChildProcess(
+            "/usr/bin/python3", [repositoryRoot.appendingPathComponent("Tests/peers/monitor_properties.py").path],
+            environment: environment)
+        guard process.readLine() == "ready" else { throw TestSupportError("the python monitor did not start") }
+        Thread.detachNewThread { [self] in
+            while let line = process.readLine() {
+                guard let data = line.data(using: .utf8),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                else { continue }
+                lock.lock()
+                lines.append(object)
+                lock.broadcast()
+                lock.unlock()
+            }
+        }
+    }
+
+    deinit { process.terminate(grace: 1) }
+
+    /// The signals seen so far (the `changed` maps).
+    var signals: [[String: Any]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines.compactMap { $0["changed"] as? [String: Any] }
+    }
+
+    /// Waits until at least `count` signals arrived; then waits `settle` more seconds so an
+    /// extra (wrong) signal would be seen too.
+    func waitFor(_ count: Int, timeout: TimeInterval = 10, settle: TimeInterval = 0.3) -> [[String: Any]] {
+        let end = Date().addingTimeInterval(timeout)
+        lock.lock()
+        while lines.count < count && lock.wait(until: end) {}
+        lock.unlock()
+        Thread.sleep(forTimeInterval: settle)
+        return signals
+    }
+}
