@@ -1,0 +1,233 @@
+import BiomaDaemon
+import Foundation
+import Testing
+
+import TestSupport
+
+/// The `biomatimer` command's output and exit codes are a contract for scripts:
+/// 0 done, 1 refused, 2 usage, 3 no bus or no daemon.
+@Suite(.timeLimit(.minutes(3)))
+struct CLITests {
+    @Test func statusProjectsAndJSON() throws {
+        let f = try DaemonFixture()
+        var r = try f.cli(["status"])
+        #expect(r.status == 0)
+        #expect(r.stdout == "0:00:00 (0:00:00)\n")
+        #expect(r.stderr == "")
+
+        r = try f.cli(["project", "add", "Client A", "--color", "#ff8800"])
+        #expect(r.stdout == "p1\n")
+        r = try f.cli(["project", "add", "Internal"])
+        #expect(r.stdout == "p2\n")
+        #expect(try f.cli(["project", "start", "client a"]).status == 0)
+        r = try f.cli(["status"])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines.first?.range(of: #"^0:00:0\d \(0:00:0\d\)$"#, options: .regularExpression) != nil, "\(r.stdout)")
+        #expect(lines.last?.range(of: #"^Client A 0:00:0\d \(0:00:0\d\)$"#, options: .regularExpression) != nil, "\(r.stdout)")
+
+        r = try f.cli(["status", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["running"] as? Bool == true)
+        #expect(json["active_project_name"] as? String == "Client A")
+        #expect(json["active_project_color"] as? String == "#FF8800")
+
+        r = try f.cli(["project", "list", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(list.map { $0["name"] as? String } == ["Client A", "Internal"])
+        #expect(list.map { $0["running"] as? Bool } == [true, false])
+
+        #expect(try f.cli(["project", "next"]).status == 0)
+        #expect(try f.properties()["ActiveProjectName"]?.string == "Internal")
+        #expect(try f.cli(["project", "prev"]).status == 0)
+        #expect(try f.properties()["ActiveProjectName"]?.string == "Client A")
+        #expect(try f.cli(["toggle", "--print"]).stdout == "stopped\n")
+        #expect(try f.cli(["toggle", "--print"]).stdout == "running\n")
+        #expect(try f.cli(["project", "rename", "p2", "Ops"]).status == 0)
+        #expect(try f.cli(["project", "color", "Ops", "#00aa00"]).status == 0)
+        #expect(try f.cli(["project", "move", "Ops", "0"]).status == 0)
+        let moved = try f.properties()["Projects"]?.array?.compactMap { $0.fields?.compactMap(\.string) }
+        #expect(moved == [["p2", "Ops", "#00AA00"], ["p1", "Client A", "#FF8800"]])
+        #expect(try f.cli(["stop"]).status == 0)
+        #expect(try f.properties()["Running"]?.bool == false)
+        #expect(try f.cli(["reset"]).status == 0)
+        #expect(try f.properties()["SessionTime"]?.int64 == 0)
+    }
+
+    @Test func reportExportImport() throws {
+        let f = try DaemonFixture()
+        _ = try f.cli(["project", "add", "Client A"])
+        _ = try f.cli(["project", "start", "Client A"])
+        Thread.sleep(forTimeInterval: 0.05)
+        _ = try f.cli(["stop"])
+        var r = try f.cli(["report", "--week", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect((report["days"] as? [Any])?.count == 7)
+        #expect(((report["projects"] as? [[String: Any]])?.first?["percent"] as? Double) == 100)
+        // Piped, without colour: plain text with the bar.
+        r = try f.cli(["report", "--day"])
+        #expect(r.stdout.contains("Client A"))
+        #expect(r.stdout.contains("100.0%"))
+        #expect(!r.stdout.contains("\u{1B}["), "no colour when piped")
+
+        let file = f.dataDirectory.appendingPathComponent("out.csv")
+        #expect(try f.cli(["export", "-o", file.path]).status == 0)
+        let csv = try String(contentsOf: file, encoding: .utf8)
+        #expect(csv.hasPrefix("project,color,start,end,duration"))
+        #expect(try f.cli(["export"]).stdout == csv)
+
+        let g = try DaemonFixture()
+        r = try g.cli(["import", file.path])
+        #expect(r.status == 0)
+        #expect(r.stdout == "Imported 1 interval.\n")
+        #expect(try g.cli(["export"]).stdout == csv)
+        // All or nothing: a bad file changes nothing and says which line.
+        let bad = f.dataDirectory.appendingPathComponent("bad.csv")
+        try (csv + "Client A,#007AFF,garbage,,\r\n").write(to: bad, atomically: true, encoding: .utf8)
+        r = try g.cli(["import", bad.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("line 3"), "\(r.stderr)")
+        #expect(try g.cli(["export"]).stdout == csv)
+    }
+
+    @Test func refusalsAndUsageErrors() throws {
+        let f = try DaemonFixture()
+        _ = try f.cli(["project", "add", "Client A"])
+        let cases: [([String], Int32, String)] = [
+            (["project", "start", "nope"], 1, "biomatimer: No project named or with id 'nope'."),
+            (["project", "add", ""], 1, "biomatimer: "),
+            (["project", "add", "client a"], 1, "biomatimer: "),
+            (["project", "add", String(repeating: "n", count: 65)], 1, "biomatimer: "),
+            (["project", "add", "tab\there"], 1, "biomatimer: "),
+            (["project", "color", "Client A", "red"], 1, "biomatimer: "),
+            (["report", "--date", "2026-13-01"], 2, "is not a day"),
+            (["report", "--day", "--week"], 2, ""),
+            (["export", "--from", "yesterday"], 2, "is not a day"),
+            (["project", "move", "Client A", "first"], 2, ""),
+            (["frobnicate"], 2, ""),
+            (["project"], 0, ""),  // lists subcommands
+            (["reset-history"], 2, "pass --yes"),  // no terminal to ask on
+            (["project", "delete", "Client A"], 2, "pass --yes"),
+            (["import", "/nonexistent/file.csv"], 1, "cannot read /nonexistent/file.csv"),
+            (["watch", "--format", "nonsense"], 2, "nonsense"),
+            (["status", "--format", "{bogus}"], 2, "bogus"),
+        ]
+        let before = try f.durableState()
+        for (args, code, text) in cases {
+            let r = try f.cli(args)
+            #expect(r.status == code, "\(args): \(r.status) \(r.stderr)")
+            if !text.isEmpty { #expect(r.stderr.contains(text), "\(args): \(r.stderr)") }
+            if code == 2 { #expect(r.stderr.contains("Error: ") || r.stderr.contains("Usage"), "\(args): \(r.stderr)") }
+            if code == 1 { #expect(r.stderr.hasPrefix("biomatimer: ") && r.stderr.count > 20, "\(args): \(r.stderr)") }
+        }
+        #expect(try f.durableState() == before, "refused commands change nothing")
+        // Confirmed with --yes, the destructive ones work.
+        #expect(try f.cli(["project", "delete", "Client A", "--yes"]).status == 0)
+        #expect(try f.cli(["reset-history", "--yes"]).status == 0)
+        // Backups were taken first.
+        let backups = try FileManager.default.contentsOfDirectory(atPath: f.dataDirectory.appendingPathComponent("backups").path)
+        #expect(backups.count >= 2, "\(backups)")
+    }
+
+    @Test func noBusAndNoDaemonSayHowToGetOne() throws {
+        // No bus at all.
+        var env = ProcessInfo.processInfo.environment
+        env["DBUS_SESSION_BUS_ADDRESS"] = nil
+        env["XDG_RUNTIME_DIR"] = "/nonexistent"
+        var r = try runProcess(DaemonFixture.binary, ["status"], environment: env)
+        #expect(r.status == 3)
+        #expect(r.stdout == "")
+        #expect(
+            r.stderr
+                == "biomatimer: cannot reach the D-Bus session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus. Is a desktop session running? (`make run` starts a private bus.)\n"
+        )
+        env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bus"
+        r = try runProcess(DaemonFixture.binary, ["toggle"], environment: env)
+        #expect(r.status == 3)
+        #expect(r.stderr.hasPrefix("biomatimer: cannot reach the D-Bus session bus: "))
+
+        // A bus, but no daemon and no activation file.
+        let f = try DaemonFixture(activation: false)
+        r = try f.cli(["start"])
+        #expect(r.status == 3)
+        #expect(
+            r.stderr
+                == "biomatimer: the biomatimer daemon is not running. Start it with `biomatimer daemon`, or run `biomatimer install` once so the bus starts it on demand.\n"
+        )
+        // And the daemon itself, without a bus.
+        r = try runProcess(DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path], environment: env)
+        #expect(r.status == 3)
+        #expect(r.stderr.hasPrefix("biomatimer daemon: cannot connect to the bus"))
+    }
+
+    @Test func helpVersionAndCompletions() throws {
+        var r = try runProcess(DaemonFixture.binary, ["--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("Exit codes: 0 done, 1 the daemon refused"))
+        for command in ["start", "toggle", "status", "watch", "project", "report", "export", "import", "reset-history", "daemon", "install"] {
+            #expect(r.stdout.contains("  \(command)"), "--help lists \(command)")
+        }
+        r = try runProcess(DaemonFixture.binary, ["--version"])
+        #expect(r.status == 0)
+        for shell in ["bash", "zsh", "fish"] {
+            r = try runProcess(DaemonFixture.binary, ["--generate-completion-script", shell])
+            #expect(r.status == 0)
+            #expect(r.stdout.contains("reset-history"), "\(shell) completion covers the commands")
+        }
+    }
+
+    @Test func installWritesActivationAndUnitThatTheBusUses() throws {
+        let prefix = try makeTemporaryDirectory("biomatimer-prefix")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let r = try runProcess(DaemonFixture.binary, ["install", "--prefix", prefix.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let bin = prefix.appendingPathComponent("bin/biomatimer").path
+        #expect(FileManager.default.isExecutableFile(atPath: bin))
+        let activation = try String(
+            contentsOf: prefix.appendingPathComponent("share/dbus-1/services/org.biomatimer.Timer1.service"), encoding: .utf8)
+        #expect(activation.contains("Exec=\(prefix.path)/bin/biomatimer daemon\n"))
+        let unit = try String(contentsOf: prefix.appendingPathComponent("share/systemd/user/biomatimer.service"), encoding: .utf8)
+        #expect(unit.contains("Type=dbus\n"))
+        #expect(unit.contains("BusName=org.biomatimer.Timer1\n"))
+        // The templates in dbus/ are the ones the binary carries.
+        for (file, template) in [
+            ("dbus/org.biomatimer.Timer1.service.in", Installer.activationTemplate),
+            ("dbus/biomatimer.service.in", Installer.unitTemplate),
+        ] {
+            #expect(try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8) == template, "\(file)")
+        }
+        // A bus whose service folder holds the installed file starts the installed binary.
+        let bus = try PrivateBus()
+        let data = try makeTemporaryDirectory("biomatimer-data")
+        defer { try? FileManager.default.removeItem(at: data) }
+        try activation.replacingOccurrences(of: "biomatimer daemon", with: "biomatimer daemon --data-dir \(data.path)")
+            .write(to: bus.serviceDirectory.appendingPathComponent("org.biomatimer.Timer1.service"), atomically: true, encoding: .utf8)
+        let status = try runProcess(bin, ["status"], environment: bus.environment)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout == "0:00:00 (0:00:00)\n")
+        _ = try? runProcess(bin, ["--version"])
+        if let pid = try? BlockingBusPID(bus.address) { kill(pid, SIGTERM) }
+    }
+}
+
+/// The pid owning the timer name on a bus.
+func BlockingBusPID(_ address: String) throws -> pid_t? {
+    let client = try DBusKitBlocking(address)
+    return try client.pid()
+}
+
+import DBusKit
+
+struct DBusKitBlocking {
+    let bus: BlockingBus
+    init(_ address: String) throws { bus = try BlockingBus(.address(address)) }
+    func pid() throws -> pid_t? {
+        guard let owner = try bus.nameOwner(TimerAPI.busName) else { return nil }
+        return try bus.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetConnectionUnixProcessID", [.string(owner)]
+        ).first?.int64.map { pid_t($0) }
+    }
+}
