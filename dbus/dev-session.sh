@@ -19,7 +19,7 @@ if ! bus_ok; then
     mkdir -p "$work/socket" "$work/services"
     sed -e "s|@LISTEN_DIR@|$work/socket|" -e "s|@SERVICE_DIR@|$work/services|" \
         "$here/private-bus.conf.in" > "$work/bus.conf"
-    dbus-daemon --config-file="$work/bus.conf" --nofork --nopidfile --print-address=3 3>"$work/address" &
+    dbus-daemon --config-file="$work/bus.conf" --nofork --nopidfile --print-address=3 3>"$work/address" 2>"$work/bus.log" &
     pids+=($!)
     for _ in $(seq 100); do [ -s "$work/address" ] && break; sleep 0.05; done
     export DBUS_SESSION_BUS_ADDRESS=$(head -n1 "$work/address")
