@@ -439,7 +439,7 @@ public final class Tracker: @unchecked Sendable {
 
     // MARK: Backups
 
-    /// Copies the database with SQLite's online backup into `backups/`, keeping the newest
+    /// Copies the database (`VACUUM INTO`, a consistent snapshot) into `backups/`, keeping the newest
     /// `backupsKept` of this kind. Returns the file written.
     @discardableResult
     public func backup(reason: String, at now: Micros) throws -> URL {
@@ -453,9 +453,12 @@ public final class Tracker: @unchecked Sendable {
                 try Tracker.makePrivateDirectory(directory)
                 try? FileManager.default.removeItem(at: partial)
                 try Tracker.createPrivateFileIfMissing(partial)
-                let destination = try DatabaseQueue(path: partial.path)
-                try database.backup(to: destination)
-                try destination.close()
+                // VACUUM INTO writes a consistent copy through the open connection. A second
+                // DatabaseQueue would do too, but releasing its dispatch queue starts
+                // libdispatch's worker pool, whose monitor then wakes the daemon every second.
+                try database.writeWithoutTransaction { db in
+                    try db.execute(sql: "VACUUM INTO ?", arguments: [partial.path])
+                }
                 try? FileManager.default.removeItem(at: file)
                 try FileManager.default.moveItem(at: partial, to: file)
             } catch {

@@ -336,3 +336,37 @@ func parseIntervals(_ csv: String) throws -> [CSVInterval] {
     }
     return out.sorted { $0.start < $1.start }
 }
+
+/// Context switches of every thread of a process: each wake-up is at least one.
+func contextSwitches(of pid: pid_t) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var total = 0
+    for task in tasks {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+        for line in status.split(separator: "\n") where line.contains("ctxt_switches") {
+            total += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        }
+    }
+    return total
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct DaemonIdleTests {
+    /// Nothing ticks per second: stopped or running, the daemon sleeps until a call, a day
+    /// boundary or the heartbeat (minutes away).
+    @Test func daemonDoesNotWakeWhileNothingHappens() throws {
+        let f = try DaemonFixture()
+        _ = try f.properties()
+        let pid = try #require(try f.daemonPID())
+        Thread.sleep(forTimeInterval: 0.3)  // let start-up settle
+        var before = contextSwitches(of: pid)
+        Thread.sleep(forTimeInterval: 2)
+        #expect(contextSwitches(of: pid) - before == 0, "woke up while stopped")
+
+        _ = try f.method("Start")
+        Thread.sleep(forTimeInterval: 0.3)
+        before = contextSwitches(of: pid)
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(contextSwitches(of: pid) - before == 0, "woke up while running")
+    }
+}
