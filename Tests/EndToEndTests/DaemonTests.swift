@@ -370,3 +370,31 @@ struct DaemonIdleTests {
         #expect(contextSwitches(of: pid) - before == 0, "woke up while running")
     }
 }
+
+/// The real daemon under libfaketime (which fakes clock_gettime and timerfd_settime), started
+/// two seconds before midnight: its day timer fires at the boundary and publishes the new day.
+@Suite(.timeLimit(.minutes(1)))
+struct DaemonDayBoundaryTests {
+    @Test func dayBoundarySignalFromTheRealTimer() throws {
+        let f = try DaemonFixture(activation: false)
+        var env = f.environment
+        env["TZ"] = "UTC"
+        let daemon = try ChildProcess(
+            "/usr/bin/faketime",
+            ["-f", "@2026-11-22 23:59:58", DaemonFixture.binary, "daemon", "--data-dir", f.dataDirectory.path],
+            environment: env)
+        defer { daemon.terminate() }
+        #expect(waitUntil { (try? f.daemonPID()) != nil }, "the daemon did not start under faketime")
+        let monitor = try PropertiesMonitor(environment: f.environment)
+        #expect(try f.properties()["Day"] == .string("2026-11-22"))
+        _ = try f.method("Start")
+        let signals = monitor.waitFor(2, timeout: 10, settle: 0.2)
+        #expect(signals.count == 2, "one signal for Start, one for the day boundary: \(signals)")
+        let boundary = try #require(signals.last)
+        #expect(boundary["Day"] as? String == "2026-11-23")
+        let daily = try #require(boundary["DailyTotal"] as? Int)
+        let session = try #require(boundary["SessionTime"] as? Int)
+        #expect(daily < 1_000_000, "the daily total restarts at midnight: \(daily)")
+        #expect(session > 1_000_000, "the session runs across midnight: \(session)")
+    }
+}
