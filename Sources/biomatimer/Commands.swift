@@ -307,26 +307,41 @@ struct ResetHistory: ParsableCommand {
 
 struct DaemonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "daemon", abstract: "Run the daemon on the session bus (normally started by D-Bus activation).")
+        commandName: "daemon", abstract: "Run the daemon on the session bus (normally started by D-Bus activation).",
+        discussion: """
+            Settings come from $XDG_CONFIG_HOME/biomatimer/config (default ~/.config/biomatimer/config), \
+            lines such as `day_start = 04:00`, `week_start = sunday`, `data_dir = ~/timesheets`; \
+            the options below override them.
+            """)
     @Option(help: "Where the database lives (default $XDG_DATA_HOME/biomatimer).") var dataDir: String?
     @Flag(help: "Take over from a running daemon.") var replace = false
-    @Option(help: "When the day starts, HH:MM (default 00:00).") var dayStart = "00:00"
-    @Option(help: "First day of the week: monday or sunday.") var weekStart = "monday"
+    @Option(help: "When the day starts, HH:MM (default 00:00).") var dayStart: String?
+    @Option(help: "First day of the week: monday or sunday.") var weekStart: String?
 
     func run() throws {
+        var settings: Settings
+        do {
+            settings = try Settings.load(from: Settings.file())
+        } catch {
+            throw ClientFailure(exitCode: 2, "\(error)")
+        }
+        if let dayStart {
+            guard let minutes = Settings.parseTime(dayStart) else {
+                throw ValidationError("--day-start \(dayStart) is not a time: use HH:MM.")
+            }
+            settings.dayStartMinutes = minutes
+        }
+        if let weekStart {
+            guard let weekday = Settings.parseWeekStart(weekStart) else {
+                throw ValidationError("--week-start must be monday or sunday.")
+            }
+            settings.firstWeekday = weekday
+        }
         var options = DaemonOptions()
-        options.dataDirectory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        options.dataDirectory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? settings.dataDirectory
         options.replace = replace
-        let parts = dayStart.split(separator: ":")
-        guard parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else {
-            throw ValidationError("--day-start \(dayStart) is not a time: use HH:MM.")
-        }
-        options.rules.dayStartMinutes = h * 60 + m
-        switch weekStart.lowercased() {
-        case "monday": options.rules.firstWeekday = 2
-        case "sunday": options.rules.firstWeekday = 1
-        default: throw ValidationError("--week-start must be monday or sunday.")
-        }
+        options.rules.dayStartMinutes = settings.dayStartMinutes
+        options.rules.firstWeekday = settings.firstWeekday
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }

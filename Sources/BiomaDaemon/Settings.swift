@@ -1,0 +1,90 @@
+import BiomaCore
+import Foundation
+
+/// The daemon's settings: `$XDG_CONFIG_HOME/biomatimer/config` (default
+/// `~/.config/biomatimer/config`), read at start-up, overridden by command-line options.
+///
+/// ```
+/// # biomatimer
+/// day_start = 04:00      # when a day begins (local time)
+/// week_start = sunday    # monday (default) or sunday
+/// data_dir = ~/timesheets
+/// ```
+public struct Settings: Equatable, Sendable {
+    public var dayStartMinutes = 0
+    public var firstWeekday = 2
+    public var dataDirectory: URL?
+
+    public init() {}
+
+    public static func file(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("biomatimer/config")
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".config/biomatimer/config")
+    }
+
+    /// Reads the file; a missing file means the defaults. A bad line is an error naming it.
+    public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> Settings
+    {
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return Settings() }
+        return try parse(text, source: file.path, environment: environment)
+    }
+
+    public static func parse(_ text: String, source: String, environment: [String: String] = [:]) throws -> Settings {
+        var settings = Settings()
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            let where_ = "\(source):\(index + 1)"
+            let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { throw SettingsError("\(where_): expected `key = value`, got `\(trimmed)`") }
+            switch parts[0] {
+            case "day_start":
+                guard let minutes = parseTime(parts[1]) else {
+                    throw SettingsError("\(where_): day_start `\(parts[1])` is not a time: use HH:MM, e.g. 04:00")
+                }
+                settings.dayStartMinutes = minutes
+            case "week_start":
+                guard let weekday = parseWeekStart(parts[1]) else {
+                    throw SettingsError("\(where_): week_start must be monday or sunday, not `\(parts[1])`")
+                }
+                settings.firstWeekday = weekday
+            case "data_dir":
+                var path = parts[1]
+                if path.hasPrefix("~/"), let home = environment["HOME"] { path = home + path.dropFirst() }
+                guard path.hasPrefix("/") else { throw SettingsError("\(where_): data_dir must be an absolute path") }
+                settings.dataDirectory = URL(fileURLWithPath: path, isDirectory: true)
+            default:
+                throw SettingsError("\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir)")
+            }
+        }
+        return settings
+    }
+
+    /// `HH:MM` → minutes after midnight.
+    public static func parseTime(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, parts[0].count <= 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]),
+            (0..<24).contains(h), (0..<60).contains(m)
+        else { return nil }
+        return h * 60 + m
+    }
+
+    /// `monday` / `sunday` → the Calendar weekday number (2 / 1).
+    public static func parseWeekStart(_ text: String) -> Int? {
+        switch text.lowercased() {
+        case "monday", "mon": return 2
+        case "sunday", "sun": return 1
+        default: return nil
+        }
+    }
+}
+
+public struct SettingsError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,64 @@
+import BiomaDaemon
+import Foundation
+import Testing
+
+import TestSupport
+
+struct SettingsTests {
+    @Test func parsesTheConfigFile() throws {
+        let s = try Settings.parse(
+            "# biomatimer\nday_start = 04:30   # late nights\n\nweek_start = Sunday\ndata_dir = ~/times\n",
+            source: "config", environment: ["HOME": "/home/u"])
+        #expect(s.dayStartMinutes == 270)
+        #expect(s.firstWeekday == 1)
+        #expect(s.dataDirectory?.path == "/home/u/times")
+        #expect(try Settings.parse("", source: "config") == Settings())
+    }
+
+    @Test(arguments: [
+        ("day_start = 25:00", "config:1: day_start `25:00` is not a time"),
+        ("day_start 04:00", "config:1: expected `key = value`"),
+        ("\nweek_start = friday", "config:2: week_start must be monday or sunday"),
+        ("colour = red", "config:1: unknown setting `colour`"),
+        ("data_dir = relative/path", "config:1: data_dir must be an absolute path"),
+    ])
+    func badLinesAreNamed(_ text: String, _ message: String) {
+        do {
+            _ = try Settings.parse(text, source: "config")
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect("\(error)".hasPrefix(message), "\(error)")
+        }
+    }
+
+    @Test func missingFileMeansDefaults() throws {
+        #expect(try Settings.load(from: URL(fileURLWithPath: "/nonexistent/config")) == Settings())
+        #expect(Settings.file(environment: ["XDG_CONFIG_HOME": "/x"]).path == "/x/biomatimer/config")
+        #expect(Settings.file(environment: ["HOME": "/h"]).path == "/h/.config/biomatimer/config")
+    }
+
+    /// An activated daemon reads the user's day start: at 03:00 with a 04:00 day start it is
+    /// still yesterday.
+    @Test func daemonUsesTheConfiguredDayStart() throws {
+        let config = try makeTemporaryDirectory("biomatimer-config")
+        defer { try? FileManager.default.removeItem(at: config) }
+        try FileManager.default.createDirectory(at: config.appendingPathComponent("biomatimer"), withIntermediateDirectories: true)
+        try "day_start = 04:00\n".write(to: config.appendingPathComponent("biomatimer/config"), atomically: true, encoding: .utf8)
+        let f = try DaemonFixture(activation: false)
+        var env = f.environment
+        env["TZ"] = "UTC"
+        env["XDG_CONFIG_HOME"] = config.path
+        let daemon = try ChildProcess(
+            "/usr/bin/faketime", ["-f", "@2026-11-23 03:00:00", DaemonFixture.binary, "daemon", "--data-dir", f.dataDirectory.path],
+            environment: env)
+        defer { daemon.terminate() }
+        #expect(waitUntil { (try? f.daemonPID()) != nil })
+        #expect(try f.properties()["Day"] == .string("2026-11-22"))
+
+        // A bad file stops the daemon with the file and line.
+        try "day_start = noon\n".write(to: config.appendingPathComponent("biomatimer/config"), atomically: true, encoding: .utf8)
+        let r = try runProcess(DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path], environment: env)
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("biomatimer/config:1: day_start `noon` is not a time"), "\(r.stderr)")
+    }
+}
