@@ -15,6 +15,9 @@ public final class Watcher: @unchecked Sendable {
     private var state = WidgetState.offline
     private var generation = 0
     private var connected = false
+    /// Connected, and the first read of the daemon's state has not answered yet: nothing is
+    /// drawn meanwhile, so a bar starting next to a running daemon never flashes `offline`.
+    private var awaitingFirstRead = false
 
     public init(renderer: any WidgetRenderer, clock: any TimeSource = SystemClock(), output: @escaping @Sendable (String) -> Void) {
         self.renderer = renderer
@@ -29,11 +32,15 @@ public final class Watcher: @unchecked Sendable {
         while true {
             do {
                 let bus = try Bus(address)
-                update { _ in connected = true }
+                update { _ in
+                    connected = true
+                    awaitingFirstRead = true
+                }
                 bus.onDisconnect { [self] _ in
                     update {
                         $0 = .offline
                         connected = false
+                        awaitingFirstRead = false
                     }
                 }
                 try follow(bus)
@@ -43,6 +50,7 @@ public final class Watcher: @unchecked Sendable {
                 update {
                     $0 = .offline
                     connected = false
+                    awaitingFirstRead = false
                 }
                 drawLoop(timeout: 5)
             }
@@ -66,26 +74,35 @@ public final class Watcher: @unchecked Sendable {
                 refresh(bus, autoStart: false)
             }
         }
-        // The first read may start the daemon by bus activation.
-        refresh(bus, autoStart: true)
+        // The first read may start the daemon by bus activation. Its answer (or failure,
+        // after at most the call's timeout) is the first line drawn.
+        refresh(bus, autoStart: true, first: true)
     }
 
-    private func refresh(_ bus: Bus, autoStart: Bool) {
+    private func refresh(_ bus: Bus, autoStart: Bool, first: Bool = false) {
         guard
             let message = try? BusMessage.methodCall(
                 destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
                 member: "GetAll", arguments: [.string(TimerAPI.interface)])
-        else { return }
+        else {
+            if first { set(.offline, first: true) }
+            return
+        }
         message.autoStart = autoStart
         bus.send(message, timeout: .seconds(10)) { [self] result in
             switch result {
-            case .success(let reply): set(WidgetState(properties: reply.first?.vardict ?? [:]))
-            case .failure: set(.offline)
+            case .success(let reply): set(WidgetState(properties: reply.first?.vardict ?? [:]), first: first)
+            case .failure: set(.offline, first: first)
             }
         }
     }
 
-    private func set(_ new: WidgetState) { update { $0 = new } }
+    private func set(_ new: WidgetState, first: Bool = false) {
+        update {
+            $0 = new
+            if first { awaitingFirstRead = false }
+        }
+    }
 
     private func update(_ body: (inout WidgetState) -> Void) {
         condition.lock()
@@ -103,6 +120,11 @@ public final class Watcher: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
+            if awaitingFirstRead && connected {
+                let seen = generation
+                while generation == seen { condition.wait() }
+                continue
+            }
             let now = clock.now()
             let line = renderer.render(state, now: now)
             if line != last {
