@@ -290,7 +290,9 @@ struct WidgetTests {
 
     // MARK: - 5. Debian's waybar in a headless sway, as an unprivileged user
 
-    @Test func realWaybarInHeadlessSwayShowsTheModule() throws {
+    /// Two outputs, so two bars, each running its own `biomatimer watch`; clicks on them
+    /// through a virtual pointer run the sample config's on-click commands (the real CLI).
+    @Test func realWaybarInHeadlessSwayShowsTheModuleAndTakesClicks() throws {
         let missing = ["/usr/bin/sway", "/usr/bin/swaymsg", "/usr/bin/waybar", "/usr/bin/grim", "/usr/bin/python3"]
             .filter { !FileManager.default.isExecutableFile(atPath: $0) }
         let font = FileManager.default.fileExists(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
@@ -299,11 +301,13 @@ struct WidgetTests {
             "cannot run waybar in a headless sway: missing \(missing + (font ? [] : ["fonts-dejavu-core"])) (Debian packages sway waybar grim fonts-dejavu-core; `make deps`)"
         )
         // Everything runs as one user, as on a desktop: the bus, the daemon it activates,
-        // sway, waybar and the watch. sway refuses root, so under root that is `biomatest`.
+        // sway, waybar, the watches and the click commands. sway refuses root, so under
+        // root that user is `biomatest`.
         let session = try UserSession()
         defer { session.stop() }
         let id = try #require(
             try session.cli(["project", "add", Self.hostileName]).stdout.split(separator: "\n").first.map(String.init))
+        #expect(try session.cli(["project", "add", "Client A", "--color", "#ff8800"]).status == 0)
         #expect(try session.cli(["project", "start", id]).status == 0)
 
         let out = repositoryRoot.appendingPathComponent(".build/artefacts/waybar")
@@ -313,55 +317,68 @@ struct WidgetTests {
             harness,
             "--config", repositoryRoot.appendingPathComponent("Widgets/waybar/config.jsonc").path,
             "--style", repositoryRoot.appendingPathComponent("Widgets/waybar/style.css").path,
+            // The module's exec is the real watch; the click commands (`biomatimer toggle`…)
+            // stay as the sample has them and find the built binary on PATH.
             "--exec", "\(DaemonFixture.binary) watch --format waybar",
-            "--expect", #""class":["running","project"]"#,
-            "--wait", "2", "--out", out.path,
+            "--env", "PATH=\(productsDirectory.path):/usr/bin:/bin",
             "--env", "DBUS_SESSION_BUS_ADDRESS=\(session.address)",
+            "--expect", #""class":["running","project"]"#,
+            "--outputs", "2", "--wait", "1.5",
+            // Bar 1 is at y 0–30, bar 2 at y 200–230; the module sits at the right end.
+            "--click", "950,15,1",  // left on bar 1: toggle (stop)
+            "--click", "950,215,3",  // right on bar 2: next project (the first: the hostile name)
+            "--click", "950,15,4",  // scroll up on bar 1: previous (wraps to Client A)
+            "--click", "950,215,5",  // scroll down on bar 2: next (the hostile name again)
+            "--after", "1",
+            "--out", out.path,
         ]
         if let user = session.user { arguments += ["--user", user] }
         let run = try runProcess("/bin/sh", arguments, timeout: 40)
-        print("waybar artefacts (screenshot.png, waybar.log, module-output.log): \(out.path)")
+        print("waybar artefacts (screenshot.png, waybar.log, module-output.log, actions.log): \(out.path)")
         #expect(run.status == 0, "headless-waybar.sh failed (sway, waybar or grim could not run here):\n\(run.stderr)\(run.stdout)")
         try #require(run.status == 0)
 
-        // waybar built the bar with our module on the headless output.
+        // waybar built a bar with our module on each headless output.
         let log = (try? String(contentsOf: out.appendingPathComponent("waybar.log"), encoding: .utf8)) ?? ""
-        #expect(log.contains("Bar configured"), "waybar.log: \(log)")
+        #expect(log.components(separatedBy: "Bar configured").count - 1 == 2, "waybar.log: \(log)")
         #expect(log.contains("label#custom-biomatimer"), "waybar.log: \(log)")
 
-        // What the module printed, as waybar read it: only running-project lines (no offline
-        // flash at start), the hostile name escaped, one second apart.
+        // What the two watches printed, as waybar read it: no offline flash at start, the
+        // hostile name escaped, and each click's effect in order.
+        let hostileLine = Waybar.project(
+            "R&amp;D &lt;b&gt;&quot;x&quot;&lt;/b&gt; %{F#f00}…", "#007aff",
+            tooltipName: "R&amp;D &lt;b&gt;&quot;x&quot;&lt;/b&gt; %{F#f00} #[fg=red]")
+        let clientALine = Waybar.project("Client A", "#ff8800")
         let printed = try String(contentsOf: out.appendingPathComponent("module-output.log"), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
-        #expect(printed.count >= 2, "module output: \(printed)")
-        var previous: Int?
-        for text in printed {
-            let object = jsonObject(text)
-            #expect(
-                normalized(object?["text"] as? String ?? "")
-                    == ##"● T (T) · <span foreground="#007aff">R&amp;D &lt;b&gt;&quot;x&quot;&lt;/b&gt; %{F#f00}…</span>"##,
-                "module line: \(text)")
-            #expect(object?["class"] as? [String] == ["running", "project"])
-            let s = seconds(object?["text"] as? String ?? "")
-            if let previous, let s { #expect(s == previous + 1, "module lines \(printed)") }
-            previous = s
-        }
+            .split(separator: "\n").map { normalized(String($0)) }
+        var states: [String] = []
+        for line in printed where states.last != line { states.append(line) }
+        let firstSeen = states.reduce(into: [String]()) { seen, line in if !seen.contains(line) { seen.append(line) } }
+        #expect(firstSeen == [hostileLine, Waybar.paused, clientALine], "states seen: \(states)")
+        #expect(states.last == hostileLine, "states seen: \(states)")
+        let final = try #require(jsonObject(try session.cli(["status", "--format", "json"]).stdout))
+        #expect(final["running"] as? Bool == true && final["active_project_name"] as? String == Self.hostileName)
 
-        // The screenshot: the module is drawn with the `running project` CSS (green text
-        // and underline), the name in its colour, nothing in the offline colour or in the
-        // red the name's `%{F#f00}` and `#[fg=red]` would ask other bars for.
+        // The screenshot: each bar drawn with the `running project` CSS (green text and
+        // underline) and the name in its colour, the same on both; nothing in the offline
+        // colour or in the red the name's `%{F#f00}` and `#[fg=red]` ask other bars for.
         let screenshot = out.appendingPathComponent("screenshot.png")
-        let pixels = try runProcess(
-            "/usr/bin/python3", ["-c", pngColourCounter, screenshot.path, "30", "a6e3a1", "007aff", "f38ba8", "ff0000", "1e1e2e"])
-        let counts = pixels.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        #expect(counts.count == 5, "pixel count failed: \(pixels.stderr)")
-        if counts.count == 5 {
-            print("waybar screenshot pixels in the bar: running green \(counts[0]), project blue \(counts[1]), offline \(counts[2]), red \(counts[3]), background \(counts[4])")
+        var bars: [[Int]] = []
+        for top in [0, 200] {
+            let pixels = try runProcess(
+                "/usr/bin/python3",
+                ["-c", pngColourCounter, screenshot.path, "\(top)", "30", "a6e3a1", "007aff", "f38ba8", "ff0000", "1e1e2e"])
+            bars.append(pixels.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            #expect(bars.last?.count == 5, "pixel count failed: \(pixels.stderr)")
+        }
+        print("waybar screenshot, pixels per bar [running green, project blue, offline, red, background]: \(bars)")
+        for counts in bars where counts.count == 5 {
             #expect(counts[0] > 200, "the running/project CSS (green, underline) is not in the screenshot")
             #expect(counts[1] > 20, "the project colour is not in the screenshot")
             #expect(counts[2] == 0 && counts[3] == 0)
             #expect(counts[4] > 10_000, "the bar's background is not in the screenshot")
         }
+        #expect(bars.count == 2 && bars[0].count == 5 && bars[0][1] == bars[1][1], "both bars show the same name")
     }
 }
 
@@ -378,8 +395,8 @@ enum Waybar {
     static let offline =
         #"{"text":"⊘ offline","alt":"offline","tooltip":"biomatimer: the daemon is not running","class":["offline"],"percentage":0}"#
     /// A running project (its percentage written `P`).
-    static func project(_ name: String, _ color: String) -> String {
-        #"{"text":"● T (T) · <span foreground=\"\#(color)\">\#(name)</span>","alt":"running","tooltip":"Work: T session, T today\n\#(name): T session, T today","class":["running","project"],"percentage":P}"#
+    static func project(_ name: String, _ color: String, tooltipName: String? = nil) -> String {
+        #"{"text":"● T (T) · <span foreground=\"\#(color)\">\#(name)</span>","alt":"running","tooltip":"Work: T session, T today\n\#(tooltipName ?? name): T session, T today","class":["running","project"],"percentage":P}"#
     }
 }
 
@@ -651,12 +668,12 @@ final class UserSession: @unchecked Sendable {
     }
 }
 
-/// Python (no modules beyond the standard library): counts the pixels of a PNG's top ROWS
-/// rows within 8 per channel of each given colour. argv: file rows colour…
+/// Python (no modules beyond the standard library): counts the pixels of a PNG's rows
+/// TOP..<TOP+ROWS within 8 per channel of each given colour. argv: file top rows colour…
 let pngColourCounter = #"""
 import struct, sys, zlib
-path, rows = sys.argv[1], int(sys.argv[2])
-colours = [tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c in sys.argv[3:]]
+path, top, rows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+colours = [tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c in sys.argv[4:]]
 data = open(path, "rb").read()
 assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
 pos, idat = 8, b""
@@ -675,7 +692,7 @@ stride = width * bpp
 prev = bytearray(stride)
 counts = [0] * len(colours)
 i = 0
-for y in range(min(rows, height)):
+for y in range(min(top + rows, height)):
     kind = raw[i]
     line = bytearray(raw[i + 1:i + 1 + stride])
     i += 1 + stride
@@ -690,7 +707,7 @@ for y in range(min(rows, height)):
             p = a + b - c
             pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
             line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(width):
+    for x in range(width if y >= top else 0):
         pixel = line[x * bpp:x * bpp + 3]
         for k, colour in enumerate(colours):
             if all(abs(pixel[j] - colour[j]) <= 8 for j in range(3)):

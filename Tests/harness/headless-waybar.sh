@@ -5,6 +5,7 @@
 # usage: headless-waybar.sh --config CONFIG.jsonc --style STYLE.css --out DIR
 #                           [--exec COMMAND] [--expect TEXT] [--wait SECONDS]
 #                           [--size WxH] [--user NAME] [--env NAME=VALUE]...
+#                           [--outputs N] [--click X,Y,BUTTON]... [--after SECONDS]
 #
 #   --config   waybar config (JSON with comments), e.g. Widgets/waybar/config.jsonc
 #   --style    waybar CSS, e.g. Widgets/waybar/style.css
@@ -20,6 +21,12 @@
 #              created with useradd if missing). sway refuses to run as root.
 #   --env      extra environment for sway and everything it starts (repeatable), e.g.
 #              --env DBUS_SESSION_BUS_ADDRESS=unix:path=/tmp/x/bus --env PATH=/opt/bin:/usr/bin:/bin
+#   --outputs  number of headless outputs (default 1), stacked top to bottom, each --size;
+#              waybar puts a bar (and runs the module) on each
+#   --click    after --wait and --expect, click at X,Y (layout pixels) with BUTTON (1 left,
+#              2 middle, 3 right, 4/5 scroll up/down) through a virtual pointer
+#              (wl-click.py); repeatable, in order; output in actions.log
+#   --after    seconds to wait after the clicks before the screenshot (default 1)
 #
 # Exit status: 0 when the screenshot was taken (and --expect matched), 1 otherwise,
 # 2 for usage errors. Every wait is bounded; every process started is stopped.
@@ -29,7 +36,7 @@
 set -u
 
 config="" style="" out="" exec_cmd="" expect="" wait_s=3 size=1000x200 user=biomatest
-extra_env=""
+extra_env="" outputs=1 actions="" after_s=1
 die_usage() { echo "headless-waybar.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -43,7 +50,10 @@ while [ $# -gt 0 ]; do
     --user) user=${2:?}; shift 2 ;;
     --env) extra_env="$extra_env
 ${2:?}"; shift 2 ;;
-    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+    --outputs) outputs=${2:?}; shift 2 ;;
+    --click) actions="$actions ${2:?}"; shift 2 ;;
+    --after) after_s=${2:?}; shift 2 ;;
+    -h | --help) sed -n '2,34p' "$0"; exit 0 ;;
     *) die_usage "unknown argument $1" ;;
     esac
 done
@@ -105,11 +115,17 @@ fi
 cp "$style" "$work/files/style.css"
 chmod 644 "$work/files/config.jsonc" "$work/files/style.css"
 
-cat >"$work/sway.conf" <<EOF
-xwayland disable
-output HEADLESS-1 resolution $size
-exec waybar -l debug -c "$work/files/config.jsonc" -s "$work/files/style.css" > "$work/files/waybar.log" 2>&1
-EOF
+case "$outputs" in '' | *[!0-9]* | 0) die_usage "--outputs must be a positive number" ;; esac
+height=${size#*x}
+{
+    echo "xwayland disable"
+    i=1
+    while [ $i -le "$outputs" ]; do
+        echo "output HEADLESS-$i resolution $size position 0 $(((i - 1) * height))"
+        i=$((i + 1))
+    done
+    echo "exec waybar -l debug -c \"$work/files/config.jsonc\" -s \"$work/files/style.css\" > \"$work/files/waybar.log\" 2>&1"
+} >"$work/sway.conf"
 chmod 644 "$work/sway.conf"
 
 # The environment sway and its children see: nothing inherited but what is listed.
@@ -165,7 +181,7 @@ teardown() {
     pids=$(tagged_pids)
     [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
     [ -n "$sway_pid" ] && wait "$sway_pid" 2>/dev/null
-    for f in waybar.log module-output.log config.jsonc style.css; do
+    for f in waybar.log module-output.log actions.log config.jsonc style.css; do
         [ -f "$work/files/$f" ] && cp "$work/files/$f" "$out/$f"
     done
     [ -f "$work/sway.log" ] && cp "$work/sway.log" "$out/sway.log"
@@ -188,8 +204,21 @@ while ! ls "$runtime"/wayland-* >/dev/null 2>&1; do
 done
 display=$(basename "$(ls "$runtime"/wayland-* | grep -v '\.lock$' | head -n 1)")
 i=0
-while ! grep -q "Bar configured" "$work/files/waybar.log" 2>/dev/null; do
-    [ $i -ge 100 ] && fail "waybar did not configure its bar within 10 s; see $out/waybar.log"
+while [ -z "$(ls "$runtime"/sway-ipc.*.sock 2>/dev/null)" ]; do
+    [ $i -ge 100 ] && fail "sway did not open its IPC socket within 10 s"
+    sleep 0.1; i=$((i + 1))
+done
+ipc=$(ls "$runtime"/sway-ipc.*.sock | head -n 1)
+# The headless backend starts with one output; create the others.
+i=1
+while [ $i -lt "$outputs" ]; do
+    run_env swaymsg -s "$ipc" create_output >/dev/null || fail "swaymsg create_output failed"
+    i=$((i + 1))
+done
+i=0
+bars() { n=$(grep -c "Bar configured" "$work/files/waybar.log" 2>/dev/null); echo "${n:-0}"; }
+while [ "$(bars)" -lt "$outputs" ]; do
+    [ $i -ge 100 ] && fail "waybar did not configure $outputs bar(s) within 10 s; see $out/waybar.log"
     sleep 0.1; i=$((i + 1))
 done
 
@@ -200,6 +229,19 @@ if [ -n "$expect" ]; then
         [ $i -ge 50 ] && fail "the module never printed \"$expect\"; see $out/module-output.log"
         sleep 0.1; i=$((i + 1))
     done
+fi
+
+if [ -n "$actions" ]; then
+    # A headless sway has no pointer device: wl-click.py adds a virtual one and clicks.
+    cp "$(dirname "$0")/wl-click.py" "$work/wl-click.py" && chmod 644 "$work/wl-click.py" || exit 1
+    echo "clicks:$actions" >>"$work/files/actions.log"
+    set -f
+    # shellcheck disable=SC2046 # X,Y,BUTTON triples become words on purpose
+    as_user env XDG_RUNTIME_DIR="$runtime" WAYLAND_DISPLAY="$display" BIOMATIMER_HARNESS_TAG="$tag" \
+        python3 "$work/wl-click.py" --extent "${size%x*}x$((height * outputs))" $(echo $actions | tr ',' ' ') \
+        >>"$work/files/actions.log" 2>&1 || { set +f; fail "the clicks failed; see $out/actions.log"; }
+    set +f
+    sleep "$after_s"
 fi
 
 as_user env XDG_RUNTIME_DIR="$runtime" WAYLAND_DISPLAY="$display" \
