@@ -30,8 +30,12 @@ struct WidgetTests {
         // The first line is the daemon's state: no `offline` flash before the first read.
         let first = try #require(watch.lines.next(), "no first line from watch: \(watch.errors)")
         #expect(first.text == Waybar.idle)
-        // Idle: nothing moves, so nothing is printed.
+        // Idle: nothing moves, so nothing is printed, and (once the start-up replies are
+        // handled) no thread of the watch even wakes.
+        #expect(watch.lines.collect(for: 0.3).map(\.text) == [])
+        let idleSwitches = try #require(contextSwitches(watch.process.pid))
         #expect(watch.lines.collect(for: 1.0).map(\.text) == [])
+        #expect(contextSwitches(watch.process.pid) == idleSwitches, "the idle watch woke up")
 
         // Start: the new line comes at once (flushed through a pipe, not a terminal).
         let before = Date()
@@ -66,8 +70,12 @@ struct WidgetTests {
         _ = try expectTransition({ try f.cli(["project", "prev"]) }, to: Waybar.project("Client A", "#ff8800"), "project prev")
         let stopped = try expectTransition({ try f.cli(["stop"]) }, to: Waybar.paused, "stop")
 
-        // Stopped: the watch does not wake up, so it prints nothing more.
+        // Stopped: the watch does not wake up (no context switch in any of its threads), so
+        // it prints nothing more.
+        #expect(watch.lines.collect(for: 0.3).map(\.text) == [])
+        let stoppedSwitches = try #require(contextSwitches(watch.process.pid))
         #expect(watch.lines.collect(for: 1.5).map(\.text) == [])
+        #expect(contextSwitches(watch.process.pid) == stoppedSwitches, "the stopped watch woke up")
         // And the paused line shows the stopwatch as the daemon holds it.
         let session = try #require(try f.properties()["SessionTime"]?.int64)
         #expect(seconds(stopped.text) == Int(session / 1_000_000), "daemon says \(session) µs")
@@ -211,7 +219,8 @@ struct WidgetTests {
         var env = f.environment
         env["PATH"] = productsDirectory.path + ":/usr/bin:/bin"
         env[tagVariable] = tag
-        let bar = try ChildProcess(i3blocks, ["-c", config], environment: env, pipeInput: true)
+        // -vvv: its debug log says when a block's process has exited (see `click`).
+        let bar = try ChildProcess(i3blocks, ["-vvv", "-c", config], environment: env, pipeInput: true)
         let errors = Drain(bar.stderr)
         let lines = LineReader(bar)
         defer {
@@ -236,10 +245,19 @@ struct WidgetTests {
             return found
         }
         func fullText(_ block: [String: Any]?) -> String { normalized(block?["full_text"] as? String ?? "") }
+        /// One click on the button block, then a bounded wait until i3blocks has reaped the
+        /// command it ran: i3blocks 1.4 drops a click on a block whose process still runs.
+        var clicks = 0
         func click(_ button: Int) {
+            clicks += 1
             let event =
                 #",{"name":"biomatimer-click","instance":"","button":\#(button),"modifiers":[],"x":10,"y":5,"relative_x":10,"relative_y":5,"width":20,"height":22}"#
             bar.stdin?.write(Data((event + "\n").utf8))
+            let runs = clicks + 1  // and the run at start
+            #expect(
+                waitUntil(timeout: 5) {
+                    errors.text.components(separatedBy: "[biomatimer-click] process ").count - 1 >= runs
+                }, "i3blocks did not run the click block for click \(clicks)")
         }
 
         // Idle, exactly; the click block shows its button.
@@ -559,6 +577,20 @@ final class Watch: @unchecked Sendable {
     var errors: String { stderr.text }
 
     func stop() { process.terminate(grace: 2) }
+}
+
+/// Voluntary and involuntary context switches of every thread of a process: unchanged
+/// over an interval means no thread ran in it.
+func contextSwitches(_ pid: pid_t) -> Int? {
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+    var total = 0
+    for thread in threads {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8) else { continue }
+        for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+            total += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        }
+    }
+    return total
 }
 
 /// The environment variable that marks every process a test starts through a bar, so the
