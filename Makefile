@@ -45,9 +45,14 @@ test: deps
 run: build
 	@bash dbus/dev-session.sh "$$($(SWIFT) build --show-bin-path)/biomatimer"
 
+# The benchmarks time the release build, and next to it a biomatimer linked with
+# --static-swift-stdlib (its own scratch path) to show what start-up costs a keybinding.
+BENCH_STATIC := .build-static-stdlib
 bench: deps
 	$(SWIFT) build -c release
-	@bash .ci/bench "$$($(SWIFT) build -c release --show-bin-path)"
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(BENCH_STATIC) --product biomatimer
+	@bash .ci/bench "$$($(SWIFT) build -c release --show-bin-path)" \
+		"$$($(SWIFT) build -c release --static-swift-stdlib --scratch-path $(BENCH_STATIC) --show-bin-path)"
 
 clean:
 	rm -rf .build
