@@ -107,16 +107,21 @@ struct WidgetTests {
                 let state = try f.properties()
                 let back = try #require(watch.lines.next(timeout: 5), "the line did not come back after \(name)")
                 #expect(try f.daemonPID() != pid)
-                // A clean exit keeps the running timer and project (the open interval).
-                #expect(state["Running"] == .boolean(true) && state["ActiveProjectName"] == .string("Client A"))
-                #expect(normalized(back.text) == Waybar.project("Client A", "#ff8800"), "after \(name)")
+                // The line shows what the new daemon says (today: still running Client A,
+                // as the open interval survives a clean exit).
+                let running = state["Running"] == .boolean(true)
+                let expected =
+                    running && state["ActiveProjectName"] == .string("Client A")
+                    ? Waybar.project("Client A", "#ff8800") : running ? Waybar.running : Waybar.paused
+                #expect(normalized(back.text) == expected, "after \(name); daemon: \(state)")
                 let shown = try #require(seconds(back.text))
                 let session = Int((state["SessionTime"]?.int64 ?? 0) / 1_000_000)
                 #expect(shown >= session && shown <= session + 2, "shows \(shown) s, daemon had \(session) s")
             } else {
                 #expect(try f.cli(["stop"]).status == 0)
-                let back = try #require(watch.lines.next(timeout: 5), "the line did not come back after \(name)")
-                #expect(normalized(back.text) == Waybar.paused, "after \(name)")
+                let back = try #require(
+                    watch.lines.next(timeout: 5) { normalized($0) == Waybar.paused },
+                    "the line did not come back paused after \(name)")
                 let state = try f.properties()
                 #expect(state["Running"] == .boolean(false))
                 let session = try #require(state["SessionTime"]?.int64)
@@ -173,6 +178,27 @@ struct WidgetTests {
         let json = try #require(line["json"].flatMap(jsonObject), "json: \(line["json"] ?? "nothing")")
         #expect(json["active_project_name"] as? String == Self.hostileName)
         #expect(json["state"] as? String == "running")
+
+        // A name short enough to show whole, so its tail (`#[fg=red]`, quotes) is in every
+        // line too. Switching to it is one more change each watch follows.
+        let short = ##"#[fg=red]%{F#f00}<i>&"'"##
+        _ = try f.method("AddProject", [.string(short), .string("#FF8800")])
+        _ = try f.method("StartProject", [.string(short)])
+        for format in formats {
+            line[format] = watches[format]?.lines.next(timeout: 5) { $0.contains("[fg=red]%") }?.text
+        }
+        let seenShort = "● T (T) · \(short)"
+        let waybarShort = try #require(line["waybar"].flatMap(jsonObject)?["text"] as? String)
+        #expect(normalized(waybarShort) == ##"● T (T) · <span foreground="#ff8800">#[fg=red]%{F#f00}&lt;i&gt;&amp;&quot;&#39;</span>"##)
+        #expect(Markup(waybarShort).map { normalized($0.text) } == seenShort)
+        let i3Short = try #require(line["i3blocks"].flatMap(jsonObject))
+        #expect(normalized(i3Short["full_text"] as? String ?? "") == "● T (T) · #[fg=red]%{F#f00}&lt;i&gt;&amp;&quot;&#39;")
+        #expect((i3Short["full_text"] as? String).flatMap(Markup.init).map { normalized($0.text) } == seenShort)
+        #expect(i3Short["color"] as? String == "#ff8800")
+        #expect(normalized(line["polybar"] ?? "") == "● T (T) · %{F#ff8800}#[fg=red]%\u{200B}{F#f00}<i>&\"'%{F-}")
+        #expect(normalized(line["tmux"] ?? "") == ##"● T (T) · #[fg=#ff8800]##[fg=red]%{F##f00}<i>&"'#[default]"##)
+        #expect(normalized(line["island"] ?? "") == seenShort)
+        #expect(line["json"].flatMap(jsonObject)?["active_project_name"] as? String == short)
     }
 
     /// i3blocks 1.5 and later write a persistent block's clicks to its stdin and export
