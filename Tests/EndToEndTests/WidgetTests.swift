@@ -429,7 +429,7 @@ struct WidgetTests {
 // MARK: - Expected waybar lines
 
 /// The watch's waybar lines, with every `H:MM:SS` written `T`.
-enum Waybar {
+private enum Waybar {
     static let idle =
         #"{"text":"○ 0:00:00 (0:00:00)","alt":"idle","tooltip":"Work: 0:00:00 session, 0:00:00 today\nNo project running","class":["idle"],"percentage":0}"#
     static let running =
@@ -445,7 +445,7 @@ enum Waybar {
 }
 
 /// Every `H:MM:SS` as `T`, and a waybar percentage as `P` (after checking it is 0–100).
-func normalized(_ line: String) -> String {
+private func normalized(_ line: String) -> String {
     var text = line.replacing(#/\d+:\d\d:\d\d/#, with: "T")
     if text.contains(#""class":["running","project"]"#) {
         text = text.replacing(#/"percentage":(100|[1-9]?\d)}$/#, with: #""percentage":P}"#)
@@ -454,19 +454,19 @@ func normalized(_ line: String) -> String {
 }
 
 /// The first `H:MM:SS` in a line, in seconds.
-func seconds(_ line: String) -> Int? {
+private func seconds(_ line: String) -> Int? {
     guard let match = line.firstMatch(of: #/(\d+):(\d\d):(\d\d)/#),
         let h = Int(match.1), let m = Int(match.2), let s = Int(match.3)
     else { return nil }
     return h * 3600 + m * 60 + s
 }
 
-func jsonObject(_ line: String) -> [String: Any]? {
+private func jsonObject(_ line: String) -> [String: Any]? {
     (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
 }
 
 /// The blocks of one i3bar status line as i3blocks writes it (`[[]`, then `,[…]` lines).
-func statusLineBlocks(_ line: String) -> [[String: Any]]? {
+private func statusLineBlocks(_ line: String) -> [[String: Any]]? {
     var text = Substring(line)
     if text.hasPrefix(",") { text = text.dropFirst() }
     guard text.hasPrefix("[{") else { return nil }
@@ -475,7 +475,7 @@ func statusLineBlocks(_ line: String) -> [[String: Any]]? {
 
 /// Pango markup read as GMarkup reads it (XML without a root): the text a person sees and
 /// the elements with their attributes.
-struct Markup {
+private struct Markup {
     var text: String
     var elements: [String]
 
@@ -503,14 +503,14 @@ private final class MarkupReader: NSObject, XMLParserDelegate {
 
 // MARK: - Processes
 
-struct Line: Sendable {
+private struct Line: Sendable {
     var text: String
     var at: Date
 }
 
 /// The lines a child prints, each with the instant it arrived, read on a thread of its own
 /// so every wait can be bounded.
-final class LineReader: @unchecked Sendable {
+private final class LineReader: @unchecked Sendable {
     private let condition = NSCondition()
     private var lines: [Line] = []
     private var ended = false
@@ -562,7 +562,7 @@ final class LineReader: @unchecked Sendable {
 }
 
 /// Reads a pipe to its end on a thread, so a chatty child never blocks on it.
-final class Drain: @unchecked Sendable {
+private final class Drain: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
 
@@ -588,7 +588,7 @@ final class Drain: @unchecked Sendable {
 }
 
 /// `biomatimer watch ARGS` against a fixture's bus, its lines read as they come.
-final class Watch: @unchecked Sendable {
+private final class Watch: @unchecked Sendable {
     let process: ChildProcess
     let lines: LineReader
     private let stderr: Drain
@@ -607,7 +607,7 @@ final class Watch: @unchecked Sendable {
 
 /// Voluntary and involuntary context switches of every thread of a process: unchanged
 /// over an interval means no thread ran in it.
-func contextSwitches(_ pid: pid_t) -> Int? {
+private func contextSwitches(_ pid: pid_t) -> Int? {
     guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
     var total = 0
     for thread in threads {
@@ -621,10 +621,10 @@ func contextSwitches(_ pid: pid_t) -> Int? {
 
 /// The environment variable that marks every process a test starts through a bar, so the
 /// test can stop exactly those (bars do not always stop their blocks).
-let tagVariable = "BIOMATIMER_TEST_TAG"
+private let tagVariable = "BIOMATIMER_TEST_TAG"
 
 /// SIGTERM, then SIGKILL after 2 s, to every process whose environment carries `tag`.
-func stopTagged(_ tag: String) {
+private func stopTagged(_ tag: String) {
     func tagged() -> [pid_t] {
         let marker = Data("\(tagVariable)=\(tag)".utf8)
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -644,7 +644,7 @@ func stopTagged(_ tag: String) {
 /// A bus, the daemon it activates and the CLI, all as one unprivileged user: `biomatest`
 /// when the tests run as root (sway refuses root, and a bus admits only its own uid),
 /// otherwise the current user. Uses `setpriv` to switch.
-final class UserSession: @unchecked Sendable {
+private final class UserSession: @unchecked Sendable {
     static let userName = "biomatest"
     /// The user to run as, nil when that is the current one.
     let user: String?
@@ -728,7 +728,7 @@ final class UserSession: @unchecked Sendable {
 
 /// Python (no modules beyond the standard library): counts the pixels of a PNG's rows
 /// TOP..<TOP+ROWS within 8 per channel of each given colour. argv: file top rows colour…
-let pngColourCounter = #"""
+private let pngColourCounter = #"""
 import struct, sys, zlib
 path, top, rows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 colours = [tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c in sys.argv[4:]]
