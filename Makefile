@@ -45,14 +45,11 @@ test: deps
 run: build
 	@bash dbus/dev-session.sh "$$($(SWIFT) build --show-bin-path)/biomatimer"
 
-# The benchmarks time the release build, and next to it a biomatimer linked with
-# --static-swift-stdlib (its own scratch path) to show what start-up costs a keybinding.
-BENCH_STATIC := .build-static-stdlib
+# The benchmarks time the release build. `biomatimer` answers keybinding commands itself
+# (static Swift runtime, no Foundation); the rest runs in `biomatimer-tool`.
 bench: deps
 	$(SWIFT) build -c release
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(BENCH_STATIC) --product biomatimer
-	@bash .ci/bench "$$($(SWIFT) build -c release --show-bin-path)" \
-		"$$($(SWIFT) build -c release --static-swift-stdlib --scratch-path $(BENCH_STATIC) --show-bin-path)"
+	@bash .ci/bench "$$($(SWIFT) build -c release --show-bin-path)"
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-static-stdlib

@@ -10,6 +10,7 @@ let package = Package(
     name: "biomatimer",
     products: [
         .executable(name: "biomatimer", targets: ["biomatimer"]),
+        .executable(name: "biomatimer-tool", targets: ["biomatimer-tool"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
     ],
     dependencies: [
@@ -25,7 +26,9 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev"])]
         ),
         // A Swift D-Bus layer over libdbus: value model, validation, client and service.
-        .target(name: "DBusKit", dependencies: ["CDBus"]),
+        // Values, validation, messages and the blocking client, without Foundation (fast start).
+        .target(name: "DBusCore", dependencies: ["CDBus"]),
+        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore"]),
         // timerfd and signalfd for the daemon's loop.
         .target(name: "CSystem"),
 
@@ -45,14 +48,25 @@ let package = Package(
         // The daemon: the tracker published as /org/biomatimer/Timer1, and the client side.
         .target(
             name: "BiomaDaemon",
-            dependencies: ["DBusKit", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets"]
+            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets"]
         ),
+        // The client commands and the daemon's protocol names, without Foundation.
+        .target(name: "TimerControl", dependencies: ["DBusCore"]),
+        // `biomatimer`: answers keybinding commands itself (no Foundation, static Swift
+        // runtime: a few ms), hands everything else to `biomatimer-tool` by exec.
         .executableTarget(
             name: "biomatimer",
+            dependencies: ["TimerControl"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+        ),
+        // Every command, with ArgumentParser: the daemon, watch, reports, help, completions.
+        .executableTarget(
+            name: "biomatimer-tool",
             dependencies: [
                 "BiomaDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/BiomatimerTool"
         ),
 
         // Benchmarks (`make bench`): each compares against a baseline measured in the same run.

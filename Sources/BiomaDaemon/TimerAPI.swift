@@ -1,12 +1,13 @@
 import BiomaCore
 import DBusKit
+@_exported import TimerControl
 
 /// The fixed names of the D-Bus contract (`../shared/spec/dbus-api.md`).
 public enum TimerAPI {
-    public static let busName = "org.biomatimer.Timer1"
-    public static let objectPath = "/org/biomatimer/Timer1"
-    public static let interface = "org.biomatimer.Timer1"
-    public static let errorPrefix = "org.biomatimer.Timer1.Error."
+    public static let busName = TimerNames.busName
+    public static let objectPath = TimerNames.objectPath
+    public static let interface = TimerNames.interface
+    public static let errorPrefix = TimerNames.errorPrefix
 
     /// Every property, in the order of the contract (and of the interface XML).
     public static let propertyNames = [

@@ -162,6 +162,43 @@ struct CLITests {
         #expect(r.stderr.hasPrefix("biomatimer daemon: cannot connect to the bus"))
     }
 
+    /// `biomatimer` answers keybinding commands itself; `biomatimer-tool` has the same
+    /// commands through ArgumentParser. Both must say exactly the same.
+    @Test func quickPathMatchesTheFullCommand() throws {
+        let f = try DaemonFixture()
+        let tool = productsDirectory.appendingPathComponent("biomatimer-tool").path
+        _ = try f.cli(["project", "add", "Client A"])
+        _ = try f.cli(["project", "add", "Internal"])
+        let sequence: [[String]] = [
+            ["project", "start", "client a"], ["project", "next"],
+            ["project", "prev"], ["project", "toggle", "Internal"], ["project", "stop"], ["project", "reset", "p1"],
+            ["project", "start", "nope"], ["project", "toggle", "nope"], ["project", "reset", "nope"], ["stop"], ["start"],
+            ["reset"],
+        ]
+        for args in sequence {
+            let quick = try f.cli(args)
+            let full = try runProcess(tool, args, environment: f.environment)
+            #expect(quick.status == full.status, "\(args)")
+            #expect(quick.stdout == full.stdout, "\(args)")
+            #expect(quick.stderr == full.stderr, "\(args)")
+        }
+        // Toggling alternates, whichever binary does it.
+        #expect(try f.cli(["toggle", "--print"]).stdout == "running\n")
+        #expect(try runProcess(tool, ["toggle", "--print"], environment: f.environment).stdout == "stopped\n")
+        #expect(try f.cli(["toggle", "--print"]).stdout == "running\n")
+        // Without a daemon or a bus, the same messages and codes too.
+        let g = try DaemonFixture(activation: false)
+        var noBus = ProcessInfo.processInfo.environment
+        noBus["DBUS_SESSION_BUS_ADDRESS"] = nil
+        noBus["XDG_RUNTIME_DIR"] = "/nonexistent"
+        for env in [g.environment, noBus] {
+            let quick = try runProcess(DaemonFixture.binary, ["toggle"], environment: env)
+            let full = try runProcess(tool, ["toggle"], environment: env)
+            #expect(quick.status == 3 && full.status == 3)
+            #expect(quick.stderr == full.stderr)
+        }
+    }
+
     @Test func helpVersionAndCompletions() throws {
         var r = try runProcess(DaemonFixture.binary, ["--help"])
         #expect(r.status == 0)
@@ -185,6 +222,10 @@ struct CLITests {
         #expect(r.status == 0, "\(r.stderr)")
         let bin = prefix.appendingPathComponent("bin/biomatimer").path
         #expect(FileManager.default.isExecutableFile(atPath: bin))
+        #expect(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("libexec/biomatimer/biomatimer-tool").path))
+        // The installed front finds the installed tool (help is the tool's).
+        let help = try runProcess(bin, ["--help"])
+        #expect(help.status == 0 && help.stdout.contains("Exit codes"), "\(help.stderr)")
         let activation = try String(
             contentsOf: prefix.appendingPathComponent("share/dbus-1/services/org.biomatimer.Timer1.service"), encoding: .utf8)
         #expect(activation.contains("Exec=\(prefix.path)/bin/biomatimer daemon\n"))

@@ -1,5 +1,12 @@
-import BiomaWidgets
-import DBusKit
+import DBusCore
+
+/// The fixed names of the D-Bus contract (`../shared/spec/dbus-api.md`).
+public enum TimerNames {
+    public static let busName = "org.biomatimer.Timer1"
+    public static let objectPath = "/org/biomatimer/Timer1"
+    public static let interface = "org.biomatimer.Timer1"
+    public static let errorPrefix = "org.biomatimer.Timer1.Error."
+}
 
 /// How a command failed, and the exit code that says so (0 done, 1 refused, 2 usage, 3 no bus
 /// or no daemon).
@@ -23,7 +30,7 @@ public struct ClientFailure: Error, CustomStringConvertible {
             self.init(exitCode: 3, "cannot reach the D-Bus session bus: \(why). Is a desktop session running? (`make run` starts a private bus.)")
         case .disconnected(let why):
             self.init(exitCode: 3, "lost the D-Bus session bus: \(why)")
-        case .remote(let name, let message) where name.hasPrefix(TimerAPI.errorPrefix):
+        case .remote(let name, let message) where name.hasPrefix(TimerNames.errorPrefix):
             self.init(exitCode: 1, message)
         case .remote(let name, _)
         where name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner":
@@ -57,7 +64,7 @@ public final class TimerClient {
     public func call(_ member: String, _ arguments: [DBusValue] = []) throws(ClientFailure) -> [DBusValue] {
         do {
             return try bus.call(
-                destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: TimerAPI.interface,
+                destination: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.interface,
                 member: member, arguments)
         } catch {
             throw ClientFailure(error)
@@ -68,8 +75,8 @@ public final class TimerClient {
     public func properties() throws(ClientFailure) -> [String: DBusValue] {
         do {
             let reply = try bus.call(
-                destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-                member: "GetAll", [.string(TimerAPI.interface)])
+                destination: TimerNames.busName, path: TimerNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+                member: "GetAll", [.string(TimerNames.interface)])
             return reply.first?.vardict ?? [:]
         } catch {
             throw ClientFailure(error)
@@ -77,34 +84,3 @@ public final class TimerClient {
     }
 }
 
-extension WidgetState {
-    /// The state as published in `org.biomatimer.Timer1`'s properties.
-    public init(properties p: [String: DBusValue]) {
-        self.init(
-            online: true,
-            running: p["Running"]?.bool ?? false,
-            updatedAt: p["UpdatedAt"]?.int64 ?? 0,
-            sessionTime: p["SessionTime"]?.int64 ?? 0,
-            dailyTotal: p["DailyTotal"]?.int64 ?? 0,
-            day: p["Day"]?.string ?? "",
-            activeProject: p["ActiveProject"]?.string ?? "",
-            activeProjectName: p["ActiveProjectName"]?.string ?? "",
-            activeProjectColor: p["ActiveProjectColor"]?.string ?? "",
-            projectSessionTime: p["ProjectSessionTime"]?.int64 ?? 0,
-            projectDailyTotal: p["ProjectDailyTotal"]?.int64 ?? 0)
-    }
-
-    /// Applies the entries of a `PropertiesChanged` signal.
-    public mutating func apply(_ changed: [String: DBusValue]) {
-        if let v = changed["Running"]?.bool { running = v }
-        if let v = changed["UpdatedAt"]?.int64 { updatedAt = v }
-        if let v = changed["SessionTime"]?.int64 { sessionTime = v }
-        if let v = changed["DailyTotal"]?.int64 { dailyTotal = v }
-        if let v = changed["Day"]?.string { day = v }
-        if let v = changed["ActiveProject"]?.string { activeProject = v }
-        if let v = changed["ActiveProjectName"]?.string { activeProjectName = v }
-        if let v = changed["ActiveProjectColor"]?.string { activeProjectColor = v }
-        if let v = changed["ProjectSessionTime"]?.int64 { projectSessionTime = v }
-        if let v = changed["ProjectDailyTotal"]?.int64 { projectDailyTotal = v }
-    }
-}

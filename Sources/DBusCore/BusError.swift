@@ -55,7 +55,7 @@ public enum BusError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Quotes a caller's value for a message, escaping what would garble a terminal.
-    static func quote(_ s: String) -> String {
+    package static func quote(_ s: String) -> String {
         var out = "'"
         for scalar in s.unicodeScalars.prefix(200) {
             switch scalar.value {

@@ -355,7 +355,11 @@ struct Install: ParsableCommand {
     @Option(help: "Installation prefix.") var prefix = "~/.local"
     func run() throws {
         let expanded = (prefix as NSString).expandingTildeInPath
-        let paths = try Installer.install(prefix: URL(fileURLWithPath: expanded), executable: Installer.currentExecutable())
+        let tool = Installer.currentExecutable()
+        guard let front = Installer.frontExecutable(besides: tool) else {
+            throw ClientFailure(exitCode: 1, "cannot find the biomatimer binary that belongs beside \(tool.path).")
+        }
+        let paths = try Installer.install(prefix: URL(fileURLWithPath: expanded), front: front, tool: tool)
         for path in paths { print("installed \(path.path)") }
         print("The session bus now starts the daemon on the first call (run `biomatimer status` to try).")
     }

@@ -9,13 +9,13 @@ public final class BusMessage: @unchecked Sendable {
         case methodCall = 1, methodReturn = 2, error = 3, signal = 4
     }
 
-    let raw: OpaquePointer
+    package let raw: OpaquePointer
 
     /// Takes ownership of one reference.
-    init(owning raw: OpaquePointer) { self.raw = raw }
+    package init(owning raw: OpaquePointer) { self.raw = raw }
 
     /// Adds a reference to a message libdbus lends us.
-    init(borrowing raw: OpaquePointer) {
+    package init(borrowing raw: OpaquePointer) {
         self.raw = raw
         dbus_message_ref(raw)
     }
@@ -99,7 +99,7 @@ public final class BusMessage: @unchecked Sendable {
     public var arguments: [DBusValue] { Marshal.read(raw) }
 
     /// For an error message: its name and first string argument as a `BusError.remote`.
-    var remoteError: BusError? {
+    package var remoteError: BusError? {
         guard kind == .error else { return nil }
         let text = arguments.first?.string ?? ""
         return .remote(name: errorName ?? "org.freedesktop.DBus.Error.Failed", message: text)
@@ -116,7 +116,7 @@ public final class BusMessage: @unchecked Sendable {
 }
 
 /// Converts between `DBusValue` and libdbus's message iterators.
-enum Marshal {
+package enum Marshal {
     /// Deepest nesting of containers (arrays, structs, dict entries and variants together)
     /// that a receiver is guaranteed to accept.
     static let maximumTotalDepth = 64

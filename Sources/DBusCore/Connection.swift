@@ -1,5 +1,8 @@
 import CDBus
-import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which bus to connect to.
 public enum BusAddress: Sendable, Equatable, CustomStringConvertible {
@@ -9,7 +12,7 @@ public enum BusAddress: Sendable, Equatable, CustomStringConvertible {
     case address(String)
 
     /// The concrete address, or an error that says how to get a bus.
-    public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws(BusError)
+    public func resolve(environment: [String: String] = processEnvironment()) throws(BusError)
         -> String
     {
         switch self {
@@ -46,11 +49,11 @@ public struct CallTimeout: Sendable, Equatable {
 }
 
 /// Opening a private, registered connection; shared by `Bus` and `BlockingBus`.
-enum RawConnection {
+package enum RawConnection {
     /// libdbus must know it is used from several threads before anything else happens.
-    static let threadsReady: Bool = dbus_threads_init_default() != 0
+    package static let threadsReady: Bool = dbus_threads_init_default() != 0
 
-    static func open(_ address: BusAddress) throws(BusError) -> OpaquePointer {
+    package static func open(_ address: BusAddress) throws(BusError) -> OpaquePointer {
         _ = threadsReady
         let resolved = try address.resolve()
         var error = CDBus.DBusError()
@@ -70,13 +73,13 @@ enum RawConnection {
         return connection
     }
 
-    static func message(_ error: CDBus.DBusError) -> String {
+    package static func message(_ error: CDBus.DBusError) -> String {
         if let m = error.message { return String(cString: m) }
         if let n = error.name { return String(cString: n) }
         return "unknown error"
     }
 
-    static func busError(_ error: CDBus.DBusError) -> BusError {
+    package static func busError(_ error: CDBus.DBusError) -> BusError {
         let name = error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
         let text = message(error)
         switch name {
@@ -89,7 +92,7 @@ enum RawConnection {
 
     /// Turns a reply (or error reply) message into arguments or an error. A `NoReply` error
     /// made locally by libdbus (it has no sender) means our timeout expired.
-    static func result(of reply: BusMessage, call: String) -> Result<[DBusValue], BusError> {
+    package static func result(of reply: BusMessage, call: String) -> Result<[DBusValue], BusError> {
         if reply.kind == .error {
             let name = reply.errorName ?? "org.freedesktop.DBus.Error.Failed"
             if name == "org.freedesktop.DBus.Error.NoReply", reply.sender == nil {
@@ -176,4 +179,18 @@ public final class BlockingBus {
             return nil
         }
     }
+}
+
+/// The process environment, read without Foundation.
+public func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var cursor = environ
+    while let entry = cursor.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        cursor += 1
+    }
+    return result
 }
