@@ -1,6 +1,7 @@
 // BenchStore — the store benchmark (`make bench`), and a crash helper for the store tests.
 //
 //   BenchStore [output-dir]          ten years of history vs. an empty store, and Timewarrior
+//   BenchStore open-child <dir>     opens the store, prints the error if any (tests)
 //   BenchStore crash-child <dir> <boot-id> <now-µs>
 //                                    opens a tracker, runs a project, prints "ready", waits to
 //                                    be killed (SIGKILL) — used by BiomaStoreTests
@@ -10,6 +11,21 @@ import Foundation
 
 
 let arguments = CommandLine.arguments
+
+// `BenchStore open-child <dir>`: opens the store and reports the error, if any, on stderr
+// (exit 1). BiomaStoreTests runs it as an unprivileged user to see an unreadable file as a
+// user would; root reads files whatever their mode.
+if arguments.count >= 3, arguments[1] == "open-child" {
+    do {
+        _ = try Tracker(
+            dataDirectory: URL(fileURLWithPath: arguments[2]), rules: DayRules(timeZone: TimeZone(identifier: "UTC")!),
+            now: 0, bootID: "open-child")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write("\(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+}
 
 if arguments.count >= 5, arguments[1] == "crash-child" {
     do {

@@ -60,8 +60,9 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: getuid() != 0, "root reads files whatever their mode"))
-    func unreadableFileIsReportedWithItsPath() throws {
+    /// A database file its user may not read. Root reads files whatever their mode, so as
+    /// root the open is made by BenchStore's `open-child` running as `nobody`.
+    @Test func unreadableFileIsReportedWithItsPath() throws {
         try withTemporaryDirectory { dir in
             let t0 = t("2024-05-01T09:00:00Z")
             _ = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot)
@@ -69,8 +70,30 @@ import Testing
             let bytes = try Data(contentsOf: file)
             chmod(file.path, 0)
             defer { chmod(file.path, 0o600) }
-            let message = storageMessage { _ = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot) }
-            #expect(message?.contains(file.path) == true)
+            let message: String?
+            if getuid() == 0 {
+                guard let executable = benchStoreExecutable() else {
+                    Issue.record("BenchStore is not built next to the tests")
+                    return
+                }
+                chmod(dir.path, 0o755)  // nobody may reach the file, not read it
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where name != Tracker.databaseFileName {
+                    chmod(dir.appendingPathComponent(name).path, 0o777)
+                }
+                let child = Process()
+                child.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+                child.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path, "open-child", dir.path]
+                let err = Pipe()
+                child.standardError = err
+                try child.run()
+                let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                child.waitUntilExit()
+                #expect(child.terminationStatus == 1, "\(text)")
+                message = text
+            } else {
+                message = storageMessage { _ = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot) }
+            }
+            #expect(message?.contains(file.path) == true, "\(message ?? "no error")")
             chmod(file.path, 0o600)
             #expect(try Data(contentsOf: file) == bytes)
         }
