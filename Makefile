@@ -45,8 +45,8 @@ test: deps
 run: build
 	@bash dbus/dev-session.sh "$$($(SWIFT) build --show-bin-path)/biomatimer"
 
-# The benchmarks time the release build. `biomatimer` answers keybinding commands itself
-# (static Swift runtime, no Foundation); the rest runs in `biomatimer-tool`.
+# The benchmarks time the release build. `biomatimer` (a small C front) answers keybinding
+# commands itself; the rest runs in `biomatimer-tool`.
 bench: deps
 	$(SWIFT) build -c release
 	@bash .ci/bench "$$($(SWIFT) build -c release --show-bin-path)"

@@ -1,0 +1,192 @@
+// `biomatimer`: the front door.
+//
+// Keybinding and bar-click commands (toggle, start, stop, reset, project
+// start|stop|toggle|next|prev|reset) are answered here with one D-Bus call, in C, so that a
+// key press costs about what `dbus-send` does: a Swift binary spends a millisecond or more
+// just starting its runtime. Everything else — help, options, the daemon, watch, reports —
+// is handed to `biomatimer-tool` (beside this binary, or in ../libexec/biomatimer/) by exec,
+// arguments untouched. `biomatimer-tool` implements the same quick commands; a test runs
+// both side by side and requires the same output, messages and exit codes
+// (0 done, 1 refused, 2 usage, 3 no bus or no daemon), which mirror TimerControl's
+// `ClientFailure`.
+#include <dbus/dbus.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const bus_name = "org.biomatimer.Timer1";
+static const char *const object_path = "/org/biomatimer/Timer1";
+static const char *const interface_name = "org.biomatimer.Timer1";
+static const char *const error_prefix = "org.biomatimer.Timer1.Error.";
+
+enum argument_kind { NO_ARGUMENT, STRING_ARGUMENT, INT32_ARGUMENT };
+
+struct quick_call {
+    const char *member;
+    enum argument_kind kind;
+    const char *string;
+    dbus_int32_t number;
+    int print_running;
+};
+
+/// The quick forms, exactly; anything else (including --help) goes to the tool.
+static int parse(int argc, char **argv, struct quick_call *call) {
+    memset(call, 0, sizeof *call);
+    if (argc == 2) {
+        if (strcmp(argv[1], "start") == 0) call->member = "Start";
+        else if (strcmp(argv[1], "stop") == 0) call->member = "Stop";
+        else if (strcmp(argv[1], "toggle") == 0) call->member = "Toggle";
+        else if (strcmp(argv[1], "reset") == 0) call->member = "Reset";
+        return call->member != NULL;
+    }
+    if (argc == 3) {
+        if (strcmp(argv[1], "toggle") == 0 && strcmp(argv[2], "--print") == 0) {
+            call->member = "Toggle";
+            call->print_running = 1;
+            return 1;
+        }
+        if (strcmp(argv[1], "project") != 0) return 0;
+        if (strcmp(argv[2], "stop") == 0) call->member = "StopProject";
+        else if (strcmp(argv[2], "next") == 0 || strcmp(argv[2], "prev") == 0) {
+            call->member = "CycleProject";
+            call->kind = INT32_ARGUMENT;
+            call->number = strcmp(argv[2], "next") == 0 ? 1 : -1;
+        }
+        return call->member != NULL;
+    }
+    if (argc == 4 && strcmp(argv[1], "project") == 0 && argv[3][0] != '-') {
+        // libdbus aborts on invalid UTF-8: leave such names to the tool, which repairs them.
+        if (!dbus_validate_utf8(argv[3], NULL)) return 0;
+        if (strcmp(argv[2], "start") == 0) call->member = "StartProject";
+        else if (strcmp(argv[2], "toggle") == 0) call->member = "ToggleProject";
+        else if (strcmp(argv[2], "reset") == 0) call->member = "ResetProject";
+        call->kind = STRING_ARGUMENT;
+        call->string = argv[3];
+        return call->member != NULL;
+    }
+    return 0;
+}
+
+static int fail(int code, const char *first, const char *second, const char *third) {
+    fprintf(stderr, "biomatimer: %s%s%s\n", first, second ? second : "", third ? third : "");
+    return code;
+}
+
+static const char *const no_bus_advice = ". Is a desktop session running? (`make run` starts a private bus.)";
+
+static int no_bus(const char *why, const char *address) {
+    fprintf(stderr, "biomatimer: cannot reach the D-Bus session bus: %s (address %s)%s\n", why, address, no_bus_advice);
+    return 3;
+}
+
+/// The session bus address, as BusAddress.session resolves it.
+static int session_address(char *buffer, size_t size) {
+    const char *address = getenv("DBUS_SESSION_BUS_ADDRESS");
+    if (address && *address) {
+        if (strlen(address) >= size) return 0;
+        strcpy(buffer, address);
+        return 1;
+    }
+    const char *runtime = getenv("XDG_RUNTIME_DIR");
+    if (runtime && *runtime) {
+        char socket_path[PATH_MAX];
+        struct stat info;
+        if (snprintf(socket_path, sizeof socket_path, "%s/bus", runtime) < (int)sizeof socket_path &&
+            stat(socket_path, &info) == 0 && S_ISSOCK(info.st_mode) &&
+            snprintf(buffer, size, "unix:path=%s", socket_path) < (int)size)
+            return 1;
+    }
+    return 0;
+}
+
+static const char *error_text(const DBusError *error) {
+    if (error->message) return error->message;
+    if (error->name) return error->name;
+    return "unknown error";
+}
+
+/// The exit code and message for a failed call, as ClientFailure classifies a BusError.
+static int call_failed(const DBusError *error, DBusConnection *connection) {
+    const char *name = error->name ? error->name : "org.freedesktop.DBus.Error.Failed";
+    const char *text = error_text(error);
+    if (strcmp(name, DBUS_ERROR_NO_REPLY) == 0 && dbus_connection_get_is_connected(connection))
+        return fail(3, "the biomatimer daemon did not answer in time.", NULL, NULL);
+    if (strcmp(name, DBUS_ERROR_NO_MEMORY) == 0) return fail(1, "out of memory", NULL, NULL);
+    if (strcmp(name, DBUS_ERROR_DISCONNECTED) == 0) return fail(3, "lost the D-Bus session bus: ", error_text(error), NULL);
+    if (strcmp(name, DBUS_ERROR_TIMEOUT) == 0 || strcmp(name, DBUS_ERROR_TIMED_OUT) == 0)
+        return fail(3, "the biomatimer daemon did not answer in time.", NULL, NULL);
+    if (strncmp(name, error_prefix, strlen(error_prefix)) == 0) return fail(1, text, NULL, NULL);
+    if (strcmp(name, DBUS_ERROR_SERVICE_UNKNOWN) == 0 || strcmp(name, DBUS_ERROR_NAME_HAS_NO_OWNER) == 0)
+        return fail(3, "the biomatimer daemon is not running. Start it with `biomatimer daemon`, or run "
+                       "`biomatimer install` once so the bus starts it on demand.", NULL, NULL);
+    if (strncmp(name, "org.freedesktop.DBus.Error.Spawn", strlen("org.freedesktop.DBus.Error.Spawn")) == 0)
+        return fail(3, "the bus could not start the biomatimer daemon: ", text, NULL);
+    return fail(1, text, NULL, NULL);
+}
+
+static int run_quick(const struct quick_call *call) {
+    char address[4096];
+    if (!session_address(address, sizeof address))
+        return fail(3, "cannot reach the D-Bus session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set and "
+                       "there is no $XDG_RUNTIME_DIR/bus", no_bus_advice, NULL);
+    DBusError error;
+    dbus_error_init(&error);
+    DBusConnection *connection = dbus_connection_open_private(address, &error);
+    if (!connection) return no_bus(error_text(&error), address);
+    // A lost bus is reported, never an _exit inside libdbus.
+    dbus_connection_set_exit_on_disconnect(connection, FALSE);
+    if (!dbus_bus_register(connection, &error)) return no_bus(error_text(&error), address);
+
+    DBusMessage *message = dbus_message_new_method_call(bus_name, object_path, interface_name, call->member);
+    if (!message) return fail(1, "out of memory", NULL, NULL);
+    int appended = 1;
+    if (call->kind == STRING_ARGUMENT)
+        appended = dbus_message_append_args(message, DBUS_TYPE_STRING, &call->string, DBUS_TYPE_INVALID);
+    else if (call->kind == INT32_ARGUMENT)
+        appended = dbus_message_append_args(message, DBUS_TYPE_INT32, &call->number, DBUS_TYPE_INVALID);
+    if (!appended) return fail(1, "out of memory", NULL, NULL);
+
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, message, DBUS_TIMEOUT_USE_DEFAULT, &error);
+    if (!reply) return call_failed(&error, connection);
+    if (call->print_running) {
+        dbus_bool_t running = FALSE;
+        if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_BOOLEAN, &running, DBUS_TYPE_INVALID)) running = FALSE;
+        fputs(running ? "running\n" : "stopped\n", stdout);
+    }
+    return 0;
+}
+
+/// Hands the command to biomatimer-tool, found beside this executable or in
+/// ../libexec/biomatimer/.
+static int exec_tool(char **argv) {
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) n = 0;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = '\0';
+    else strcpy(self, ".");
+    char beside[PATH_MAX + 32], libexec[PATH_MAX + 64];
+    snprintf(beside, sizeof beside, "%s/biomatimer-tool", self);
+    snprintf(libexec, sizeof libexec, "%s/../libexec/biomatimer/biomatimer-tool", self);
+    const char *candidates[] = {beside, libexec};
+    for (size_t i = 0; i < 2; i++) {
+        if (access(candidates[i], X_OK) == 0) execv(candidates[i], argv);
+    }
+    fprintf(stderr, "biomatimer: cannot find biomatimer-tool (looked in %s and %s); reinstall biomatimer.\n", beside,
+            libexec);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    struct quick_call call;
+    if (!parse(argc, argv, &call)) return exec_tool(argv);
+    int code = run_quick(&call);
+    fflush(stdout);
+    fflush(stderr);
+    // Nothing left to tear down that the kernel does not do faster.
+    _exit(code);
+}
