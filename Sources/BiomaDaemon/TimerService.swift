@@ -72,6 +72,8 @@ public final class TimerService: @unchecked Sendable {
             try? bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: entries)
         }
         onStateChange?(snapshot)
+        // After the signal, so bars see the new day at once.
+        tracker.takeDailyBackupIfDue(at: now)
     }
 
     /// Writes the heartbeat that bounds lost time after a crash or power cut.
@@ -176,7 +178,9 @@ public final class TimerService: @unchecked Sendable {
                     return []
                 },
             ],
-            properties: properties)
+            properties: properties,
+            // One snapshot per Get/GetAll: every value holds at the one UpdatedAt.
+            propertyValues: { [self] in TimerAPI.properties(of: tracker.snapshot(at: clock.now())) })
     }
 
     static func propertySignature(_ name: String) -> String {

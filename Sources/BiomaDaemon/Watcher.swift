@@ -43,9 +43,10 @@ public final class Watcher: @unchecked Sendable {
                         awaitingFirstRead = false
                     }
                 }
+                // However this ends, the connection and its loop thread go with it.
+                defer { bus.close() }
                 try follow(bus)
                 drawLoop(timeout: nil)
-                bus.close()
             } catch {
                 update {
                     $0 = .offline
@@ -60,17 +61,19 @@ public final class Watcher: @unchecked Sendable {
     /// Subscribes before reading, so no change between the read and the subscription is lost.
     func follow(_ bus: Bus) throws(BusError) {
         try bus.subscribe(
+            // Only the name's owner: the bus resolves the well-known sender, so another
+            // process cannot feed the bar a fake state.
             MatchRule(
-                path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                arg0: TimerAPI.interface)
+                sender: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+                member: "PropertiesChanged", arg0: TimerAPI.interface)
         ) { [self] message in
             guard let changed = message.arguments.dropFirst().first?.vardict else { return }
             update { if $0.online { $0.apply(changed) } }
         }
-        try bus.watchNameOwner(TimerAPI.busName) { [self] owner in
+        try bus.watchNameOwner(TimerAPI.busName) { [self, weak bus] owner in
             if owner == nil {
                 set(.offline)
-            } else {
+            } else if let bus {
                 refresh(bus, autoStart: false)
             }
         }

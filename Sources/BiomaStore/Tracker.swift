@@ -30,6 +30,8 @@ public final class Tracker: @unchecked Sendable {
     private var model: Model
     private var todayCache: (day: Day, closed: [Interval])?
     private var lastDailyBackup: Day?
+    /// The day a daily backup was last tried (succeeded or not): one try per day and start.
+    private var lastDailyBackupAttempt: Day?
 
     struct Model {
         var state = TimerState()
@@ -476,10 +478,19 @@ public final class Tracker: @unchecked Sendable {
         }
     }
 
+    /// Takes today's backup if it has not been taken (or tried) yet. Called at open, with the
+    /// heartbeat and by the daemon at each day boundary — never inside a state change, so a key
+    /// press never waits for a copy of the whole history. A failure is kept in
+    /// `lastBackupError` and tried again the next day or the next start.
+    public func takeDailyBackupIfDue(at now: Micros) {
+        dailyBackupIfDue(at: now)
+    }
+
     private func dailyBackupIfDue(at now: Micros) {
         locked {
             let today = rules.day(containing: now)
-            guard lastDailyBackup != today else { return }
+            guard lastDailyBackup != today, lastDailyBackupAttempt != today else { return }
+            lastDailyBackupAttempt = today
             do {
                 try backup(reason: "daily", at: now)
                 try writeOrThrow { db in
@@ -502,7 +513,6 @@ public final class Tracker: @unchecked Sendable {
     private func change(
         at now: Micros, _ body: (inout Model, Database) throws -> [SegmentChange]
     ) throws {
-        dailyBackupIfDue(at: now)
         try locked {
             let before = model
             var after = model

@@ -95,8 +95,24 @@ public final class BusMessage: @unchecked Sendable {
         set { dbus_message_set_auto_start(raw, newValue ? 1 : 0) }
     }
 
-    /// The arguments, decoded. libdbus has validated every received message, so reading cannot fail.
+    /// The arguments, decoded. libdbus has validated every received message, so reading cannot
+    /// fail. Each `.unixFD` read is a new descriptor (libdbus dups it) that the reader owns and
+    /// must close; a message carrying descriptors is decoded only where they are expected.
     public var arguments: [DBusValue] { Marshal.read(raw) }
+
+    /// The first argument when it is a string (match rules' `arg0`), without decoding the rest.
+    public var firstStringArgument: String? {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(raw, &iter) != 0, dbus_message_iter_get_arg_type(&iter) == DBusType.string.code else {
+            return nil
+        }
+        var pointer: UnsafePointer<CChar>? = nil
+        dbus_message_iter_get_basic(&iter, &pointer)
+        return pointer.map { String(cString: $0) }
+    }
+
+    /// Whether the message carries file descriptors.
+    public var carriesFileDescriptors: Bool { dbus_message_contains_unix_fds(raw) != 0 }
 
     /// For an error message: its name and first string argument as a `BusError.remote`.
     package var remoteError: BusError? {

@@ -150,7 +150,11 @@ public final class BlockingBus {
         guard let reply = dbus_connection_send_with_reply_and_block(connection, message.raw, timeout.milliseconds, &error)
         else {
             let name = error.name.map { String(cString: $0) } ?? ""
-            if name == "org.freedesktop.DBus.Error.NoReply", dbus_connection_get_is_connected(connection) != 0 {
+            if name == "org.freedesktop.DBus.Error.NoReply" {
+                // No reply: the peer went away or took too long — or our bus went away.
+                guard dbus_connection_get_is_connected(connection) != 0 else {
+                    throw .disconnected("the bus closed the connection")
+                }
                 throw .timeout("\(message.interface ?? "").\(message.member ?? "") to \(message.destination ?? "")")
             }
             throw RawConnection.busError(error)

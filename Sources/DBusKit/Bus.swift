@@ -15,7 +15,9 @@ public final class Bus: @unchecked Sendable {
     /// This connection's unique name, e.g. `:1.42`.
     public let uniqueName: String
     private let wakeFD: Int32
+    /// The loop thread, for joining (nil once joined); `loopThread` stays for identity checks.
     private var thread: pthread_t?
+    private var loopThread = pthread_t()
 
     // Shared with other threads: guarded by `lock`.
     private let lock = NSLock()
@@ -37,14 +39,18 @@ public final class Bus: @unchecked Sendable {
 
     /// Connects and starts the loop thread.
     public init(_ address: BusAddress = .session) throws(BusError) {
-        connection = try RawConnection.open(address)
-        uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
-        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard wakeFD >= 0 else {
-            dbus_connection_close(connection)
-            dbus_connection_unref(connection)
-            throw .connectionFailed("eventfd: \(String(cString: strerror(errno)))")
+        // The eventfd first: once every property is set, a throw runs deinit, which must not
+        // release a connection twice.
+        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard fd >= 0 else { throw .connectionFailed("eventfd: \(String(cString: strerror(errno)))") }
+        do {
+            connection = try RawConnection.open(address)
+        } catch {
+            Glibc.close(fd)
+            throw error
         }
+        wakeFD = fd
+        uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
         installCallbacks()
         startThread()
     }
@@ -93,8 +99,13 @@ public final class Bus: @unchecked Sendable {
 
     /// Whether the caller runs on this bus's loop thread.
     public var isLoopThread: Bool {
-        guard let thread else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+        lock.lock()
+        defer { lock.unlock() }
+        return isLoopThreadLocked
+    }
+
+    private var isLoopThreadLocked: Bool {
+        pthread_equal(loopThread, pthread_self()) != 0
     }
 
     /// Whether the connection is still open.
@@ -117,10 +128,15 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Closes the connection and stops the loop thread; waits for it unless called from it.
+    /// A deliberate close is not a lost bus: the disconnect handlers are not called.
     public func close() {
         lock.lock()
         let alreadyStopping = stopping
         stopping = true
+        disconnectHandlers.removeAll()
+        // Exactly one caller joins the loop thread.
+        let joinable = isLoopThreadLocked ? nil : thread
+        if joinable != nil { thread = nil }
         lock.unlock()
         if !alreadyStopping {
             perform { [self] in
@@ -128,10 +144,7 @@ public final class Bus: @unchecked Sendable {
             }
         }
         wake()
-        if let thread, !isLoopThread {
-            pthread_join(thread, nil)
-            self.thread = nil
-        }
+        if let joinable { pthread_join(joinable, nil) }
     }
 
     /// Polls `fd` in the loop and runs `handler` on the loop thread whenever it is readable
@@ -388,6 +401,8 @@ public final class Bus: @unchecked Sendable {
     private func startThread() {
         let context = Unmanaged.passRetained(self).toOpaque()
         var tid = pthread_t()
+        // The new thread waits for this lock before its first look at `loopThread`.
+        lock.lock()
         let rc = pthread_create(
             &tid, nil,
             { context in
@@ -397,9 +412,20 @@ public final class Bus: @unchecked Sendable {
             }, context)
         precondition(rc == 0, "pthread_create failed: \(rc)")
         thread = tid
+        loopThread = tid
+        lock.unlock()
     }
 
     private func run() {
+        lock.lock()
+        lock.unlock()
+        defer {
+            // Nothing handed to a closed bus may keep objects (or the bus itself) alive.
+            subscriptions.removeAll()
+            fdHandlers.removeAll()
+            objects.removeAll()
+            nameLostHandlers.removeAll()
+        }
         var fds: [pollfd] = []
         while true {
             // Queued work first: it may send, which libdbus writes at once where it can.
@@ -577,7 +603,7 @@ public final class Bus: @unchecked Sendable {
             return
         }
         if message.sender == "org.freedesktop.DBus", message.interface == "org.freedesktop.DBus",
-            message.member == "NameLost", let name = message.arguments.first?.string,
+            message.member == "NameLost", let name = message.firstStringArgument,
             let handler = nameLostHandlers.removeValue(forKey: name)
         {
             handler()
@@ -611,6 +637,10 @@ public final class Bus: @unchecked Sendable {
             reply(to: message, .success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
             return DBUS_HANDLER_RESULT_HANDLED
         case "org.freedesktop.DBus.Properties":
+            guard !message.carriesFileDescriptors else {
+                reply(to: message, .failure(DBusMethodError.invalidArgs("Properties calls take no file descriptors")))
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
             reply(to: message, handleProperties(object, member: member, message: message))
             return DBUS_HANDLER_RESULT_HANDLED
         case "org.freedesktop.DBus.Peer":
@@ -639,6 +669,11 @@ public final class Bus: @unchecked Sendable {
                         "\(method.name) takes arguments of type '\(method.inputSignature)', not '\(signature)'")))
             return DBUS_HANDLER_RESULT_HANDLED
         }
+        // Decoding dups every descriptor: only methods that can take one get them.
+        if message.carriesFileDescriptors && !method.inputSignature.contains(where: { $0 == "h" || $0 == "v" }) {
+            reply(to: message, .failure(DBusMethodError.invalidArgs("\(method.name) takes no file descriptors")))
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
         let call = MethodCall(message: message, arguments: message.arguments)
         let result: Result<[DBusValue], any Error>
         do {
@@ -659,7 +694,8 @@ public final class Bus: @unchecked Sendable {
     }
 
     private func handleProperties(_ object: ExportedObject, member: String, message: BusMessage) -> Result<[DBusValue], any Error> {
-        let args = message.arguments
+        // Only the three known shapes are decoded (and they carry no descriptors: checked above).
+        let args = ["ss", "s", "ssv"].contains(message.signature) ? message.arguments : []
         func interface(_ name: String) throws -> DBusInterface {
             guard let found = object.interfaces.first(where: { $0.name == name }) else {
                 throw DBusMethodError.unknownInterface("No interface \(name) at \(object.path)")
@@ -673,14 +709,15 @@ public final class Bus: @unchecked Sendable {
                 guard let p = i.property(args[1].string ?? "") else {
                     throw DBusMethodError.unknownProperty("No property \(args[1].string ?? "") on \(i.name)")
                 }
-                return .success([.variant(try checked(p))])
+                return .success([.variant(try checked(p, from: i.propertyValues?()))])
             case ("GetAll", "s"):
                 let name = args[0].string ?? ""
                 // An empty interface name means all of them, as in the specification.
                 let interfaces = name.isEmpty ? object.interfaces : [try interface(name)]
                 var entries: [(String, DBusValue)] = []
                 for i in interfaces {
-                    for p in i.properties { entries.append((p.name, try checked(p))) }
+                    let values = i.propertyValues?()
+                    for p in i.properties { entries.append((p.name, try checked(p, from: values))) }
                 }
                 return .success([.vardict(ordered: entries)])
             case ("Set", "ssv"):
@@ -705,8 +742,8 @@ public final class Bus: @unchecked Sendable {
         }
     }
 
-    private func checked(_ property: DBusProperty) throws -> DBusValue {
-        let value = try property.get()
+    private func checked(_ property: DBusProperty, from values: [String: DBusValue]? = nil) throws -> DBusValue {
+        let value = try values?[property.name] ?? property.get()
         guard value.type == property.type else {
             throw DBusMethodError.failed("internal error: \(property.name) produced '\(value.signature)'")
         }
@@ -818,7 +855,7 @@ public struct MatchRule: Sendable, Equatable {
         if let path, message.path != path { return false }
         if let interface, message.interface != interface { return false }
         if let member, message.member != member { return false }
-        if let arg0, message.arguments.first?.string != arg0 { return false }
+        if let arg0, message.firstStringArgument != arg0 { return false }
         return true
     }
 }

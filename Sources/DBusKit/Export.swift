@@ -82,12 +82,19 @@ public struct DBusInterface: Sendable {
     public var methods: [DBusMethod]
     public var properties: [DBusProperty]
     public var signals: [DBusSignal]
+    /// When set, `Get` and `GetAll` read every property from one call of this (values that
+    /// must hold at the same instant); the properties' own getters are not used for them.
+    public var propertyValues: (@Sendable () -> [String: DBusValue])?
 
-    public init(_ name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [], signals: [DBusSignal] = []) {
+    public init(
+        _ name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [], signals: [DBusSignal] = [],
+        propertyValues: (@Sendable () -> [String: DBusValue])? = nil
+    ) {
         self.name = name
         self.methods = methods
         self.properties = properties
         self.signals = signals
+        self.propertyValues = propertyValues
     }
 
     func method(_ member: String) -> DBusMethod? { methods.first { $0.name == member } }

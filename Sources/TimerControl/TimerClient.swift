@@ -39,7 +39,7 @@ public struct ClientFailure: Error, CustomStringConvertible {
         where name == "org.freedesktop.DBus.Error.Spawn.ChildExited" || name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
             self.init(exitCode: 3, "the bus could not start the biomatimer daemon: \(message)")
         case .timeout:
-            self.init(exitCode: 3, "the biomatimer daemon did not answer in time.")
+            self.init(exitCode: 3, "the biomatimer daemon did not answer: it stopped, or took longer than the call allows.")
         case .remote(_, let message):
             self.init(exitCode: 1, message)
         default:

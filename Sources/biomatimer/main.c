@@ -86,9 +86,8 @@ static int no_bus(const char *why, const char *address) {
 static int session_address(char *buffer, size_t size) {
     const char *address = getenv("DBUS_SESSION_BUS_ADDRESS");
     if (address && *address) {
-        if (strlen(address) >= size) return 0;
-        strcpy(buffer, address);
-        return 1;
+        snprintf(buffer, size, "%s", address);
+        return strlen(address) < size;
     }
     const char *runtime = getenv("XDG_RUNTIME_DIR");
     if (runtime && *runtime) {
@@ -112,12 +111,15 @@ static const char *error_text(const DBusError *error) {
 static int call_failed(const DBusError *error, DBusConnection *connection) {
     const char *name = error->name ? error->name : "org.freedesktop.DBus.Error.Failed";
     const char *text = error_text(error);
-    if (strcmp(name, DBUS_ERROR_NO_REPLY) == 0 && dbus_connection_get_is_connected(connection))
-        return fail(3, "the biomatimer daemon did not answer in time.", NULL, NULL);
+    if (strcmp(name, DBUS_ERROR_NO_REPLY) == 0) {
+        if (!dbus_connection_get_is_connected(connection))
+            return fail(3, "lost the D-Bus session bus: ", "the bus closed the connection", NULL);
+        return fail(3, "the biomatimer daemon did not answer: it stopped, or took longer than the call allows.", NULL, NULL);
+    }
     if (strcmp(name, DBUS_ERROR_NO_MEMORY) == 0) return fail(1, "out of memory", NULL, NULL);
     if (strcmp(name, DBUS_ERROR_DISCONNECTED) == 0) return fail(3, "lost the D-Bus session bus: ", error_text(error), NULL);
     if (strcmp(name, DBUS_ERROR_TIMEOUT) == 0 || strcmp(name, DBUS_ERROR_TIMED_OUT) == 0)
-        return fail(3, "the biomatimer daemon did not answer in time.", NULL, NULL);
+        return fail(3, "the biomatimer daemon did not answer: it stopped, or took longer than the call allows.", NULL, NULL);
     if (strncmp(name, error_prefix, strlen(error_prefix)) == 0) return fail(1, text, NULL, NULL);
     if (strcmp(name, DBUS_ERROR_SERVICE_UNKNOWN) == 0 || strcmp(name, DBUS_ERROR_NAME_HAS_NO_OWNER) == 0)
         return fail(3, "the biomatimer daemon is not running. Start it with `biomatimer daemon`, or run "
@@ -128,7 +130,7 @@ static int call_failed(const DBusError *error, DBusConnection *connection) {
 }
 
 static int run_quick(const struct quick_call *call) {
-    char address[4096];
+    char address[65536];
     if (!session_address(address, sizeof address))
         return fail(3, "cannot reach the D-Bus session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set and "
                        "there is no $XDG_RUNTIME_DIR/bus", no_bus_advice, NULL);

@@ -117,6 +117,34 @@ struct BusTests {
         #expect(a.st_ino == b.st_ino, "the descriptor that came back is the same pipe")
     }
 
+    /// Decoding a received descriptor dups it: calls that cannot take one are refused before
+    /// decoding, so a peer sending descriptors cannot drain the service's.
+    @Test func unexpectedFileDescriptorsAreRefusedWithoutLeaking() throws {
+        let daemon = try PrivateBus()
+        let service = try Bus(.address(daemon.address))
+        defer { service.close() }
+        try Self.startService(service)
+        let client = try BlockingBus(.address(daemon.address))
+        func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
+        let before = openDescriptors()
+        for _ in 0..<50 {
+            for (interface, member, args) in [
+                ("org.freedesktop.DBus.Properties", "Get", [DBusValue.string(Self.iface), .string("Label"), .unixFD(0)]),
+                (Self.iface, "Fail", [.string("a.b.C"), .string("x"), .unixFD(0)]),
+            ] {
+                let result = Result { () throws(BusError) in
+                    try client.call(destination: Self.name, path: Self.path, interface: interface, member: member, args)
+                }
+                guard case .failure(.remote(let name, _)) = result else {
+                    Issue.record("\(member) with a descriptor: \(result)")
+                    continue
+                }
+                #expect(name == "org.freedesktop.DBus.Error.InvalidArgs")
+            }
+        }
+        #expect(openDescriptors() <= before + 2, "descriptors leaked: \(before) → \(openDescriptors())")
+    }
+
     @Test func namedErrorsAndDispatchErrors() async throws {
         let daemon = try PrivateBus()
         let service = try Bus(.address(daemon.address))

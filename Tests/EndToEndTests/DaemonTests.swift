@@ -131,6 +131,19 @@ struct DaemonTests {
         #expect(try f.properties()["DailyTotal"]?.int64 == 0)
     }
 
+    /// GetAll answers from one snapshot: every time value holds at the one UpdatedAt.
+    @Test func getAllValuesHoldAtOneInstant() throws {
+        let f = try DaemonFixture()
+        _ = try f.method("AddProject", [.string("Client A"), .string("")])
+        _ = try f.method("StartProject", [.string("Client A")])
+        for _ in 0..<20 {
+            let p = try f.properties()
+            #expect(p["SessionTime"] == p["DailyTotal"], "\(p)")
+            #expect(p["SessionTime"] == p["ProjectSessionTime"])
+            #expect(p["ProjectSessionTime"] == p["ProjectDailyTotal"])
+        }
+    }
+
     @Test func listProjectsReportAndCSVThroughTheBus() throws {
         let f = try DaemonFixture()
         _ = try f.method("AddProject", [.string("Client A"), .string("#FF8800")])
@@ -292,6 +305,8 @@ struct DaemonTests {
         #expect(try f.properties()["ActiveProjectName"] == .string("Kept"))
         third.signal(SIGTERM)
         #expect(third.wait() == 0, "SIGTERM ends the daemon with 0")
+        let log = String(decoding: third.stderr?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        #expect(!log.contains("lost the bus"), "a deliberate exit is not reported as a lost bus: \(log)")
     }
 
     @Test func lostBusEndsTheDaemonWithTheStoreIntact() throws {
