@@ -38,13 +38,6 @@ public enum Daemon {
 
         let clock = SystemClock()
         let directory = options.dataDirectory ?? Tracker.defaultDataDirectory()
-        let tracker: Tracker
-        do {
-            tracker = try Tracker(dataDirectory: directory, rules: options.rules, now: clock.now(), bootID: bootID())
-        } catch {
-            log("cannot open the store: \(error)")
-            return 1
-        }
         let bus: Bus
         do {
             bus = try Bus(options.address)
@@ -52,26 +45,72 @@ public enum Daemon {
             log("\(error)")
             return 3
         }
-        let service = TimerService(tracker: tracker, bus: bus, clock: clock)
         let exit = ExitSignal()
-        let timers = DaemonTimers(service: service, bus: bus)
-
+        let onLost: @Sendable () -> Void = {
+            log("another daemon took over \(TimerAPI.busName); exiting")
+            exit.finish(0)
+        }
+        // One daemon per store, whatever the bus: the store lock is held for the process's life.
+        let storeLock: StoreLock
         do {
-            // Export first: calls queued while the bus activated us find the object.
-            try service.export()
-            try bus.requestName(TimerAPI.busName, replace: options.replace) {
-                log("another daemon took over \(TimerAPI.busName); exiting")
-                exit.finish(0)
-            }
+            storeLock = try StoreLock(directory: directory)
         } catch {
-            if case .nameTaken(_, let owner) = error {
-                log("another daemon is running: \(TimerAPI.busName) is owned by \(owner). Use --replace to take over.")
-            } else {
-                log("cannot publish \(TimerAPI.busName): \(error)")
-            }
+            log("cannot open the store: \(error)")
             bus.close()
             return 1
         }
+
+        // Everything from taking the lock to publishing the object happens in one block on
+        // the loop thread: no call is dispatched before the object exists, and with --replace
+        // the store is read only after the old daemon has let go of it.
+        let started = { @Sendable () throws(DaemonStartError) -> (Tracker, TimerService) in
+            do throws(any Error) {
+                if options.replace {
+                    try bus.requestName(TimerAPI.busName, replace: true, onLost: onLost)
+                    guard storeLock.acquire(waitingUpTo: 10) else {
+                        throw DaemonStartError.message("the running daemon did not let go of the store at \(directory.path) within 10 s", 1)
+                    }
+                } else if !storeLock.acquire(waitingUpTo: 0) {
+                    // The usual case is a daemon on this bus: name it as the name's owner.
+                    try bus.requestName(TimerAPI.busName, replace: false)
+                    try? bus.releaseName(TimerAPI.busName)
+                    throw DaemonStartError.message(
+                        "another daemon (pid \(storeLock.holder ?? "?")) is using the store at \(directory.path); stop it or use --data-dir",
+                        1)
+                }
+                let tracker: Tracker
+                do {
+                    tracker = try Tracker(dataDirectory: directory, rules: options.rules, now: clock.now(), bootID: bootID())
+                } catch {
+                    throw DaemonStartError.message("cannot open the store: \(error)", 1)
+                }
+                let service = TimerService(tracker: tracker, bus: bus, clock: clock)
+                // Export first: calls queued while the bus activated us find the object.
+                try service.export()
+                if !options.replace { try bus.requestName(TimerAPI.busName, replace: false, onLost: onLost) }
+                return (tracker, service)
+            } catch let error as DaemonStartError {
+                throw error
+            } catch let error as BusError {
+                if case .nameTaken(_, let owner) = error {
+                    throw DaemonStartError.message(
+                        "another daemon is running: \(TimerAPI.busName) is owned by \(owner). Use --replace to take over.", 1)
+                }
+                throw DaemonStartError.message("cannot publish \(TimerAPI.busName): \(error)", 1)
+            } catch {
+                throw DaemonStartError.message("\(error)", 1)
+            }
+        }
+        let outcome =
+            (try? bus.sync { () throws(BusError) in Result { () throws(DaemonStartError) in try started() } })
+            ?? .failure(.message("the bus loop stopped", 1))
+        guard case .success(let (tracker, service)) = outcome else {
+            bus.close()
+            guard case .failure(.message(let text, let code)) = outcome else { return 1 }
+            log(text)
+            return code
+        }
+        let timers = DaemonTimers(service: service, bus: bus)
         bus.onDisconnect { reason in
             log("lost the bus (\(reason)); exiting")
             exit.finish(1)
@@ -94,6 +133,7 @@ public enum Daemon {
         try? bus.releaseName(TimerAPI.busName)
         bus.close()
         Glibc.close(signalFD)
+        withExtendedLifetime(storeLock) {}
         return code
     }
 
@@ -181,5 +221,54 @@ final class DaemonTimers: @unchecked Sendable {
 
     static func timespec(micros: Micros) -> Glibc.timespec {
         Glibc.timespec(tv_sec: Int(micros / 1_000_000), tv_nsec: Int(micros % 1_000_000) * 1000)
+    }
+}
+
+/// Why the daemon could not start: the message to log and the exit code.
+enum DaemonStartError: Error {
+    case message(String, Int32)
+}
+
+/// `daemon.lock` in the data folder, held with flock(2) for the daemon's life, holding its pid.
+final class StoreLock: @unchecked Sendable {
+    private let fd: Int32
+    private let path: String
+
+    init(directory: URL) throws {
+        if mkdir(directory.path, 0o700) != 0 && errno != EEXIST {
+            // Parents missing: let FileManager make them, private like the store.
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        path = directory.appendingPathComponent("daemon.lock").path
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot open \(path): \(String(cString: strerror(errno)))"])
+        }
+    }
+
+    deinit { Glibc.close(fd) }  // closing releases the lock
+
+    /// Takes the lock, trying every 20 ms for up to `seconds`; writes our pid on success.
+    func acquire(waitingUpTo seconds: Double) -> Bool {
+        let attempts = max(1, Int(seconds * 50))
+        for attempt in 0..<attempts {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                let pid = "\(getpid())\n"
+                _ = ftruncate(fd, 0)
+                _ = pwrite(fd, pid, pid.utf8.count, 0)
+                return true
+            }
+            if attempt + 1 < attempts { usleep(20_000) }
+        }
+        return false
+    }
+
+    /// The pid written by the holder, if readable.
+    var holder: String? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = pread(fd, &buffer, buffer.count, 0)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

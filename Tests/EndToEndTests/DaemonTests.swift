@@ -309,6 +309,22 @@ struct DaemonTests {
         #expect(!log.contains("lost the bus"), "a deliberate exit is not reported as a lost bus: \(log)")
     }
 
+    /// One daemon per store, even on another bus: two writers would each trust their own
+    /// idea of the running interval.
+    @Test func secondDaemonOnAnotherBusCannotShareTheStore() throws {
+        let f = try DaemonFixture(activation: false)
+        let first = try ChildProcess(DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path], environment: f.environment)
+        defer { first.terminate() }
+        #expect(waitUntil { (try? f.daemonPID()) == first.pid })
+        let other = try PrivateBus()
+        let second = try runProcess(DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path], environment: other.environment)
+        #expect(second.status == 1)
+        #expect(
+            second.stderr.contains("another daemon (pid \(first.pid)) is using the store at \(f.dataDirectory.path)"),
+            "\(second.stderr)")
+        #expect(try BlockingBus(.address(other.address)).nameOwner(TimerAPI.busName) == nil, "it left the name alone")
+    }
+
     @Test func lostBusEndsTheDaemonWithTheStoreIntact() throws {
         let f = try DaemonFixture(activation: false)
         let daemon = try ChildProcess(DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path], environment: f.environment)
