@@ -52,12 +52,13 @@ let package = Package(
         ),
         // The client commands and the daemon's protocol names, without Foundation.
         .target(name: "TimerControl", dependencies: ["DBusCore"]),
-        // `biomatimer`: answers keybinding commands itself (no Foundation, static Swift
-        // runtime: a few ms), hands everything else to `biomatimer-tool` by exec.
+        // `biomatimer`: a small C front that answers keybinding commands itself with one
+        // libdbus call (as fast as dbus-send) and hands everything else to `biomatimer-tool`.
         .executableTarget(
-            name: "biomatimer",
-            dependencies: ["TimerControl"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+            name: "biomatimer", dependencies: ["CDBus"],
+            // With the runtime's two entry points stubbed in main.c, nothing of the Swift
+            // runtime is pulled in, and no unused library stays NEEDED.
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "--as-needed"])]
         ),
         // Every command, with ArgumentParser: the daemon, watch, reports, help, completions.
         .executableTarget(

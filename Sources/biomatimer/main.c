@@ -183,6 +183,17 @@ static int exec_tool(char **argv) {
     return 1;
 }
 
+// SwiftPM links every executable through swiftc, which adds swiftrt.o, whose constructor
+// registers the image with the Swift runtime. This program has no Swift code: these
+// stand-ins keep the Swift runtime — and its start-up — out of the binary.
+void swift_addNewDSOImage(const void *header);
+void swift_addNewDSOImage(const void *header) { (void)header; }
+int _swift_backtrace_isThunkFunction(const char *name);
+int _swift_backtrace_isThunkFunction(const char *name) {
+    (void)name;
+    return 0;
+}
+
 int main(int argc, char **argv) {
     struct quick_call call;
     if (!parse(argc, argv, &call)) return exec_tool(argv);
