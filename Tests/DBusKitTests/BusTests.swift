@@ -127,7 +127,8 @@ struct BusTests {
         let client = try BlockingBus(.address(daemon.address))
         func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
         let before = openDescriptors()
-        for _ in 0..<50 {
+        let rounds = 300
+        for _ in 0..<rounds {
             for (interface, member, args) in [
                 ("org.freedesktop.DBus.Properties", "Get", [DBusValue.string(Self.iface), .string("Label"), .unixFD(0)]),
                 (Self.iface, "Fail", [.string("a.b.C"), .string("x"), .unixFD(0)]),
@@ -142,7 +143,9 @@ struct BusTests {
                 #expect(name == "org.freedesktop.DBus.Error.InvalidArgs")
             }
         }
-        #expect(openDescriptors() <= before + 2, "descriptors leaked: \(before) → \(openDescriptors())")
+        // Other tests open and close descriptors in this process meanwhile, so allow for them;
+        // a leak would be one descriptor per Get, `rounds` in all.
+        #expect(openDescriptors() < before + rounds / 3, "descriptors leaked: \(before) → \(openDescriptors())")
     }
 
     @Test func namedErrorsAndDispatchErrors() async throws {
