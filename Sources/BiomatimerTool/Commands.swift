@@ -75,7 +75,12 @@ struct Status: ParsableCommand {
         } else {
             renderer = nil
         }
-        let state = WidgetState(properties: try TimerClient().properties())
+        let read = Result { () throws(ClientFailure) in try TimerClient().properties() }
+        if case .failure(let failure) = read, failure.exitCode == 3, let renderer, !json {
+            // A bar polling `status --format` shows the offline line rather than nothing.
+            print(renderer.render(.offline, now: SystemClock().now()))
+        }
+        let state = WidgetState(properties: try read.get())
         let now = SystemClock().now()
         if let renderer {
             print(renderer.render(state, now: now))

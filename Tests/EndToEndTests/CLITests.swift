@@ -150,6 +150,10 @@ struct CLITests {
 
         // A bus, but no daemon and no activation file.
         let f = try DaemonFixture(activation: false)
+        // A bar polling `status --format` still gets its offline line (and the exit code).
+        r = try f.cli(["status", "--format", "waybar"])
+        #expect(r.status == 3)
+        #expect(r.stdout.contains("\"class\":[\"offline\"]"), "\(r.stdout)")
         r = try f.cli(["start"])
         #expect(r.status == 3)
         #expect(
