@@ -92,6 +92,39 @@ struct CLITests {
         #expect(try g.cli(["export"]).stdout == csv)
     }
 
+    /// On a terminal the report paints each project in its own colour (24-bit); NO_COLOR
+    /// turns that off. `script` gives the command a real pseudo-terminal.
+    @Test func reportColoursOnATerminalOnly() throws {
+        let f = try DaemonFixture()
+        _ = try f.cli(["project", "add", "Client A", "--color", "#FF8800"])
+        _ = try f.cli(["project", "start", "Client A"])
+        _ = try f.cli(["stop"])
+        let command = "\(DaemonFixture.binary) report --day"
+        var env = f.environment
+        env["TERM"] = "xterm-256color"
+        env["NO_COLOR"] = nil
+        var r = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: env)
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("\u{1B}[38;2;255;136;0m●\u{1B}[0m"), "the project's dot in #FF8800: \(r.stdout)")
+        env["NO_COLOR"] = "1"
+        r = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: env)
+        #expect(r.stdout.contains("Client A"))
+        #expect(!r.stdout.contains("\u{1B}[38;2;"), "NO_COLOR: \(r.stdout)")
+    }
+
+    /// On a terminal, destructive commands ask first; only "y" goes ahead.
+    @Test func destructiveCommandsAskOnATerminal() throws {
+        let f = try DaemonFixture()
+        _ = try f.cli(["project", "add", "Keep"])
+        let command = "\(DaemonFixture.binary) project delete Keep"
+        var r = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: f.environment, input: "n\n")
+        #expect(r.stdout.contains("Delete project Keep and all its recorded time? [y/N]"), "\(r.stdout)")
+        #expect(r.stdout.contains("Nothing was changed."))
+        #expect(try f.properties()["Projects"]?.array?.count == 1)
+        r = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: f.environment, input: "y\n")
+        #expect(try f.properties()["Projects"]?.array?.count == 0, "\(r.stdout)")
+    }
+
     @Test func refusalsAndUsageErrors() throws {
         let f = try DaemonFixture()
         _ = try f.cli(["project", "add", "Client A"])
