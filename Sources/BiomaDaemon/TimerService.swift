@@ -281,15 +281,4 @@ public final class TimerService: @unchecked Sendable {
 }
 
 /// Quotes a caller's text for a message, with control characters made visible.
-func quoted(_ text: String) -> String {
-    var out = "'"
-    for scalar in text.unicodeScalars.prefix(80) {
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-            out += "\\u{\(String(scalar.value, radix: 16))}"
-        } else {
-            out.unicodeScalars.append(scalar)
-        }
-    }
-    if text.unicodeScalars.count > 80 { out += "…" }
-    return out + "'"
-}
+func quoted(_ text: String) -> String { BusError.quote(text, limit: 80) }

@@ -110,7 +110,7 @@ public final class Tracker: @unchecked Sendable {
                 throw failure(error, "write")
             }
         }
-        dailyBackupIfDue(at: now)
+        takeDailyBackupIfDue(at: now)
     }
 
     // MARK: Reading
@@ -429,7 +429,7 @@ public final class Tracker: @unchecked Sendable {
     /// Records that the program is alive; the daemon calls it every `heartbeatInterval` while
     /// work runs. Also takes the daily backup when due.
     public func heartbeat(at now: Micros) throws {
-        dailyBackupIfDue(at: now)
+        takeDailyBackupIfDue(at: now)
         try locked {
             try writeOrThrow { db in
                 try db.execute(
@@ -483,10 +483,6 @@ public final class Tracker: @unchecked Sendable {
     /// press never waits for a copy of the whole history. A failure is kept in
     /// `lastBackupError` and tried again the next day or the next start.
     public func takeDailyBackupIfDue(at now: Micros) {
-        dailyBackupIfDue(at: now)
-    }
-
-    private func dailyBackupIfDue(at now: Micros) {
         locked {
             let today = rules.day(containing: now)
             guard lastDailyBackup != today, lastDailyBackupAttempt != today else { return }

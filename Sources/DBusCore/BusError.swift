@@ -55,16 +55,16 @@ public enum BusError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Quotes a caller's value for a message, escaping what would garble a terminal.
-    package static func quote(_ s: String) -> String {
+    package static func quote(_ s: String, limit: Int = 200) -> String {
         var out = "'"
-        for scalar in s.unicodeScalars.prefix(200) {
+        for scalar in s.unicodeScalars.prefix(limit) {
             switch scalar.value {
             case 0: out += "\\0"
             case 0x01..<0x20, 0x7F: out += "\\u{\(String(scalar.value, radix: 16))}"
             default: out.unicodeScalars.append(scalar)
             }
         }
-        if s.unicodeScalars.count > 200 { out += "…" }
+        if s.unicodeScalars.count > limit { out += "…" }
         return out + "'"
     }
 }

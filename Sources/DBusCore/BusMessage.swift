@@ -114,13 +114,6 @@ public final class BusMessage: @unchecked Sendable {
     /// Whether the message carries file descriptors.
     public var carriesFileDescriptors: Bool { dbus_message_contains_unix_fds(raw) != 0 }
 
-    /// For an error message: its name and first string argument as a `BusError.remote`.
-    package var remoteError: BusError? {
-        guard kind == .error else { return nil }
-        let text = arguments.first?.string ?? ""
-        return .remote(name: errorName ?? "org.freedesktop.DBus.Error.Failed", message: text)
-    }
-
     private func append(_ arguments: [DBusValue]) throws(BusError) {
         guard !arguments.isEmpty else { return }
         var iter = DBusMessageIter()

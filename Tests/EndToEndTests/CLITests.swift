@@ -285,27 +285,6 @@ struct CLITests {
         let status = try runProcess(bin, ["status"], environment: bus.environment)
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stdout == "0:00:00 (0:00:00)\n")
-        _ = try? runProcess(bin, ["--version"])
-        if let pid = try? BlockingBusPID(bus.address) { kill(pid, SIGTERM) }
-    }
-}
-
-/// The pid owning the timer name on a bus.
-func BlockingBusPID(_ address: String) throws -> pid_t? {
-    let client = try DBusKitBlocking(address)
-    return try client.pid()
-}
-
-import DBusKit
-
-struct DBusKitBlocking {
-    let bus: BlockingBus
-    init(_ address: String) throws { bus = try BlockingBus(.address(address)) }
-    func pid() throws -> pid_t? {
-        guard let owner = try bus.nameOwner(TimerAPI.busName) else { return nil }
-        return try bus.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "GetConnectionUnixProcessID", [.string(owner)]
-        ).first?.int64.map { pid_t($0) }
+        if let pid = try? DaemonFixture.daemonPID(onBus: bus.address) { kill(pid, SIGTERM) }
     }
 }

@@ -66,8 +66,11 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     /// The pid of the process owning the timer's name.
-    func daemonPID() throws -> pid_t? {
-        let client = try BlockingBus(.address(bus.address))
+    func daemonPID() throws -> pid_t? { try Self.daemonPID(onBus: bus.address) }
+
+    /// The pid of the process owning the timer's name on the bus at `address`.
+    static func daemonPID(onBus address: String) throws -> pid_t? {
+        let client = try BlockingBus(.address(address))
         guard let owner = try client.nameOwner(TimerAPI.busName) else { return nil }
         let reply = try client.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",

@@ -33,9 +33,9 @@ struct WidgetTests {
         // Idle: nothing moves, so nothing is printed, and (once the start-up replies are
         // handled) no thread of the watch even wakes.
         #expect(watch.lines.collect(for: 0.3).map(\.text) == [])
-        let idleSwitches = try #require(contextSwitches(watch.process.pid))
+        let idleSwitches = try #require(contextSwitches(of: watch.process.pid))
         #expect(watch.lines.collect(for: 1.0).map(\.text) == [])
-        #expect(contextSwitches(watch.process.pid) == idleSwitches, "the idle watch woke up")
+        #expect(contextSwitches(of: watch.process.pid) == idleSwitches, "the idle watch woke up")
 
         // Start: the new line comes at once (flushed through a pipe, not a terminal).
         let before = Date()
@@ -73,9 +73,9 @@ struct WidgetTests {
         // Stopped: the watch does not wake up (no context switch in any of its threads), so
         // it prints nothing more.
         #expect(watch.lines.collect(for: 0.3).map(\.text) == [])
-        let stoppedSwitches = try #require(contextSwitches(watch.process.pid))
+        let stoppedSwitches = try #require(contextSwitches(of: watch.process.pid))
         #expect(watch.lines.collect(for: 1.5).map(\.text) == [])
-        #expect(contextSwitches(watch.process.pid) == stoppedSwitches, "the stopped watch woke up")
+        #expect(contextSwitches(of: watch.process.pid) == stoppedSwitches, "the stopped watch woke up")
         // And the paused line shows the stopwatch as the daemon holds it.
         let session = try #require(try f.properties()["SessionTime"]?.int64)
         #expect(seconds(stopped.text) == Int(session / 1_000_000), "daemon says \(session) µs")
@@ -603,20 +603,6 @@ private final class Watch: @unchecked Sendable {
     var errors: String { stderr.text }
 
     func stop() { process.terminate(grace: 2) }
-}
-
-/// Voluntary and involuntary context switches of every thread of a process: unchanged
-/// over an interval means no thread ran in it.
-private func contextSwitches(_ pid: pid_t) -> Int? {
-    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
-    var total = 0
-    for thread in threads {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8) else { continue }
-        for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
-            total += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
-        }
-    }
-    return total
 }
 
 /// The environment variable that marks every process a test starts through a bar, so the

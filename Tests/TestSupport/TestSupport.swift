@@ -277,3 +277,17 @@ public func waitUntil(timeout: TimeInterval = 10, _ condition: () throws -> Bool
     }
     return try condition()
 }
+
+/// Voluntary and involuntary context switches of every thread of a process (nil when it is
+/// gone): unchanged over an interval means no thread of it ran, i.e. it did not wake up.
+public func contextSwitches(of pid: pid_t) -> Int? {
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+    var total = 0
+    for thread in threads {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8) else { continue }
+        for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+            total += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        }
+    }
+    return total
+}
