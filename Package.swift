@@ -1,8 +1,10 @@
 // swift-tools-version: 6.1
 //
 // biomatimer — a time tracker for the Linux desktop.
-// Layers (see ARCHITECTURE.md): CDBus → DBusKit; BiomaCore → BiomaStore; BiomaWidgets;
-// BiomaDaemon ties them together; `biomatimer` is the one executable users run.
+// Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; CContract → TimerControl (the
+// contract); BiomaCore → BiomaStore → BiomaDaemon (the daemon's side); BiomaWidgets →
+// BiomaClient (the client's side). Three executables by role: `biomatimer` (a C front for
+// keybindings), `biomatimer-tool` (every other command, without the store) and `biomatimerd`.
 
 import PackageDescription
 
@@ -11,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "biomatimer", targets: ["biomatimer"]),
         .executable(name: "biomatimer-tool", targets: ["biomatimer-tool"]),
+        .executable(name: "biomatimerd", targets: ["biomatimerd"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
     ],
     dependencies: [
@@ -28,9 +31,11 @@ let package = Package(
         // A Swift D-Bus layer over libdbus: value model, validation, client and service.
         // Values, validation, messages and the blocking client, without Foundation (fast start).
         .target(name: "DBusCore", dependencies: ["CDBus"]),
-        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore"]),
-        // timerfd and signalfd for the daemon's loop.
+        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore", "CSystem"]),
+        // timerfd and signalfd for the bus loop's deadlines and the daemon's signals.
         .target(name: "CSystem"),
+        // The contract's names, exit codes and messages: one C header for both clients.
+        .target(name: "CContract"),
 
         // Pure time-tracking rules: no I/O, clock and time zone passed in.
         .target(name: "BiomaCore"),
@@ -42,32 +47,53 @@ let package = Package(
         // Renderers for the status bars; one folder per bar under Widgets/.
         .target(
             name: "BiomaWidgets",
+            dependencies: ["TimerControl"],
             path: "Widgets",
             exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
         ),
-        // The daemon: the tracker published as /org/biomatimer/Timer1, and the client side.
+        // The daemon: the tracker published as /org/biomatimer/Timer1.
         .target(
             name: "BiomaDaemon",
-            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets"]
+            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore"]
         ),
-        // The client commands and the daemon's protocol names, without Foundation.
-        .target(name: "TimerControl", dependencies: ["DBusCore"]),
+        // The contract as clients and the daemon share it: names, property tables, the
+        // blocking client and its failures. No Foundation.
+        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract"]),
+        // The client's side beyond one call: the watch that follows the daemon, installation.
+        .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets"]),
         // `biomatimer`: a small C front that answers keybinding commands itself with one
-        // libdbus call (as fast as dbus-send) and hands everything else to `biomatimer-tool`.
+        // libdbus call (as fast as dbus-send), runs `biomatimerd` for `daemon`, and hands
+        // everything else to `biomatimer-tool`.
         .executableTarget(
-            name: "biomatimer", dependencies: ["CDBus"],
+            name: "biomatimer", dependencies: ["CDBus", "CContract"],
             // With the runtime's two entry points stubbed in main.c, nothing of the Swift
             // runtime is pulled in, and no unused library stays NEEDED.
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "--as-needed"])]
         ),
-        // Every command, with ArgumentParser: the daemon, watch, reports, help, completions.
+        // Every client command, with ArgumentParser: watch, status, reports, help, completions.
+        // It links neither the store nor Foundation (only FoundationEssentials), and the Swift
+        // runtime statically, so a bar's poll starts fast.
         .executableTarget(
             name: "biomatimer-tool",
             dependencies: [
-                "BiomaDaemon",
+                "BiomaClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/BiomatimerTool"
+            path: "Sources/BiomatimerTool",
+            linkerSettings: [
+                .unsafeFlags(["-static-stdlib"]),
+                // FoundationEssentials's own static dependencies, which -static-stdlib leaves out.
+                .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"),
+                .linkedLibrary("swiftSynchronization"),
+            ]
+        ),
+        // The daemon: the store, the bus object, the deadlines.
+        .executableTarget(
+            name: "biomatimerd",
+            dependencies: [
+                "BiomaDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
 
         // Benchmarks (`make bench`): each compares against a baseline measured in the same run.
@@ -94,7 +120,9 @@ let package = Package(
         .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaWidgets", "TestSupport"]
+            dependencies: [
+                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaWidgets", "TestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

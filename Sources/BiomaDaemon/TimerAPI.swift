@@ -2,48 +2,30 @@ import BiomaCore
 import DBusKit
 @_exported import TimerControl
 
-/// The fixed names of the D-Bus contract (`../shared/spec/dbus-api.md`).
+/// The daemon's side of the D-Bus contract (described in dbus/README.md): the fixed names,
+/// the published state of a tracker snapshot, and the errors a failure becomes.
 public enum TimerAPI {
     public static let busName = TimerNames.busName
     public static let objectPath = TimerNames.objectPath
     public static let interface = TimerNames.interface
     public static let errorPrefix = TimerNames.errorPrefix
 
-    /// Every property, in the order of the contract (and of the interface XML).
-    public static let propertyNames = [
-        "Running", "UpdatedAt", "SessionTime", "DailyTotal", "Day", "ActiveProject", "ActiveProjectName",
-        "ActiveProjectColor", "ProjectSessionTime", "ProjectDailyTotal", "Projects",
-    ]
-    /// The properties that carry time; they are sent fresh with every change.
-    static let timeValues: Set<String> = ["UpdatedAt", "SessionTime", "DailyTotal", "ProjectSessionTime", "ProjectDailyTotal"]
-
-    /// The D-Bus properties of a snapshot, by name.
-    public static func properties(of s: TrackerSnapshot) -> [String: DBusValue] {
-        [
-            "Running": .boolean(s.running),
-            "UpdatedAt": .int64(s.updatedAt),
-            "SessionTime": .int64(s.sessionTime),
-            "DailyTotal": .int64(s.dailyTotal),
-            "Day": .string(s.day.description),
-            "ActiveProject": .string(s.activeProject?.id ?? ""),
-            "ActiveProjectName": .string(s.activeProject?.name ?? ""),
-            "ActiveProjectColor": .string(s.activeProject?.color ?? ""),
-            "ProjectSessionTime": .int64(s.projectSessionTime),
-            "ProjectDailyTotal": .int64(s.projectDailyTotal),
-            "Projects": .array(
-                .structure([.string, .string, .string]),
-                s.projects.map { .structure([.string($0.id), .string($0.name), .string($0.color)]) }),
-        ]
-    }
-
-    /// The `PropertiesChanged` entries between two snapshots taken at the same instant: every
-    /// property that changed, plus fresh time values; nil when nothing changed.
-    public static func changes(from before: TrackerSnapshot, to after: TrackerSnapshot) -> [(String, DBusValue)]? {
-        let old = properties(of: before)
-        let new = properties(of: after)
-        let changed = propertyNames.filter { $0 != "UpdatedAt" && old[$0] != new[$0] }
-        guard !changed.isEmpty else { return nil }
-        return propertyNames.filter { changed.contains($0) || timeValues.contains($0) }.map { ($0, new[$0]!) }
+    /// What `org.biomatimer.Timer1` publishes for a snapshot; `TimerStatus.table` turns it
+    /// into properties.
+    public static func status(of s: TrackerSnapshot) -> TimerStatus {
+        var status = TimerStatus()
+        status.running = s.running
+        status.updatedAt = s.updatedAt
+        status.sessionTime = s.sessionTime
+        status.dailyTotal = s.dailyTotal
+        status.day = s.day.description
+        status.activeProject = s.activeProject?.id ?? ""
+        status.activeProjectName = s.activeProject?.name ?? ""
+        status.activeProjectColor = s.activeProject?.color ?? ""
+        status.projectSessionTime = s.projectSessionTime
+        status.projectDailyTotal = s.projectDailyTotal
+        status.projects = s.projects.map { ProjectSummary(id: $0.id, name: $0.name, color: $0.color) }
+        return status
     }
 
     /// The D-Bus error a tracker failure becomes.

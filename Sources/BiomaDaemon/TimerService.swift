@@ -2,39 +2,59 @@ import BiomaCore
 import BiomaStore
 import DBusKit
 
-/// Where the daemon reads the time; tests pass their own.
-public protocol TimeSource: Sendable {
-    /// Microseconds since the Unix epoch.
-    func now() -> Micros
-}
-
 /// The tracker published as `/org/biomatimer/Timer1`.
 ///
 /// Every handler runs on the bus's loop thread, one at a time, so the tracker is only ever
 /// used from that thread. Each state-changing method takes one instant, applies the change in
 /// one store transaction, and emits one `PropertiesChanged` carrying what changed and fresh
 /// time values.
-public final class TimerService: @unchecked Sendable {
+///
+/// Its deadlines in the bus loop: the next day boundary (always scheduled), and a heartbeat
+/// every `Tracker.heartbeatInterval` while the timer runs.
+public final class TimerService: ObjectInterface, @unchecked Sendable {
     public let tracker: Tracker
     private let bus: Bus
     private let clock: any TimeSource
-    /// Called after every state change and day boundary, on the loop thread (the daemon
-    /// re-arms its timers from it).
-    var onStateChange: (@Sendable (TrackerSnapshot) -> Void)?
     /// The day last published, to notice a day boundary however it is discovered.
-    private var publishedDay: Day?
+    private var publishedDay: Day
+    private var deadlines: Deadlines?
+    private var dayBoundary: Deadlines.Handle?
+    private var heartbeatDue: Deadlines.Handle?
 
     public init(tracker: Tracker, bus: Bus, clock: any TimeSource) {
         self.tracker = tracker
         self.bus = bus
         self.clock = clock
+        publishedDay = tracker.snapshot(at: clock.now()).day
     }
 
-    /// Exports the object; call before requesting the name.
-    public func export() throws(BusError) {
-        publishedDay = tracker.snapshot(at: clock.now()).day
-        try bus.export(ExportedObject(path: TimerAPI.objectPath, interfaces: [interface()]))
+    // MARK: - Deadlines
+
+    public func attach(_ deadlines: Deadlines) {
+        self.deadlines = deadlines
+        // A clock change or a resume may have crossed the day boundary: check it either way.
+        dayBoundary = deadlines.add { [self] _ in checkDayBoundary() }
+        heartbeatDue = deadlines.add { [self] reason in
+            if reason == .due { heartbeat() }
+            scheduleDeadlines(tracker.snapshot(at: clock.now()), restartHeartbeat: true)
+        }
+        checkDayBoundary()
     }
+
+    /// The day boundary at the snapshot's; the heartbeat while running, left as it is when it
+    /// is already scheduled unless `restartHeartbeat`.
+    private func scheduleDeadlines(_ snapshot: TrackerSnapshot, restartHeartbeat: Bool = false) {
+        guard let deadlines, let dayBoundary, let heartbeatDue else { return }
+        deadlines.schedule(dayBoundary, at: snapshot.nextDayBoundary)
+        if !snapshot.running {
+            deadlines.schedule(heartbeatDue, at: nil)
+        } else if restartHeartbeat || deadlines.instant(of: heartbeatDue) == nil {
+            deadlines.schedule(heartbeatDue, at: clock.now() + Tracker.heartbeatInterval)
+        }
+    }
+
+    /// The published state at the current instant.
+    func status() -> TimerStatus { TimerAPI.status(of: tracker.snapshot(at: clock.now())) }
 
     // MARK: - Changes
 
@@ -54,10 +74,8 @@ public final class TimerService: @unchecked Sendable {
 
     private func publish(before: TrackerSnapshot, after: TrackerSnapshot) {
         publishedDay = after.day
-        if let changes = TimerAPI.changes(from: before, to: after) {
-            try? bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: changes)
-        }
-        onStateChange?(after)
+        bus.emitChanges(TimerStatus.table, path: TimerAPI.objectPath, from: TimerAPI.status(of: before), to: TimerAPI.status(of: after))
+        scheduleDeadlines(after)
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
@@ -67,11 +85,11 @@ public final class TimerService: @unchecked Sendable {
         let snapshot = tracker.snapshot(at: now)
         if snapshot.day != publishedDay {
             publishedDay = snapshot.day
-            let all = TimerAPI.properties(of: snapshot)
-            let entries = TimerAPI.propertyNames.filter { $0 != "Projects" }.map { ($0, all[$0]!) }
+            // Every value but the project list, which a new day leaves as it was.
+            let entries = TimerStatus.table.entries(of: TimerAPI.status(of: snapshot)).filter { $0.0 != "Projects" }
             try? bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: entries)
         }
-        onStateChange?(snapshot)
+        scheduleDeadlines(snapshot)
         // After the signal, so bars see the new day at once.
         tracker.takeDailyBackupIfDue(at: now)
     }
@@ -83,14 +101,11 @@ public final class TimerService: @unchecked Sendable {
 
     // MARK: - The interface
 
-    func interface() -> DBusInterface {
-        let properties = TimerAPI.propertyNames.map { name in
-            DBusProperty(name, Self.propertySignature(name)) { [self] in
-                TimerAPI.properties(of: tracker.snapshot(at: clock.now()))[name]!
-            }
-        }
-        return DBusInterface(
-            TimerAPI.interface,
+    /// `org.biomatimer.Timer1`: its properties from `TimerStatus.table`, read from one
+    /// snapshot per `Get`/`GetAll`.
+    public func interface() -> DBusInterface {
+        DBusInterface(
+            TimerStatus.table, state: { [self] in status() },
             methods: [
                 DBusMethod("Start") { [self] _ in
                     try change { try tracker.start(at: $0) }
@@ -177,19 +192,7 @@ public final class TimerService: @unchecked Sendable {
                     try change { try tracker.resetHistory(at: $0) }
                     return []
                 },
-            ],
-            properties: properties,
-            // One snapshot per Get/GetAll: every value holds at the one UpdatedAt.
-            propertyValues: { [self] in TimerAPI.properties(of: tracker.snapshot(at: clock.now())) })
-    }
-
-    static func propertySignature(_ name: String) -> String {
-        switch name {
-        case "Running": return "b"
-        case "Day", "ActiveProject", "ActiveProjectName", "ActiveProjectColor": return "s"
-        case "Projects": return "a(sss)"
-        default: return "x"
-        }
+            ])
     }
 
     private func listProjects() -> DBusValue {

@@ -1,9 +1,12 @@
 import ArgumentParser
-import BiomaCore
-import BiomaDaemon
+import BiomaClient
 import BiomaWidgets
-import DBusKit
-import Foundation
+import DBusCore
+import TimerControl
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // MARK: - Root
 
@@ -75,12 +78,12 @@ struct Status: ParsableCommand {
         } else {
             renderer = nil
         }
-        let read = Result { () throws(ClientFailure) in try TimerClient().properties() }
+        let read = Result { () throws(ClientFailure) in try TimerClient().timerStatus() }
         if case .failure(let failure) = read, failure.exitCode == 3, let renderer, !json {
             // A bar polling `status --format` shows the offline line rather than nothing.
             print(renderer.render(.offline, now: SystemClock().now()))
         }
-        let state = WidgetState(properties: try read.get())
+        let state = WidgetState(timer: try read.get())
         let now = SystemClock().now()
         if let renderer {
             print(renderer.render(state, now: now))
@@ -117,10 +120,8 @@ struct Watch: ParsableCommand {
     func run() throws {
         let renderer = try makeRenderer(format, ascii: ascii)
         // One write(2) per line: every line reaches the bar at once.
-        let watcher = Watcher(renderer: renderer) { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-        }
-        let clicks = I3blocksClicks.stdinCarriesClicks(environment: ProcessInfo.processInfo.environment)
+        let watcher = Watcher(renderer: renderer) { line in writeStandardOutput(line + "\n") }
+        let clicks = I3blocksClicks.stdinCarriesClicks(environment: processEnvironment())
         watcher.run(address: .session, handleClicks: clicks)
     }
 }
@@ -143,14 +144,15 @@ struct ProjectList: ParsableCommand {
     func run() throws {
         let projects = (try callDaemon("ListProjects").first?.array ?? []).compactMap(\.vardict)
         if json {
-            let items = projects.map { p -> [String: Any] in
-                [
-                    "id": p["Id"]?.string ?? "", "name": p["Name"]?.string ?? "", "color": p["Color"]?.string ?? "",
-                    "position": p["Position"]?.int ?? 0, "running": p["Running"]?.bool ?? false,
-                    "session_time": p["SessionTime"]?.int64 ?? 0, "daily_total": p["DailyTotal"]?.int64 ?? 0,
-                ]
+            let items = projects.map { p -> JSON in
+                .object([
+                    "id": .string(p["Id"]?.string ?? ""), "name": .string(p["Name"]?.string ?? ""),
+                    "color": .string(p["Color"]?.string ?? ""), "position": .int(Int64(p["Position"]?.int ?? 0)),
+                    "running": .bool(p["Running"]?.bool ?? false), "session_time": .int(p["SessionTime"]?.int64 ?? 0),
+                    "daily_total": .int(p["DailyTotal"]?.int64 ?? 0),
+                ])
             }
-            print(try JSONText.encode(items))
+            print(JSON.array(items).text)
             return
         }
         if projects.isEmpty {
@@ -253,9 +255,9 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        if let date, Day(date) == nil { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
+        if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
         let report = try callDaemon("Report", [.string(period.rawValue), .string(date ?? "")]).first?.vardict ?? [:]
-        print(json ? try ReportText.json(report) : ReportText.table(report, style: Terminal.style()), terminator: "")
+        print(json ? ReportText.json(report) : ReportText.table(report, style: Terminal.style()), terminator: "")
     }
 }
 
@@ -266,15 +268,19 @@ struct Export: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to FILE instead of standard output.") var output: String?
     func validate() throws {
         for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, Day(value) == nil { throw ValidationError("\(name) \(value) is not a day: use YYYY-MM-DD.") }
+            if let value, !DayText.isValid(value) { throw ValidationError("\(name) \(value) is not a day: use YYYY-MM-DD.") }
         }
     }
     func run() throws {
         let csv = try callDaemon("ExportCSV", [.string(from ?? ""), .string(to ?? "")]).first?.string ?? ""
         if let output {
-            try Data(csv.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            do {
+                try AtomicFile.write(Array(csv.utf8), to: output)
+            } catch {
+                throw ClientFailure(exitCode: ExitCode.refused, error.description)
+            }
         } else {
-            FileHandle.standardOutput.write(Data(csv.utf8))
+            writeStandardOutput(csv)
         }
     }
 }
@@ -284,13 +290,8 @@ struct Import: ParsableCommand {
         abstract: "Import intervals from a CSV file made by export; all or nothing.")
     @Argument(help: "The CSV file, or - for standard input.") var file: String
     func run() throws {
-        let data: Data
-        do {
-            data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw ClientFailure(exitCode: 1, "cannot read \(file): \(error.localizedDescription)")
-        }
-        guard let text = String(data: data, encoding: .utf8), !text.utf8.contains(0) else {
+        let data = file == "-" ? try readStandardInput() : try readFile(file)
+        guard let text = String(validating: data, as: UTF8.self), !text.utf8.contains(0) else {
             throw ClientFailure(exitCode: 1, "\(file) is not UTF-8 text.")
         }
         let count = try callDaemon("ImportCSV", [.string(text)]).first?.int64 ?? 0
@@ -314,43 +315,20 @@ struct DaemonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "daemon", abstract: "Run the daemon on the session bus (normally started by D-Bus activation).",
         discussion: """
-            Settings come from $XDG_CONFIG_HOME/biomatimer/config (default ~/.config/biomatimer/config), \
-            lines such as `day_start = 04:00`, `week_start = sunday`, `data_dir = ~/timesheets`; \
-            the options below override them.
+            The daemon is its own program, biomatimerd, beside this one or in libexec/biomatimer; \
+            `biomatimer daemon --help` lists its options (--data-dir, --replace, --day-start, --week-start).
             """)
-    @Option(help: "Where the database lives (default $XDG_DATA_HOME/biomatimer).") var dataDir: String?
-    @Flag(help: "Take over from a running daemon.") var replace = false
-    @Option(help: "When the day starts, HH:MM (default 00:00).") var dayStart: String?
-    @Option(help: "First day of the week: monday or sunday.") var weekStart: String?
+    @Argument(parsing: .captureForPassthrough, help: "The daemon's options.") var options: [String] = []
 
     func run() throws {
-        var settings: Settings
+        guard let daemon = Installer.siblingExecutable("biomatimerd") else {
+            throw ClientFailure(exitCode: ExitCode.refused, "cannot find biomatimerd beside \(Installer.currentExecutable()); reinstall biomatimer.")
+        }
         do {
-            settings = try Settings.load(from: Settings.file())
+            try Installer.exec(daemon, arguments: ["biomatimerd"] + options)
         } catch {
-            throw ClientFailure(exitCode: 2, "\(error)")
+            throw ClientFailure(exitCode: ExitCode.refused, error.description)
         }
-        if let dayStart {
-            guard let minutes = Settings.parseTime(dayStart) else {
-                throw ValidationError("--day-start \(dayStart) is not a time: use HH:MM.")
-            }
-            settings.dayStartMinutes = minutes
-        }
-        if let weekStart {
-            guard let weekday = Settings.parseWeekStart(weekStart) else {
-                throw ValidationError("--week-start must be monday or sunday.")
-            }
-            settings.firstWeekday = weekday
-        }
-        var options = DaemonOptions()
-        options.dataDirectory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? settings.dataDirectory
-        options.replace = replace
-        options.rules.dayStartMinutes = settings.dayStartMinutes
-        options.rules.firstWeekday = settings.firstWeekday
-        let code = Daemon.run(options) { message in
-            FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
-        }
-        if code != 0 { throw ExitCode(code) }
     }
 }
 
@@ -359,13 +337,19 @@ struct Install: ParsableCommand {
         abstract: "Install the binary, the D-Bus activation file and the systemd user unit.")
     @Option(help: "Installation prefix.") var prefix = "~/.local"
     func run() throws {
-        let expanded = (prefix as NSString).expandingTildeInPath
+        let expanded = Installer.expandingTilde(prefix)
         let tool = Installer.currentExecutable()
-        guard let front = Installer.frontExecutable(besides: tool) else {
-            throw ClientFailure(exitCode: 1, "cannot find the biomatimer binary that belongs beside \(tool.path).")
+        guard let front = Installer.frontExecutable(besides: tool), let daemon = Installer.siblingExecutable("biomatimerd")
+        else {
+            throw ClientFailure(exitCode: 1, "cannot find the biomatimer and biomatimerd binaries that belong beside \(tool).")
         }
-        let paths = try Installer.install(prefix: URL(fileURLWithPath: expanded), front: front, tool: tool)
-        for path in paths { print("installed \(path.path)") }
+        let paths: [String]
+        do {
+            paths = try Installer.install(prefix: expanded, front: front, tool: tool, daemon: daemon)
+        } catch {
+            throw ClientFailure(exitCode: ExitCode.refused, error.description)
+        }
+        for path in paths { print("installed \(path)") }
         print("The session bus now starts the daemon on the first call (run `biomatimer status` to try).")
     }
 }
@@ -378,7 +362,7 @@ func confirm(_ question: String, yes: Bool) throws {
     guard isatty(0) != 0 else {
         throw ValidationError("\(question) Refusing without a terminal to ask on: pass --yes.")
     }
-    FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
-    let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+    writeStandardError("\(question) [y/N] ")
+    let answer = String((readLine() ?? "").filter { !$0.isWhitespace }).lowercased()
     guard answer == "y" || answer == "yes" else { throw ClientFailure(exitCode: 1, "Nothing was changed.") }
 }

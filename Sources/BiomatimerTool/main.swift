@@ -1,6 +1,9 @@
 import ArgumentParser
-import BiomaDaemon
-import Foundation
+import TimerControl
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Exit codes are a contract for scripts: 0 done, 1 refused, 2 usage, 3 no bus or no daemon.
 // ArgumentParser's own usage code (64) is mapped to 2.
@@ -9,7 +12,7 @@ do {
     try command.run()
     exit(0)
 } catch let failure as ClientFailure {
-    FileHandle.standardError.write(Data("biomatimer: \(failure.description)\n".utf8))
+    writeStandardError("biomatimer: \(failure.description)\n")
     exit(failure.exitCode)
 } catch {
     let code = Biomatimer.exitCode(for: error)
@@ -17,7 +20,7 @@ do {
         Biomatimer.exit(withError: error)  // --help, --version
     }
     if code == .validationFailure {
-        FileHandle.standardError.write(Data((Biomatimer.fullMessage(for: error) + "\n").utf8))
+        writeStandardError(Biomatimer.fullMessage(for: error) + "\n")
         exit(2)
     }
     Biomatimer.exit(withError: error)

@@ -1,5 +1,5 @@
 import CDBus
-import Foundation
+import Glibc
 
 /// A bus connection owned by one event-loop thread, for long-lived processes (the daemon, a
 /// widget following changes).
@@ -20,7 +20,7 @@ public final class Bus: @unchecked Sendable {
     private var loopThread = pthread_t()
 
     // Shared with other threads: guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var queue: [() -> Void] = []
     private var stopping = false
     /// Set when the loop thread has returned; work handed over after that runs on the caller.
@@ -88,7 +88,7 @@ public final class Bus: @unchecked Sendable {
     public func sync<T: Sendable>(_ work: @escaping @Sendable () throws(BusError) -> T) throws(BusError) -> T {
         if isLoopThread { return try work() }
         let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
+        let done = Semaphore()
         perform {
             box.result = Result { () throws(BusError) -> T in try work() }
             done.signal()
@@ -187,7 +187,7 @@ public final class Bus: @unchecked Sendable {
             destination: destination, path: path, interface: interface, member: member, arguments: arguments)
         message.autoStart = autoStart
         let box = ResultBox<[DBusValue]>()
-        let done = DispatchSemaphore(value: 0)
+        let done = Semaphore()
         send(message, timeout: timeout) {
             box.result = $0
             done.signal()
@@ -842,7 +842,7 @@ public struct MatchRule: Sendable, Equatable {
         if let arg0 {
             try Validate.string(arg0)
             // Inside quotes only the apostrophe needs care: close, escape it, reopen.
-            parts.append("arg0='" + arg0.replacingOccurrences(of: "'", with: "'\\''") + "'")
+            parts.append("arg0='" + arg0.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'")
         }
         return parts.joined(separator: ",")
     }

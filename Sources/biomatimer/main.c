@@ -3,24 +3,22 @@
 // Keybinding and bar-click commands (toggle, start, stop, reset, project
 // start|stop|toggle|next|prev|reset) are answered here with one D-Bus call, in C, so that a
 // key press costs about what `dbus-send` does: a Swift binary spends a millisecond or more
-// just starting its runtime. Everything else — help, options, the daemon, watch, reports —
-// is handed to `biomatimer-tool` (beside this binary, or in ../libexec/biomatimer/) by exec,
-// arguments untouched. `biomatimer-tool` implements the same quick commands; a test runs
-// both side by side and requires the same output, messages and exit codes
-// (0 done, 1 refused, 2 usage, 3 no bus or no daemon), which mirror TimerControl's
-// `ClientFailure`.
+// just starting its runtime. `biomatimer daemon …` runs `biomatimerd`; everything else —
+// help, options, watch, reports — is handed to `biomatimer-tool`. Both live beside this
+// binary, or in ../libexec/biomatimer/, and get the arguments untouched by exec.
+//
+// Names, exit codes and messages come from biomatimer_contract.h, which the Swift client
+// (TimerControl) imports too; `biomatimer-tool` implements the same quick commands, and a
+// test runs both side by side on every failure and requires the same output.
+#include "biomatimer_contract.h"
 #include <dbus/dbus.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *const bus_name = "org.biomatimer.Timer1";
-static const char *const object_path = "/org/biomatimer/Timer1";
-static const char *const interface_name = "org.biomatimer.Timer1";
-static const char *const error_prefix = "org.biomatimer.Timer1.Error.";
 
 enum argument_kind { NO_ARGUMENT, STRING_ARGUMENT, INT32_ARGUMENT };
 
@@ -71,15 +69,14 @@ static int parse(int argc, char **argv, struct quick_call *call) {
 }
 
 static int fail(int code, const char *first, const char *second, const char *third) {
-    fprintf(stderr, "biomatimer: %s%s%s\n", first, second ? second : "", third ? third : "");
+    fprintf(stderr, BIOMATIMER_PROGRAM_PREFIX "%s%s%s\n", first, second ? second : "", third ? third : "");
     return code;
 }
 
-static const char *const no_bus_advice = ". Is a desktop session running? (`make run` starts a private bus.)";
-
 static int no_bus(const char *why, const char *address) {
-    fprintf(stderr, "biomatimer: cannot reach the D-Bus session bus: %s (address %s)%s\n", why, address, no_bus_advice);
-    return 3;
+    fprintf(stderr, BIOMATIMER_PROGRAM_PREFIX BIOMATIMER_MSG_NO_BUS "%s (address %s)" BIOMATIMER_MSG_NO_BUS_ADVICE "\n",
+            why, address);
+    return BIOMATIMER_EXIT_UNAVAILABLE;
 }
 
 /// The session bus address, as BusAddress.session resolves it.
@@ -101,6 +98,20 @@ static int session_address(char *buffer, size_t size) {
     return 0;
 }
 
+/// BIOMATIMER_TIMEOUT seconds when it is a number above 0, else the default (as TimerClient
+/// reads it).
+static int call_timeout_ms(void) {
+    const char *text = getenv(BIOMATIMER_TIMEOUT_VARIABLE);
+    if (!text || !*text) return BIOMATIMER_DEFAULT_TIMEOUT_MS;
+    char *end = NULL;
+    errno = 0;
+    double seconds = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !(seconds > 0)) return BIOMATIMER_DEFAULT_TIMEOUT_MS;
+    double ms = seconds * 1000;
+    if (ms > 2147483000.0) return 2147483000;
+    return ms < 1 ? 1 : (int)ms;
+}
+
 static const char *error_text(const DBusError *error) {
     if (error->message) return error->message;
     if (error->name) return error->name;
@@ -113,27 +124,28 @@ static int call_failed(const DBusError *error, DBusConnection *connection) {
     const char *text = error_text(error);
     if (strcmp(name, DBUS_ERROR_NO_REPLY) == 0) {
         if (!dbus_connection_get_is_connected(connection))
-            return fail(3, "lost the D-Bus session bus: ", "the bus closed the connection", NULL);
-        return fail(3, "the biomatimer daemon did not answer: it stopped, or took longer than the call allows.", NULL, NULL);
+            return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_LOST_BUS, BIOMATIMER_MSG_BUS_CLOSED, NULL);
+        return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_NO_ANSWER, NULL, NULL);
     }
-    if (strcmp(name, DBUS_ERROR_NO_MEMORY) == 0) return fail(1, "out of memory", NULL, NULL);
-    if (strcmp(name, DBUS_ERROR_DISCONNECTED) == 0) return fail(3, "lost the D-Bus session bus: ", error_text(error), NULL);
+    if (strcmp(name, DBUS_ERROR_NO_MEMORY) == 0) return fail(BIOMATIMER_EXIT_REFUSED, BIOMATIMER_MSG_OUT_OF_MEMORY, NULL, NULL);
+    if (strcmp(name, DBUS_ERROR_DISCONNECTED) == 0)
+        return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_LOST_BUS, text, NULL);
     if (strcmp(name, DBUS_ERROR_TIMEOUT) == 0 || strcmp(name, DBUS_ERROR_TIMED_OUT) == 0)
-        return fail(3, "the biomatimer daemon did not answer: it stopped, or took longer than the call allows.", NULL, NULL);
-    if (strncmp(name, error_prefix, strlen(error_prefix)) == 0) return fail(1, text, NULL, NULL);
+        return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_NO_ANSWER, NULL, NULL);
+    if (strncmp(name, BIOMATIMER_ERROR_PREFIX, strlen(BIOMATIMER_ERROR_PREFIX)) == 0)
+        return fail(BIOMATIMER_EXIT_REFUSED, text, NULL, NULL);
     if (strcmp(name, DBUS_ERROR_SERVICE_UNKNOWN) == 0 || strcmp(name, DBUS_ERROR_NAME_HAS_NO_OWNER) == 0)
-        return fail(3, "the biomatimer daemon is not running. Start it with `biomatimer daemon`, or run "
-                       "`biomatimer install` once so the bus starts it on demand.", NULL, NULL);
+        return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_NOT_RUNNING, NULL, NULL);
     if (strncmp(name, "org.freedesktop.DBus.Error.Spawn", strlen("org.freedesktop.DBus.Error.Spawn")) == 0)
-        return fail(3, "the bus could not start the biomatimer daemon: ", text, NULL);
-    return fail(1, text, NULL, NULL);
+        return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_SPAWN_FAILED, text, NULL);
+    return fail(BIOMATIMER_EXIT_REFUSED, text, NULL, NULL);
 }
 
 static int run_quick(const struct quick_call *call) {
     char address[65536];
     if (!session_address(address, sizeof address))
-        return fail(3, "cannot reach the D-Bus session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set and "
-                       "there is no $XDG_RUNTIME_DIR/bus", no_bus_advice, NULL);
+        return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_NO_BUS, BIOMATIMER_MSG_NO_BUS_ADDRESS,
+                    BIOMATIMER_MSG_NO_BUS_ADVICE);
     DBusError error;
     dbus_error_init(&error);
     DBusConnection *connection = dbus_connection_open_private(address, &error);
@@ -142,28 +154,29 @@ static int run_quick(const struct quick_call *call) {
     dbus_connection_set_exit_on_disconnect(connection, FALSE);
     if (!dbus_bus_register(connection, &error)) return no_bus(error_text(&error), address);
 
-    DBusMessage *message = dbus_message_new_method_call(bus_name, object_path, interface_name, call->member);
-    if (!message) return fail(1, "out of memory", NULL, NULL);
+    DBusMessage *message =
+        dbus_message_new_method_call(BIOMATIMER_BUS_NAME, BIOMATIMER_OBJECT_PATH, BIOMATIMER_TIMER_INTERFACE, call->member);
+    if (!message) return fail(BIOMATIMER_EXIT_REFUSED, BIOMATIMER_MSG_OUT_OF_MEMORY, NULL, NULL);
     int appended = 1;
     if (call->kind == STRING_ARGUMENT)
         appended = dbus_message_append_args(message, DBUS_TYPE_STRING, &call->string, DBUS_TYPE_INVALID);
     else if (call->kind == INT32_ARGUMENT)
         appended = dbus_message_append_args(message, DBUS_TYPE_INT32, &call->number, DBUS_TYPE_INVALID);
-    if (!appended) return fail(1, "out of memory", NULL, NULL);
+    if (!appended) return fail(BIOMATIMER_EXIT_REFUSED, BIOMATIMER_MSG_OUT_OF_MEMORY, NULL, NULL);
 
-    DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, message, DBUS_TIMEOUT_USE_DEFAULT, &error);
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, message, call_timeout_ms(), &error);
     if (!reply) return call_failed(&error, connection);
     if (call->print_running) {
         dbus_bool_t running = FALSE;
         if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_BOOLEAN, &running, DBUS_TYPE_INVALID)) running = FALSE;
         fputs(running ? "running\n" : "stopped\n", stdout);
     }
-    return 0;
+    return BIOMATIMER_EXIT_DONE;
 }
 
-/// Hands the command to biomatimer-tool, found beside this executable or in
-/// ../libexec/biomatimer/.
-static int exec_tool(char **argv) {
+/// Hands the command to `program` (biomatimer-tool or biomatimerd), found beside this
+/// executable or in ../libexec/biomatimer/, with argv as it is.
+static int exec_sibling(const char *program, char **argv) {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) n = 0;
@@ -172,15 +185,15 @@ static int exec_tool(char **argv) {
     if (slash) *slash = '\0';
     else strcpy(self, ".");
     char beside[PATH_MAX + 32], libexec[PATH_MAX + 64];
-    snprintf(beside, sizeof beside, "%s/biomatimer-tool", self);
-    snprintf(libexec, sizeof libexec, "%s/../libexec/biomatimer/biomatimer-tool", self);
+    snprintf(beside, sizeof beside, "%s/%s", self, program);
+    snprintf(libexec, sizeof libexec, "%s/../libexec/biomatimer/%s", self, program);
     const char *candidates[] = {beside, libexec};
     for (size_t i = 0; i < 2; i++) {
         if (access(candidates[i], X_OK) == 0) execv(candidates[i], argv);
     }
-    fprintf(stderr, "biomatimer: cannot find biomatimer-tool (looked in %s and %s); reinstall biomatimer.\n", beside,
-            libexec);
-    return 1;
+    fprintf(stderr, BIOMATIMER_PROGRAM_PREFIX "cannot find %s (looked in %s and %s); reinstall biomatimer.\n", program,
+            beside, libexec);
+    return BIOMATIMER_EXIT_REFUSED;
 }
 
 // SwiftPM links every executable through swiftc, which adds swiftrt.o, whose constructor
@@ -196,7 +209,12 @@ int _swift_backtrace_isThunkFunction(const char *name) {
 
 int main(int argc, char **argv) {
     struct quick_call call;
-    if (!parse(argc, argv, &call)) return exec_tool(argv);
+    // The daemon is its own program: `biomatimer daemon ARGS` is `biomatimerd ARGS`.
+    if (argc >= 2 && strcmp(argv[1], "daemon") == 0) {
+        argv[1] = "biomatimerd";
+        return exec_sibling("biomatimerd", argv + 1);
+    }
+    if (!parse(argc, argv, &call)) return exec_sibling("biomatimer-tool", argv);
     int code = run_quick(&call);
     fflush(stdout);
     fflush(stderr);

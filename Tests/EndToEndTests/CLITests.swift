@@ -1,3 +1,4 @@
+import BiomaClient
 import BiomaDaemon
 import Foundation
 import Testing
@@ -260,6 +261,7 @@ struct CLITests {
         let bin = prefix.appendingPathComponent("bin/biomatimer").path
         #expect(FileManager.default.isExecutableFile(atPath: bin))
         #expect(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("libexec/biomatimer/biomatimer-tool").path))
+        #expect(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("libexec/biomatimer/biomatimerd").path))
         // The installed front finds the installed tool (help is the tool's).
         let help = try runProcess(bin, ["--help"])
         #expect(help.status == 0 && help.stdout.contains("Exit codes"), "\(help.stderr)")

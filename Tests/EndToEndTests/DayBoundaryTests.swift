@@ -40,7 +40,7 @@ struct DayBoundaryTests {
         let service = try Bus(.address(bus.address))
         defer { service.close() }
         let timer = TimerService(tracker: tracker, bus: service, clock: clock)
-        try timer.export()
+        try DaemonObject([timer]).export(on: service)
         try service.requestName(TimerAPI.busName)
 
         let listener = try Bus(.address(bus.address))

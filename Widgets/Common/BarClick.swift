@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Clicks on the widget. Every bar maps its mouse buttons the same way: left click
 // toggles work, right click and scrolling down go to the next project, scrolling up to
@@ -58,7 +58,7 @@ public struct BarClick: Sendable, Equatable {
     /// lines, malformed JSON and objects without an integer `button`, so a watcher can
     /// skip them and read on.
     public init?(i3blocksLine line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(line.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
         if trimmed.isEmpty { return nil }
         if let number = Int(trimmed) {
             self.init(button: number)

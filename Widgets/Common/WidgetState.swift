@@ -1,31 +1,30 @@
 // The timer state a renderer displays: the properties of /org/biomatimer/Timer1
-// (see dbus-api.md) as one value, plus whether the daemon is there at all.
+// (see dbus/README.md) as one value, plus whether the daemon is there at all.
+
+import TimerControl
 
 /// A snapshot of the daemon's published state. The time values hold at `updatedAt`;
 /// `advanced(to:)` gives the live values at another instant, as the D-Bus contract says.
+///
+/// The published values live in `timer` (one stored property per D-Bus property of
+/// `org.biomatimer.Timer1`, see `TimerStatus.table`); they read as if they were the state's
+/// own (`state.running`, `state.sessionTime`).
+@dynamicMemberLookup
 public struct WidgetState: Sendable, Equatable {
     /// The daemon owns its bus name. When false every other field is meaningless.
     public var online: Bool
-    /// `Running`: the work timer is running.
-    public var running: Bool
-    /// `UpdatedAt`: µs since the Unix epoch at which the time values below hold.
-    public var updatedAt: Int64
-    /// `SessionTime`: the work stopwatch, µs.
-    public var sessionTime: Int64
-    /// `DailyTotal`: work time in the current day, µs.
-    public var dailyTotal: Int64
-    /// `Day`: the current day, `YYYY-MM-DD`.
-    public var day: String
-    /// `ActiveProject`: the running project's id, `""` when none.
-    public var activeProject: String
-    /// `ActiveProjectName`: its name, `""` when none.
-    public var activeProjectName: String
-    /// `ActiveProjectColor`: `#RRGGBB`, `""` when none.
-    public var activeProjectColor: String
-    /// `ProjectSessionTime`: the running project's session value, µs.
-    public var projectSessionTime: Int64
-    /// `ProjectDailyTotal`: the running project's time today, µs.
-    public var projectDailyTotal: Int64
+    /// The properties of `org.biomaTimer1`.
+    public var timer: TimerStatus
+
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<TimerStatus, Value>) -> Value {
+        get { timer[keyPath: keyPath] }
+        set { timer[keyPath: keyPath] = newValue }
+    }
+
+    public init(online: Bool = true, timer: TimerStatus) {
+        self.online = online
+        self.timer = timer
+    }
 
     public init(
         online: Bool = true,
@@ -40,28 +39,29 @@ public struct WidgetState: Sendable, Equatable {
         projectSessionTime: Int64 = 0,
         projectDailyTotal: Int64 = 0
     ) {
-        self.online = online
-        self.running = running
-        self.updatedAt = updatedAt
-        self.sessionTime = sessionTime
-        self.dailyTotal = dailyTotal
-        self.day = day
-        self.activeProject = activeProject
-        self.activeProjectName = activeProjectName
-        self.activeProjectColor = activeProjectColor
-        self.projectSessionTime = projectSessionTime
-        self.projectDailyTotal = projectDailyTotal
+        var timer = TimerStatus()
+        timer.running = running
+        timer.updatedAt = updatedAt
+        timer.sessionTime = sessionTime
+        timer.dailyTotal = dailyTotal
+        timer.day = day
+        timer.activeProject = activeProject
+        timer.activeProjectName = activeProjectName
+        timer.activeProjectColor = activeProjectColor
+        timer.projectSessionTime = projectSessionTime
+        timer.projectDailyTotal = projectDailyTotal
+        self.init(online: online, timer: timer)
     }
 
     /// The daemon is not on the bus.
     public static let offline = WidgetState(online: false)
 
     /// Whether a project is running (the contract's "ActiveProject is not empty").
-    public var hasProject: Bool { !activeProject.isEmpty }
+    public var hasProject: Bool { !timer.activeProject.isEmpty }
 
     /// Whether any displayed value moves with the clock: the work values while `running`,
     /// the project values while a project is active. Offline states never move.
-    public var isTicking: Bool { online && (running || hasProject) }
+    public var isTicking: Bool { online && (timer.running || hasProject) }
 
     /// The state with its live values at `now`: `value + (now − updatedAt)` for the work
     /// values while running and for the project values while a project is active, and
@@ -69,40 +69,40 @@ public struct WidgetState: Sendable, Equatable {
     /// so a display never shows less than the daemon published.
     public func advanced(to now: Int64) -> WidgetState {
         guard online else { return self }
-        let elapsed = Self.elapsed(from: updatedAt, to: now)
+        let elapsed = Self.elapsed(from: timer.updatedAt, to: now)
         var live = self
-        live.updatedAt = Swift.max(now, updatedAt)
-        if running {
-            live.sessionTime = Self.adding(sessionTime, elapsed)
-            live.dailyTotal = Self.adding(dailyTotal, elapsed)
+        live.updatedAt = Swift.max(now, timer.updatedAt)
+        if timer.running {
+            live.sessionTime = Self.adding(timer.sessionTime, elapsed)
+            live.dailyTotal = Self.adding(timer.dailyTotal, elapsed)
         }
         if hasProject {
-            live.projectSessionTime = Self.adding(projectSessionTime, elapsed)
-            live.projectDailyTotal = Self.adding(projectDailyTotal, elapsed)
+            live.projectSessionTime = Self.adding(timer.projectSessionTime, elapsed)
+            live.projectDailyTotal = Self.adding(timer.projectDailyTotal, elapsed)
         }
         return live
     }
 
     /// Live `SessionTime` at `now`.
     public func liveSessionTime(at now: Int64) -> Int64 {
-        running ? Self.adding(sessionTime, Self.elapsed(from: updatedAt, to: now)) : sessionTime
+        timer.running ? Self.adding(timer.sessionTime, Self.elapsed(from: timer.updatedAt, to: now)) : timer.sessionTime
     }
 
     /// Live `DailyTotal` at `now`.
     public func liveDailyTotal(at now: Int64) -> Int64 {
-        running ? Self.adding(dailyTotal, Self.elapsed(from: updatedAt, to: now)) : dailyTotal
+        timer.running ? Self.adding(timer.dailyTotal, Self.elapsed(from: timer.updatedAt, to: now)) : timer.dailyTotal
     }
 
     /// Live `ProjectSessionTime` at `now`.
     public func liveProjectSessionTime(at now: Int64) -> Int64 {
         hasProject
-            ? Self.adding(projectSessionTime, Self.elapsed(from: updatedAt, to: now)) : projectSessionTime
+            ? Self.adding(timer.projectSessionTime, Self.elapsed(from: timer.updatedAt, to: now)) : timer.projectSessionTime
     }
 
     /// Live `ProjectDailyTotal` at `now`.
     public func liveProjectDailyTotal(at now: Int64) -> Int64 {
         hasProject
-            ? Self.adding(projectDailyTotal, Self.elapsed(from: updatedAt, to: now)) : projectDailyTotal
+            ? Self.adding(timer.projectDailyTotal, Self.elapsed(from: timer.updatedAt, to: now)) : timer.projectDailyTotal
     }
 
     static func elapsed(from start: Int64, to end: Int64) -> Int64 {
@@ -134,7 +134,7 @@ extension WidgetState {
     /// stopwatch stopped at 0.4 s reads as idle, matching its `0:00:00`.
     public var phase: TimerPhase {
         if !online { return .offline }
-        if running { return .running }
-        return sessionTime >= 1_000_000 ? .paused : .idle
+        if timer.running { return .running }
+        return timer.sessionTime >= 1_000_000 ? .paused : .idle
     }
 }

@@ -1,6 +1,6 @@
 import BiomaWidgets
 import DBusKit
-import Foundation
+import TimerControl
 
 /// `biomatimer watch`: follows the daemon's `PropertiesChanged` and its name owner, and prints
 /// one line for a bar whenever the displayed text changes. It never polls the daemon: while
@@ -10,7 +10,7 @@ public final class Watcher: @unchecked Sendable {
     private let renderer: any WidgetRenderer
     private let output: @Sendable (String) -> Void
     private let clock: any TimeSource
-    private let condition = NSCondition()
+    private let condition = Condition()
     // Guarded by `condition`.
     private var state = WidgetState.offline
     private var generation = 0
@@ -64,13 +64,15 @@ public final class Watcher: @unchecked Sendable {
             // Only the name's owner: the bus resolves the well-known sender, so another
             // process cannot feed the bar a fake state.
             MatchRule(
-                sender: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-                member: "PropertiesChanged", arg0: TimerAPI.interface)
+                sender: TimerNames.busName, path: TimerNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+                member: "PropertiesChanged")
         ) { [self] message in
-            guard let changed = message.arguments.dropFirst().first?.vardict else { return }
-            update { if $0.online { $0.apply(changed) } }
+            guard let interface = message.arguments.first?.string,
+                let changed = message.arguments.dropFirst().first?.vardict
+            else { return }
+            update { if $0.online { $0.apply(changed, interface: interface) } }
         }
-        try bus.watchNameOwner(TimerAPI.busName) { [self, weak bus] owner in
+        try bus.watchNameOwner(TimerNames.busName) { [self, weak bus] owner in
             if owner == nil {
                 set(.offline)
             } else if let bus {
@@ -82,20 +84,27 @@ public final class Watcher: @unchecked Sendable {
         refresh(bus, autoStart: true, first: true)
     }
 
+    /// Reads every interface's properties (one `GetAll` each, sent together) and draws the
+    /// state when all have answered; a failure of any means offline.
     private func refresh(_ bus: Bus, autoStart: Bool, first: Bool = false) {
-        guard
-            let message = try? BusMessage.methodCall(
-                destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-                member: "GetAll", arguments: [.string(TimerAPI.interface)])
-        else {
-            if first { set(.offline, first: true) }
-            return
-        }
-        message.autoStart = autoStart
-        bus.send(message, timeout: .seconds(10)) { [self] result in
-            switch result {
-            case .success(let reply): set(WidgetState(properties: reply.first?.vardict ?? [:]), first: first)
-            case .failure: set(.offline, first: first)
+        let interfaces = WidgetState.interfaces
+        let replies = RefreshReplies(count: interfaces.count)
+        for interface in interfaces {
+            guard
+                let message = try? BusMessage.methodCall(
+                    destination: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.propertiesInterface,
+                    member: "GetAll", arguments: [.string(interface)])
+            else {
+                set(.offline, first: first)
+                return
+            }
+            message.autoStart = autoStart
+            bus.send(message, timeout: .seconds(10)) { [self] result in
+                guard let complete = replies.add(interface, result.map { $0.first?.vardict ?? [:] }) else { return }
+                switch complete {
+                case .success(let properties): set(WidgetState(properties: properties), first: first)
+                case .failure: set(.offline, first: first)
+                }
             }
         }
     }
@@ -117,8 +126,8 @@ public final class Watcher: @unchecked Sendable {
 
     /// Prints the line now and at every instant the displayed text may change. Returns when
     /// the bus connection is lost, or after `timeout` seconds when there is none.
-    private func drawLoop(timeout: TimeInterval?) {
-        let end = timeout.map { Date().addingTimeInterval($0) }
+    private func drawLoop(timeout seconds: Int64?) {
+        let end = seconds.map { clock.now() + $0 * 1_000_000 }
         var last: String?
         condition.lock()
         defer { condition.unlock() }
@@ -135,14 +144,14 @@ public final class Watcher: @unchecked Sendable {
                 last = line
             }
             if end == nil && !connected { return }
-            if let end, Date() >= end { return }
+            if let end, clock.now() >= end { return }
             let seen = generation
             let next = nextRedraw(after: now, state: state, showing: renderer.displayedTimes)
-            var deadline: Date? = next.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) }
+            var deadline = next
             if let end { deadline = deadline.map { min($0, end) } ?? end }
             while generation == seen {
                 if let deadline {
-                    if !condition.wait(until: deadline) { break }
+                    if !condition.wait(untilMicros: deadline) { break }
                 } else {
                     condition.wait()
                 }
@@ -152,7 +161,7 @@ public final class Watcher: @unchecked Sendable {
 
     /// i3blocks ≥ 1.5 writes a persistent block's clicks to its stdin, one JSON object a line.
     private func startClickReader(address: BusAddress) {
-        Thread.detachNewThread {
+        detachThread {
             while let line = readLine(strippingNewline: true) {
                 guard let action = BarClick(i3blocksLine: line)?.action else { continue }
                 guard let client = try? TimerClient(address: address) else { continue }
@@ -163,5 +172,26 @@ public final class Watcher: @unchecked Sendable {
                 }
             }
         }
+    }
+}
+
+/// The `GetAll` answers of one refresh, collected until every interface has answered.
+private final class RefreshReplies: @unchecked Sendable {
+    private let count: Int
+    private var properties: [String: [String: DBusValue]] = [:]
+    private var failed = false
+    private var answered = 0
+
+    init(count: Int) { self.count = count }
+
+    /// Records one answer (on the bus's loop thread); the outcome once all have answered.
+    func add(_ interface: String, _ result: Result<[String: DBusValue], BusError>) -> Result<[String: [String: DBusValue]], BusError>? {
+        answered += 1
+        switch result {
+        case .success(let values): properties[interface] = values
+        case .failure: failed = true
+        }
+        guard answered == count else { return nil }
+        return failed ? .failure(.disconnected("no answer")) : .success(properties)
     }
 }

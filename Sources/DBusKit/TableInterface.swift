@@ -1,0 +1,29 @@
+/// Interfaces whose properties are described by a `PropertyTable`: the table gives the
+/// introspection, `Get` and `GetAll`, and the `PropertiesChanged` entries.
+
+extension DBusInterface {
+    /// An interface whose properties are `table`'s columns, read from `state()`. `Get` and
+    /// `GetAll` each call `state()` once, so every value they return holds at one instant.
+    public init<Root>(
+        _ table: PropertyTable<Root>, state: @escaping @Sendable () -> Root, methods: [DBusMethod] = [],
+        signals: [DBusSignal] = []
+    ) {
+        let properties = table.columns.map { column in
+            DBusProperty(column.name, column.type.signature) { column.value(of: state()) }
+        }
+        self.init(
+            table.interface, methods: methods, properties: properties, signals: signals,
+            propertyValues: { table.values(of: state()) })
+    }
+}
+
+extension Bus {
+    /// Emits `PropertiesChanged` on `path` for the properties of `table` that differ between
+    /// two states taken at the same instant (plus its always-sent columns); nothing when no
+    /// property changed. Returns whether a signal was sent.
+    @discardableResult
+    public func emitChanges<Root>(_ table: PropertyTable<Root>, path: String, from before: Root, to after: Root) -> Bool {
+        guard let changes = table.changes(from: before, to: after) else { return false }
+        return (try? emitPropertiesChanged(path: path, interface: table.interface, changed: changes)) != nil
+    }
+}

@@ -1,0 +1,20 @@
+import CContract
+
+/// The fixed names of the D-Bus contract (described in dbus/README.md), read from the C header
+/// that the C front includes too.
+public enum TimerNames {
+    public static let busName = BIOMATIMER_BUS_NAME
+    public static let objectPath = BIOMATIMER_OBJECT_PATH
+    public static let interface = BIOMATIMER_TIMER_INTERFACE
+    public static let errorPrefix = BIOMATIMER_ERROR_PREFIX
+    public static let propertiesInterface = "org.freedesktop.DBus.Properties"
+}
+
+/// The command line's exit codes, a contract for scripts.
+public enum ExitCode {
+    public static let done = Int32(BIOMATIMER_EXIT_DONE)
+    public static let refused = Int32(BIOMATIMER_EXIT_REFUSED)
+    public static let usage = Int32(BIOMATIMER_EXIT_USAGE)
+    /// No session bus, or no daemon.
+    public static let unavailable = Int32(BIOMATIMER_EXIT_UNAVAILABLE)
+}

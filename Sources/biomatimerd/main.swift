@@ -1,0 +1,76 @@
+import ArgumentParser
+import BiomaDaemon
+import Foundation
+
+// `biomatimerd`: the daemon, on its own. Users start it as `biomatimer daemon` (which execs
+// this binary) or through D-Bus activation. Only the daemon links the store; the client
+// commands live in `biomatimer-tool` and the C front.
+struct DaemonCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "biomatimer daemon",
+        abstract: "Run the daemon on the session bus (normally started by D-Bus activation).",
+        discussion: """
+            Settings come from $XDG_CONFIG_HOME/biomatimer/config (default ~/.config/biomatimer/config), \
+            lines such as `day_start = 04:00`, `week_start = sunday`, `data_dir = ~/timesheets`; \
+            the options below override them.
+            """)
+    @Option(help: "Where the database lives (default $XDG_DATA_HOME/biomatimer).") var dataDir: String?
+    @Flag(help: "Take over from a running daemon.") var replace = false
+    @Option(help: "When the day starts, HH:MM (default 00:00).") var dayStart: String?
+    @Option(help: "First day of the week: monday or sunday.") var weekStart: String?
+
+    func run() throws {
+        var settings: Settings
+        do {
+            settings = try Settings.load(from: Settings.file())
+        } catch {
+            throw DaemonFailure(code: 2, "\(error)")
+        }
+        if let dayStart {
+            guard let minutes = Settings.parseTime(dayStart) else {
+                throw ValidationError("--day-start \(dayStart) is not a time: use HH:MM.")
+            }
+            settings.dayStartMinutes = minutes
+        }
+        if let weekStart {
+            guard let weekday = Settings.parseWeekStart(weekStart) else {
+                throw ValidationError("--week-start must be monday or sunday.")
+            }
+            settings.firstWeekday = weekday
+        }
+        var options = DaemonOptions()
+        options.dataDirectory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? settings.dataDirectory
+        options.replace = replace
+        options.rules.dayStartMinutes = settings.dayStartMinutes
+        options.rules.firstWeekday = settings.firstWeekday
+        let code = Daemon.run(options) { message in
+            FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
+        }
+        if code != 0 { throw ArgumentParser.ExitCode(code) }
+    }
+}
+
+struct DaemonFailure: Error {
+    var code: Int32
+    var message: String
+    init(code: Int32, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+do {
+    var command = try DaemonCommand.parseAsRoot()
+    try command.run()
+    exit(0)
+} catch let failure as DaemonFailure {
+    FileHandle.standardError.write(Data("biomatimer daemon: \(failure.message)\n".utf8))
+    exit(failure.code)
+} catch {
+    let code = DaemonCommand.exitCode(for: error)
+    if code == .validationFailure {
+        FileHandle.standardError.write(Data((DaemonCommand.fullMessage(for: error) + "\n").utf8))
+        exit(2)
+    }
+    DaemonCommand.exit(withError: error)
+}

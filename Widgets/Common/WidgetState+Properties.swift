@@ -1,0 +1,22 @@
+import DBusCore
+import TimerControl
+
+extension WidgetState {
+    /// The interfaces whose properties a bar follows, each decoded with its property table.
+    public static let interfaces = [TimerNames.interface]
+
+    /// The state from the `GetAll` answers of the daemon's interfaces, by interface name.
+    public init(properties: [String: [String: DBusValue]]) {
+        self.init(online: true, timer: TimerStatus())
+        for (interface, values) in properties { apply(values, interface: interface) }
+    }
+
+    /// Applies a `PropertiesChanged` signal's (or a `GetAll` answer's) entries for `interface`;
+    /// other interfaces are ignored.
+    public mutating func apply(_ changed: [String: DBusValue], interface: String) {
+        switch interface {
+        case TimerNames.interface: TimerStatus.table.apply(changed, to: &timer)
+        default: break
+        }
+    }
+}
