@@ -54,7 +54,7 @@ let package = Package(
         // The daemon: the tracker published as /org/biomatimer/Timer1.
         .target(
             name: "BiomaDaemon",
-            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore"]
+            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets"]
         ),
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.

@@ -1,6 +1,9 @@
 // BenchStore — the store benchmark (`make bench`), and a crash helper for the store tests.
 //
 //   BenchStore [output-dir]          ten years of history vs. an empty store, and Timewarrior
+//   BenchStore history <data-dir> <timew-db>
+//                                    writes the same ten years into a biomatimer store and a
+//                                    Timewarrior database (for the client comparisons in .ci/bench)
 //   BenchStore open-child <dir>     opens the store, prints the error if any (tests)
 //   BenchStore crash-child <dir> <boot-id> <now-µs>
 //                                    opens a tracker, runs a project, prints "ready", waits to
@@ -60,7 +63,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 func ms(_ value: Double) -> String { String(format: "%9.3f ms", value) }
 
-let keep = arguments.count >= 2
+let keep = arguments.count >= 2 && arguments[1] != "history"
 let base: URL
 if keep {
     base = URL(fileURLWithPath: arguments[1], isDirectory: true)
@@ -193,6 +196,18 @@ func timew(_ args: [String], database: URL) -> Double? {
         }
         return process.terminationStatus == 0 ? time : nil
     } catch { return nil }
+}
+
+// `BenchStore history <data-dir> <timew-db>`: the same history in both, and nothing else.
+if arguments.count >= 4, arguments[1] == "history" {
+    let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
+    let tracker = try Tracker(dataDirectory: directory, rules: rules, now: start, bootID: bootID)
+    let ids = try projectNames.map { try tracker.addProject(name: $0, color: "", at: start) }
+    let count = try tracker.appendHistory(history(projectIDs: ids), at: start)
+    let names = Dictionary(uniqueKeysWithValues: zip(ids, projectNames))
+    try writeTimewarrior(history(projectIDs: ids), names: names, to: URL(fileURLWithPath: arguments[3], isDirectory: true))
+    print("\(count) intervals, \(firstDay) … \(today), zone \(rules.timeZone.identifier)")
+    exit(0)
 }
 
 print("biomatimer store benchmark — \(years) years (\(firstDay) … \(today)) × ~40 intervals/day, 12 projects, zone \(rules.timeZone.identifier)")

@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import BiomaWidgets
 import DBusKit
 
 /// The tracker published as `/org/biomatimer/Timer1`.
@@ -170,6 +171,24 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     [self] call in
                     [try report(period: call.arguments[0].string!, day: call.arguments[1].string!)]
                 },
+                // What `biomatimer status` and `biomatimer report` print, rendered here so
+                // that the C front answers a bar's poll without starting a Swift program.
+                DBusMethod(
+                    "StatusText", in: [.init("format", "s"), .init("options", "a{sv}")], out: [.init("text", "s")]
+                ) { [self] call in
+                    [.string(try statusText(format: call.arguments[0].string!, options: call.arguments[1].vardict ?? [:]))]
+                },
+                DBusMethod(
+                    "ReportText", in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
+                    out: [.init("text", "s")]
+                ) { [self] call in
+                    let options = try Self.flags(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json"])
+                    let report = try report(period: call.arguments[0].string!, day: call.arguments[1].string!).vardict ?? [:]
+                    let text =
+                        options["Json"] == true
+                        ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: options["Color"] == true))
+                    return [.string(text)]
+                },
                 DBusMethod("ExportCSV", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
                     [self] call in
                     let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
@@ -193,6 +212,32 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     return []
                 },
             ])
+    }
+
+    private func statusText(format: String, options: [String: DBusValue]) throws -> String {
+        let flags = try Self.flags(options, allowed: ["Ascii"])
+        let now = clock.now()
+        let state = WidgetState(timer: TimerAPI.status(of: tracker.snapshot(at: now)))
+        do {
+            return try StatusText.render(state, now: now, format: format.isEmpty ? nil : format, ascii: flags["Ascii"] == true)
+        } catch {
+            throw TimerAPI.invalidArgument(error.description)
+        }
+    }
+
+    /// Boolean options by key; an unknown key or another type is `InvalidArgument`.
+    static func flags(_ options: [String: DBusValue], allowed: [String]) throws -> [String: Bool] {
+        var flags: [String: Bool] = [:]
+        for (key, value) in options {
+            guard allowed.contains(key) else {
+                throw TimerAPI.invalidArgument("Unknown option \(quoted(key)): use \(allowed.joined(separator: " or ")).")
+            }
+            guard case .boolean(let flag) = value else {
+                throw TimerAPI.invalidArgument("\(key) must be of type b, not \(value.signature).")
+            }
+            flags[key] = flag
+        }
+        return flags
     }
 
     private func listProjects() -> DBusValue {

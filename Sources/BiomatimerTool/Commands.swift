@@ -70,31 +70,16 @@ struct Status: ParsableCommand {
     @Flag(help: "ASCII marks instead of symbols, for --format.") var ascii = false
 
     func run() throws {
-        let renderer: (any WidgetRenderer)?
-        if json {
-            renderer = try makeRenderer("json", ascii: ascii)
-        } else if let format {
-            renderer = try makeRenderer(format, ascii: ascii)
-        } else {
-            renderer = nil
-        }
+        let shown = json ? "json" : format
+        // A bad format is a usage error before any call.
+        if let shown { _ = try makeRenderer(shown, ascii: ascii) }
         let read = Result { () throws(ClientFailure) in try TimerClient().timerStatus() }
-        if case .failure(let failure) = read, failure.exitCode == 3, let renderer, !json {
+        if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {
             // A bar polling `status --format` shows the offline line rather than nothing.
-            print(renderer.render(.offline, now: SystemClock().now()))
+            print(try makeRenderer(format, ascii: ascii).render(.offline, now: SystemClock().now()))
         }
         let state = WidgetState(timer: try read.get())
-        let now = SystemClock().now()
-        if let renderer {
-            print(renderer.render(state, now: now))
-            return
-        }
-        let live = state.advanced(to: now)
-        print("\(DurationFormat.hms(live.sessionTime)) (\(DurationFormat.hms(live.dailyTotal)))")
-        if live.hasProject {
-            print(
-                "\(Terminal.singleLine(live.activeProjectName)) \(DurationFormat.hms(live.projectSessionTime)) (\(DurationFormat.hms(live.projectDailyTotal)))")
-        }
+        print(try StatusText.render(state, now: SystemClock().now(), format: shown, ascii: ascii), terminator: "")
     }
 }
 

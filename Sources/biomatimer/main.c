@@ -141,7 +141,9 @@ static int call_failed(const DBusError *error, DBusConnection *connection) {
     return fail(BIOMATIMER_EXIT_REFUSED, text, NULL, NULL);
 }
 
-static int run_quick(const struct quick_call *call) {
+/// A private, registered connection to the session bus, or an exit code (with the message
+/// printed) when there is none.
+static int connect_session(DBusConnection **out) {
     char address[65536];
     if (!session_address(address, sizeof address))
         return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_NO_BUS, BIOMATIMER_MSG_NO_BUS_ADDRESS,
@@ -153,7 +155,14 @@ static int run_quick(const struct quick_call *call) {
     // A lost bus is reported, never an _exit inside libdbus.
     dbus_connection_set_exit_on_disconnect(connection, FALSE);
     if (!dbus_bus_register(connection, &error)) return no_bus(error_text(&error), address);
+    *out = connection;
+    return BIOMATIMER_EXIT_DONE;
+}
 
+static int run_quick(const struct quick_call *call) {
+    DBusConnection *connection = NULL;
+    int code = connect_session(&connection);
+    if (code != BIOMATIMER_EXIT_DONE) return code;
     DBusMessage *message =
         dbus_message_new_method_call(BIOMATIMER_BUS_NAME, BIOMATIMER_OBJECT_PATH, BIOMATIMER_TIMER_INTERFACE, call->member);
     if (!message) return fail(BIOMATIMER_EXIT_REFUSED, BIOMATIMER_MSG_OUT_OF_MEMORY, NULL, NULL);
@@ -164,6 +173,8 @@ static int run_quick(const struct quick_call *call) {
         appended = dbus_message_append_args(message, DBUS_TYPE_INT32, &call->number, DBUS_TYPE_INVALID);
     if (!appended) return fail(BIOMATIMER_EXIT_REFUSED, BIOMATIMER_MSG_OUT_OF_MEMORY, NULL, NULL);
 
+    DBusError error;
+    dbus_error_init(&error);
     DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, message, call_timeout_ms(), &error);
     if (!reply) return call_failed(&error, connection);
     if (call->print_running) {
@@ -171,6 +182,127 @@ static int run_quick(const struct quick_call *call) {
         if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_BOOLEAN, &running, DBUS_TYPE_INVALID)) running = FALSE;
         fputs(running ? "running\n" : "stopped\n", stdout);
     }
+    return BIOMATIMER_EXIT_DONE;
+}
+
+// ---------------------------------------------------------------- status and report text
+//
+// What a bar or a script polls — `status [--json | --format F] [--ascii]` and
+// `report [--day|--week|--month|--year] [--date D] [--json]` — is rendered by the daemon
+// (StatusText, ReportText: the same Swift code biomatimer-tool runs) and printed here. Any
+// failure, and any other form, is left to biomatimer-tool, which says what went wrong.
+
+struct text_call {
+    const char *member;
+    const char *first;  // format, or period
+    const char *second; // day (ReportText only)
+    const char *keys[2];
+    dbus_bool_t values[2];
+    int count;
+};
+
+static void add_flag(struct text_call *call, const char *key, int value) {
+    call->keys[call->count] = key;
+    call->values[call->count] = value ? TRUE : FALSE;
+    call->count++;
+}
+
+/// An option's value as `--name VALUE` or `--name=VALUE`; advances *index past it.
+static const char *option_value(int argc, char **argv, int *index, const char *name) {
+    size_t length = strlen(name);
+    const char *arg = argv[*index];
+    if (strncmp(arg, name, length) != 0) return NULL;
+    if (arg[length] == '=') return arg + length + 1;
+    if (arg[length] == '\0' && *index + 1 < argc) return argv[++*index];
+    return NULL;
+}
+
+/// Colour as Terminal.style decides it: on a terminal, without NO_COLOR, TERM not dumb.
+static int terminal_color(void) {
+    const char *no_color = getenv("NO_COLOR");
+    const char *term = getenv("TERM");
+    return isatty(1) && !(no_color && *no_color) && !(term && strcmp(term, "dumb") == 0);
+}
+
+static int parse_text(int argc, char **argv, struct text_call *call) {
+    memset(call, 0, sizeof *call);
+    if (argc < 2) return 0;
+    int json = 0, ascii = 0;
+    const char *format = NULL, *period = NULL, *date = NULL;
+    if (strcmp(argv[1], "status") == 0) {
+        for (int i = 2; i < argc; i++) {
+            const char *value;
+            if (strcmp(argv[i], "--json") == 0 && !json) json = 1;
+            else if (strcmp(argv[i], "--ascii") == 0 && !ascii) ascii = 1;
+            else if (!format && (value = option_value(argc, argv, &i, "--format")) != NULL) format = value;
+            else return 0;
+        }
+        if (format && !dbus_validate_utf8(format, NULL)) return 0;
+        call->member = "StatusText";
+        call->first = json ? "json" : format ? format : "";
+        add_flag(call, "Ascii", ascii);
+        return 1;
+    }
+    if (strcmp(argv[1], "report") == 0) {
+        for (int i = 2; i < argc; i++) {
+            const char *value;
+            const char *arg = argv[i];
+            if (strcmp(arg, "--json") == 0 && !json) json = 1;
+            else if (!period && (strcmp(arg, "--day") == 0 || strcmp(arg, "--week") == 0 ||
+                                 strcmp(arg, "--month") == 0 || strcmp(arg, "--year") == 0))
+                period = arg + 2;
+            else if (!date && (value = option_value(argc, argv, &i, "--date")) != NULL) date = value;
+            else return 0;
+        }
+        if (date && !dbus_validate_utf8(date, NULL)) return 0;
+        call->member = "ReportText";
+        call->first = period ? period : "day";
+        call->second = date ? date : "";
+        add_flag(call, "Color", !json && terminal_color());
+        add_flag(call, "Json", json);
+        return 1;
+    }
+    return 0;
+}
+
+/// The daemon's text, printed; -1 when anything failed (the tool then takes over).
+static int run_text(const struct text_call *call) {
+    DBusConnection *connection = NULL;
+    {
+        // Quietly: a missing bus is reported by the tool, with the bar's offline line.
+        char address[65536];
+        DBusError error;
+        dbus_error_init(&error);
+        if (!session_address(address, sizeof address)) return -1;
+        connection = dbus_connection_open_private(address, &error);
+        if (!connection) return -1;
+        dbus_connection_set_exit_on_disconnect(connection, FALSE);
+        if (!dbus_bus_register(connection, &error)) return -1;
+    }
+    DBusMessage *message =
+        dbus_message_new_method_call(BIOMATIMER_BUS_NAME, BIOMATIMER_OBJECT_PATH, BIOMATIMER_TIMER_INTERFACE, call->member);
+    if (!message) return -1;
+    DBusMessageIter args, map, entry, variant;
+    dbus_message_iter_init_append(message, &args);
+    if (!dbus_message_iter_append_basic(&args, DBUS_TYPE_STRING, &call->first)) return -1;
+    if (call->second && !dbus_message_iter_append_basic(&args, DBUS_TYPE_STRING, &call->second)) return -1;
+    if (!dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &map)) return -1;
+    for (int i = 0; i < call->count; i++) {
+        if (!dbus_message_iter_open_container(&map, DBUS_TYPE_DICT_ENTRY, NULL, &entry) ||
+            !dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &call->keys[i]) ||
+            !dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "b", &variant) ||
+            !dbus_message_iter_append_basic(&variant, DBUS_TYPE_BOOLEAN, &call->values[i]) ||
+            !dbus_message_iter_close_container(&entry, &variant) || !dbus_message_iter_close_container(&map, &entry))
+            return -1;
+    }
+    if (!dbus_message_iter_close_container(&args, &map)) return -1;
+    DBusError error;
+    dbus_error_init(&error);
+    DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, message, call_timeout_ms(), &error);
+    if (!reply) return -1;
+    const char *text = NULL;
+    if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_STRING, &text, DBUS_TYPE_INVALID) || !text) return -1;
+    fputs(text, stdout);
     return BIOMATIMER_EXIT_DONE;
 }
 
@@ -213,6 +345,13 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "daemon") == 0) {
         argv[1] = "biomatimerd";
         return exec_sibling("biomatimerd", argv + 1);
+    }
+    struct text_call text;
+    if (parse_text(argc, argv, &text)) {
+        int code = run_text(&text);
+        if (code < 0) return exec_sibling("biomatimer-tool", argv);
+        fflush(stdout);
+        _exit(code);
     }
     if (!parse(argc, argv, &call)) return exec_sibling("biomatimer-tool", argv);
     int code = run_quick(&call);

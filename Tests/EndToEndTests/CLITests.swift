@@ -224,6 +224,22 @@ struct CLITests {
         #expect(try f.cli(["toggle", "--print"]).stdout == "running\n")
         #expect(try runProcess(tool, ["toggle", "--print"], environment: f.environment).stdout == "stopped\n")
         #expect(try f.cli(["toggle", "--print"]).stdout == "running\n")
+        // What bars and scripts poll, rendered by the daemon for the front and by the tool
+        // itself: the same text (the timer is stopped, so no second passes between the two).
+        _ = try f.cli(["stop"])
+        for args in [
+            ["status"], ["status", "--format", "tmux"], ["status", "--format=waybar", "--ascii"], ["status", "--ascii", "--format", "{session} {project}"],
+            ["report"], ["report", "--week"], ["report", "--month", "--json"], ["report", "--date", "2026-01-05", "--year"],
+            // Refused or malformed: the front leaves these to the tool, which says why.
+            ["status", "--format", "{nope}"], ["report", "--date", "2026-02-30"], ["report", "--week", "--day"],
+        ] {
+            let quick = try f.cli(args)
+            let full = try runProcess(tool, args, environment: f.environment)
+            #expect(quick.status == full.status, "\(args)")
+            #expect(quick.stdout == full.stdout, "\(args)")
+            #expect(quick.stderr == full.stderr, "\(args)")
+            #expect(!quick.stdout.isEmpty || quick.status != 0, "\(args)")
+        }
         // Every failure is compared in ClientFailureParityTests.
     }
 

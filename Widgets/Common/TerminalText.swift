@@ -1,0 +1,163 @@
+// Text for terminals and scripts: `biomatimer status` and `biomatimer report`, rendered the
+// same by the client and by the daemon (whose StatusText and ReportText methods let the C
+// front print them without starting a Swift program).
+
+import DBusCore
+import TimerControl
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Terminal output: colour only on a terminal and without `NO_COLOR`.
+public struct Terminal: Sendable {
+    public var color: Bool
+
+    public init(color: Bool) { self.color = color }
+
+    public static func style(environment: [String: String] = processEnvironment()) -> Terminal {
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return Terminal(color: isatty(1) != 0 && !noColor && environment["TERM"] != "dumb")
+    }
+
+    /// A dot in the project's colour (24-bit), or nothing when colour is off.
+    public func swatch(_ hex: String) -> String {
+        guard color, let (r, g, b) = Self.rgb(hex) else { return "●" }
+        return "\u{1B}[38;2;\(r);\(g);\(b)m●\u{1B}[0m"
+    }
+
+    public func paint(_ text: String, _ hex: String) -> String {
+        guard color, let (r, g, b) = Self.rgb(hex) else { return text }
+        return "\u{1B}[38;2;\(r);\(g);\(b)m\(text)\u{1B}[0m"
+    }
+
+    public static func rgb(_ hex: String) -> (Int, Int, Int)? {
+        guard hex.count == 7, hex.hasPrefix("#"), let v = Int(hex.dropFirst(), radix: 16) else { return nil }
+        return ((v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)
+    }
+
+    /// A name on one line: control characters (escape sequences included) become visible.
+    public static func singleLine(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\u{FFFD}" : $0 }))
+    }
+
+    public static func pad(_ text: String, _ width: Int) -> String {
+        let count = text.count
+        return count >= width ? text : text + String(repeating: " ", count: width - count)
+    }
+
+    public static func padLeft(_ text: String, _ width: Int) -> String {
+        let count = text.count
+        return count >= width ? text : String(repeating: " ", count: width - count) + text
+    }
+}
+
+/// JSON for `--json` output: compact, keys sorted, strings escaped as the bars' JSON is.
+public enum JSON: Sendable {
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case array([JSON])
+    case object([String: JSON])
+
+    public var text: String {
+        switch self {
+        case .string(let s): return TextEscaping.json(s)
+        case .int(let n): return String(n)
+        case .double(let d):
+            guard d.isFinite else { return "null" }
+            if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+            return String(d)
+        case .bool(let b): return b ? "true" : "false"
+        case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
+        case .object(let fields):
+            return "{" + fields.keys.sorted().map { TextEscaping.json($0) + ":" + fields[$0]!.text }.joined(separator: ",") + "}"
+        }
+    }
+}
+
+/// One decimal place, as `%.1f` prints it.
+public func oneDecimal(_ value: Double) -> String {
+    guard value.isFinite else { return "0.0" }
+    let tenths = Int64((abs(value) * 10).rounded())
+    return (value < 0 && tenths > 0 ? "-" : "") + "\(tenths / 10).\(tenths % 10)"
+}
+
+/// `biomatimer report`.
+public enum ReportText {
+    public static func json(_ r: [String: DBusValue]) -> String {
+        let projects = (r["Projects"]?.array ?? []).compactMap(\.vardict).map { p -> JSON in
+            .object([
+                "id": .string(p["Id"]?.string ?? ""), "name": .string(p["Name"]?.string ?? ""),
+                "color": .string(p["Color"]?.string ?? ""), "total": .int(p["Total"]?.int64 ?? 0),
+                "percent": .double(p["Percent"]?.double ?? 0),
+            ])
+        }
+        let days = (r["Days"]?.array ?? []).compactMap(\.vardict).map { d -> JSON in
+            .object(["day": .string(d["Day"]?.string ?? ""), "work_total": .int(d["WorkTotal"]?.int64 ?? 0)])
+        }
+        let object = JSON.object([
+            "from": .string(r["From"]?.string ?? ""), "to": .string(r["To"]?.string ?? ""),
+            "work_total": .int(r["WorkTotal"]?.int64 ?? 0), "no_project_total": .int(r["NoProjectTotal"]?.int64 ?? 0),
+            "projects": .array(projects), "days": .array(days),
+        ])
+        return object.text + "\n"
+    }
+
+    public static func table(_ r: [String: DBusValue], style: Terminal) -> String {
+        let from = r["From"]?.string ?? ""
+        let to = r["To"]?.string ?? ""
+        let work = r["WorkTotal"]?.int64 ?? 0
+        var out = from == to ? "\(from)\n" : "\(from) – \(to)\n"
+        out += "Work          \(Terminal.padLeft(DurationFormat.hms(work), 10))\n"
+        let projects = (r["Projects"]?.array ?? []).compactMap(\.vardict)
+        let barWidth = 20
+        for p in projects {
+            let total = p["Total"]?.int64 ?? 0
+            let percent = p["Percent"]?.double ?? 0
+            let filled = Int((percent / 100 * Double(barWidth)).rounded())
+            let bar = String(repeating: "█", count: max(0, min(barWidth, filled)))
+                + String(repeating: "░", count: max(0, barWidth - filled))
+            let color = p["Color"]?.string ?? ""
+            let name = Terminal.pad(String(Terminal.singleLine(p["Name"]?.string ?? "").prefix(24)), 24)
+            out += "  \(style.swatch(color)) \(name) \(Terminal.padLeft(DurationFormat.hms(total), 10)) "
+            out += "\(Terminal.padLeft(oneDecimal(percent) + "%", 6))  \(style.paint(bar, color))\n"
+        }
+        let none = r["NoProjectTotal"]?.int64 ?? 0
+        if none > 0 || projects.isEmpty {
+            out += "    \(Terminal.pad("no project", 24)) \(Terminal.padLeft(DurationFormat.hms(none), 10))\n"
+        }
+        let days = (r["Days"]?.array ?? []).compactMap(\.vardict)
+        if days.count > 1 {
+            out += "\nDays\n"
+            for d in days {
+                out += "  \(d["Day"]?.string ?? "")  \(Terminal.padLeft(DurationFormat.hms(d["WorkTotal"]?.int64 ?? 0), 10))\n"
+            }
+        }
+        return out
+    }
+}
+
+/// What `biomatimer status` prints.
+public enum StatusText {
+    /// `format` nil: the plain lines, `0:05:30 (2:45:15)` and, with a project,
+    /// `Client A 0:02:15 (1:30:45)`; else the bar format or template it names (`json` for
+    /// `--json`). Every line ends with a newline.
+    public static func render(_ state: WidgetState, now: Int64, format: String?, ascii: Bool) throws(WidgetFormatError)
+        -> String
+    {
+        if let format {
+            return try WidgetFormats.renderer(for: format, options: RenderOptions(ascii: ascii)).render(state, now: now) + "\n"
+        }
+        let live = state.advanced(to: now)
+        var out = "\(DurationFormat.hms(live.sessionTime)) (\(DurationFormat.hms(live.dailyTotal)))\n"
+        if live.hasProject {
+            out += "\(Terminal.singleLine(live.activeProjectName)) \(DurationFormat.hms(live.projectSessionTime)) "
+            out += "(\(DurationFormat.hms(live.projectDailyTotal)))\n"
+        }
+        return out
+    }
+}
