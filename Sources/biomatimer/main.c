@@ -1,15 +1,16 @@
 // `biomatimer`: the front door.
 //
-// Keybinding and bar-click commands (toggle, start, stop, reset, project
-// start|stop|toggle|next|prev|reset) are answered here with one D-Bus call, in C, so that a
-// key press costs about what `dbus-send` does: a Swift binary spends a millisecond or more
-// just starting its runtime. `biomatimer daemon …` runs `biomatimerd`; everything else —
-// help, options, watch, reports — is handed to `biomatimer-tool`. Both live beside this
-// binary, or in ../libexec/biomatimer/, and get the arguments untouched by exec.
+// What keybindings, bar clicks and bar polls run is answered here with one D-Bus call, in C,
+// so that it costs about what `dbus-send` does (a Swift binary spends milliseconds just
+// starting): toggle, start, stop, reset, project start|stop|toggle|next|prev|reset, and the
+// text of `status` and `report`, which the daemon renders (StatusText, ReportText).
+// `biomatimer daemon …` runs `biomatimerd`; everything else — help, options, watch, projects,
+// export — is handed to `biomatimer-tool`. Both live beside this binary, or in
+// ../libexec/biomatimer/, and get the arguments untouched by exec.
 //
 // Names, exit codes and messages come from biomatimer_contract.h, which the Swift client
-// (TimerControl) imports too; `biomatimer-tool` implements the same quick commands, and a
-// test runs both side by side on every failure and requires the same output.
+// (TimerControl) imports too; `biomatimer-tool` implements the same commands, and tests run
+// both side by side, on success and on every failure, and require the same output.
 #include "biomatimer_contract.h"
 #include <dbus/dbus.h>
 #include <errno.h>
