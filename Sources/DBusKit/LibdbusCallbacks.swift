@@ -1,0 +1,91 @@
+import CDBus
+import Glibc
+
+/// libdbus callbacks (all on the loop thread, or during init before it starts): watches,
+/// timeouts, wake-ups and the message filter.
+extension Bus {
+    func installCallbacks() {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_set_watch_functions(
+            connection,
+            { watch, data in
+                guard let watch, let data else { return 0 }
+                Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().watches.append(watch)
+                return 1
+            },
+            { watch, data in
+                guard let watch, let data else { return }
+                Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().watches.removeAll { $0 == watch }
+            },
+            { _, data in
+                // Enabled state is read on every iteration; just make the loop look again.
+                guard let data else { return }
+                Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().wake()
+            }, me, nil)
+        dbus_connection_set_timeout_functions(
+            connection,
+            { timeout, data in
+                guard let timeout, let data else { return 0 }
+                let bus = Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue()
+                bus.timeouts[timeout] = Bus.monotonicMilliseconds() + UInt64(max(0, dbus_timeout_get_interval(timeout)))
+                bus.wake()
+                return 1
+            },
+            { timeout, data in
+                guard let timeout, let data else { return }
+                Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().timeouts[timeout] = nil
+            },
+            { timeout, data in
+                guard let timeout, let data else { return }
+                let bus = Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue()
+                bus.timeouts[timeout] = Bus.monotonicMilliseconds() + UInt64(max(0, dbus_timeout_get_interval(timeout)))
+                bus.wake()
+            }, me, nil)
+        dbus_connection_set_wakeup_main_function(
+            connection,
+            { data in
+                guard let data else { return }
+                Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().wake()
+            }, me, nil)
+        dbus_connection_set_dispatch_status_function(
+            connection,
+            { _, status, data in
+                guard let data, status == DBUS_DISPATCH_DATA_REMAINS else { return }
+                Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().wake()
+            }, me, nil)
+        _ = dbus_connection_add_filter(
+            connection,
+            { _, message, data in
+                guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+                return Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().handle(BusMessage(borrowing: message))
+            }, me, nil)
+    }
+
+    func handle(_ message: BusMessage) -> DBusHandlerResult {
+        switch message.kind {
+        case .signal:
+            handleSignal(message)
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        case .methodCall:
+            return handleMethodCall(message)
+        default:
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        }
+    }
+
+    func handleSignal(_ message: BusMessage) {
+        if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+            markClosed("the bus closed the connection")
+            return
+        }
+        if message.sender == "org.freedesktop.DBus", message.interface == "org.freedesktop.DBus",
+            message.member == "NameLost", let name = message.firstStringArgument,
+            let handler = nameLostHandlers.removeValue(forKey: name)
+        {
+            handler()
+        }
+        for (_, sub) in subscriptions.sorted(by: { $0.key < $1.key }) where sub.rule.matches(message) {
+            sub.handler(message)
+        }
+    }
+}

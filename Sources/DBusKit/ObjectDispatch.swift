@@ -1,0 +1,192 @@
+import CDBus
+import Glibc
+
+/// The service side: exported objects, method calls dispatched to their handlers, the
+/// standard Properties, Introspectable and Peer interfaces, replies.
+extension Bus {
+    /// Exports an object. Do this before requesting a well-known name, so calls queued by bus
+    /// activation find it.
+    public func export(_ object: ExportedObject) throws(BusError) {
+        try Validate.objectPath(object.path)
+        for interface in object.interfaces { try interface.validate() }
+        try sync { [self] () throws(BusError) in objects[object.path] = object }
+    }
+
+    public func unexport(path: String) {
+        perform { [self] in objects[path] = nil }
+    }
+
+    func handleMethodCall(_ message: BusMessage) -> DBusHandlerResult {
+        guard let path = message.path else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        guard let object = objects[path] else {
+            // Intermediate nodes answer Introspect so tools like `busctl tree` can walk to us.
+            if message.interface == "org.freedesktop.DBus.Introspectable" || message.interface == nil,
+                message.member == "Introspect"
+            {
+                let children = childNodes(of: path)
+                if !children.isEmpty {
+                    reply(to: message, .success([.string(Introspection.node(interfaces: [], children: children))]))
+                    return DBUS_HANDLER_RESULT_HANDLED
+                }
+            }
+            reply(to: message, .failure(DBusMethodError("org.freedesktop.DBus.Error.UnknownObject", "No object at path \(path)")))
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        let member = message.member ?? ""
+        let signature = message.signature
+        switch message.interface {
+        case "org.freedesktop.DBus.Introspectable":
+            guard member == "Introspect", signature.isEmpty else { break }
+            reply(to: message, .success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
+            return DBUS_HANDLER_RESULT_HANDLED
+        case "org.freedesktop.DBus.Properties":
+            guard !message.carriesFileDescriptors else {
+                reply(to: message, .failure(DBusMethodError.invalidArgs("Properties calls take no file descriptors")))
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            reply(to: message, handleProperties(object, member: member, message: message))
+            return DBUS_HANDLER_RESULT_HANDLED
+        case "org.freedesktop.DBus.Peer":
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED  // libdbus answers Ping and GetMachineId itself
+        default:
+            break
+        }
+        let candidates = object.interfaces.filter { message.interface == nil || $0.name == message.interface }
+        guard let method = candidates.lazy.compactMap({ $0.method(member) }).first else {
+            if message.interface == nil, member == "Introspect" {
+                reply(to: message, .success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            reply(
+                to: message,
+                .failure(
+                    DBusMethodError.unknownMethod(
+                        "No method \(member) on interface \(message.interface ?? "(none)") at \(path)")))
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        guard signature == method.inputSignature else {
+            reply(
+                to: message,
+                .failure(
+                    DBusMethodError.invalidArgs(
+                        "\(method.name) takes arguments of type '\(method.inputSignature)', not '\(signature)'")))
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        // Decoding dups every descriptor: only methods that can take one get them.
+        if message.carriesFileDescriptors && !method.inputSignature.contains(where: { $0 == "h" || $0 == "v" }) {
+            reply(to: message, .failure(DBusMethodError.invalidArgs("\(method.name) takes no file descriptors")))
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        let call = MethodCall(message: message, arguments: message.arguments)
+        let result: Result<[DBusValue], any Error>
+        do {
+            let values = try method.handler(call)
+            let produced = DBusType.signature(of: values.map(\.type))
+            if produced != method.outputSignature {
+                result = .failure(
+                    DBusMethodError.failed(
+                        "internal error: \(method.name) produced '\(produced)' instead of '\(method.outputSignature)'"))
+            } else {
+                result = .success(values)
+            }
+        } catch {
+            result = .failure(error)
+        }
+        reply(to: message, result)
+        return DBUS_HANDLER_RESULT_HANDLED
+    }
+
+    func handleProperties(_ object: ExportedObject, member: String, message: BusMessage) -> Result<[DBusValue], any Error> {
+        // Only the three known shapes are decoded (and they carry no descriptors: checked above).
+        let args = ["ss", "s", "ssv"].contains(message.signature) ? message.arguments : []
+        func interface(_ name: String) throws -> DBusInterface {
+            guard let found = object.interfaces.first(where: { $0.name == name }) else {
+                throw DBusMethodError.unknownInterface("No interface \(name) at \(object.path)")
+            }
+            return found
+        }
+        do {
+            switch (member, message.signature) {
+            case ("Get", "ss"):
+                let i = try interface(args[0].string ?? "")
+                guard let p = i.property(args[1].string ?? "") else {
+                    throw DBusMethodError.unknownProperty("No property \(args[1].string ?? "") on \(i.name)")
+                }
+                return .success([.variant(try checked(p, from: i.propertyValues?()))])
+            case ("GetAll", "s"):
+                let name = args[0].string ?? ""
+                // An empty interface name means all of them, as in the specification.
+                let interfaces = name.isEmpty ? object.interfaces : [try interface(name)]
+                var entries: [(String, DBusValue)] = []
+                for i in interfaces {
+                    let values = i.propertyValues?()
+                    for p in i.properties { entries.append((p.name, try checked(p, from: values))) }
+                }
+                return .success([.vardict(ordered: entries)])
+            case ("Set", "ssv"):
+                let i = try interface(args[0].string ?? "")
+                guard let p = i.property(args[1].string ?? "") else {
+                    throw DBusMethodError.unknownProperty("No property \(args[1].string ?? "") on \(i.name)")
+                }
+                guard let setter = p.set else { throw DBusMethodError.propertyReadOnly("\(p.name) is read-only") }
+                let value = args[2].unwrapped
+                guard value.type == p.type else {
+                    throw DBusMethodError.invalidArgs("\(p.name) has type '\(p.type.signature)', not '\(value.signature)'")
+                }
+                try setter(value)
+                return .success([])
+            case ("Get", _), ("GetAll", _), ("Set", _):
+                throw DBusMethodError.invalidArgs("Wrong arguments '\(message.signature)' for Properties.\(member)")
+            default:
+                throw DBusMethodError.unknownMethod("No method \(member) on org.freedesktop.DBus.Properties")
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func checked(_ property: DBusProperty, from values: [String: DBusValue]? = nil) throws -> DBusValue {
+        let value = try values?[property.name] ?? property.get()
+        guard value.type == property.type else {
+            throw DBusMethodError.failed("internal error: \(property.name) produced '\(value.signature)'")
+        }
+        return value
+    }
+
+    func childNodes(of path: String) -> [String] {
+        let prefix = path == "/" ? "/" : path + "/"
+        var names = Set<String>()
+        for other in objects.keys where other.hasPrefix(prefix) && other != path {
+            if let first = other.dropFirst(prefix.count).split(separator: "/").first { names.insert(String(first)) }
+        }
+        return names.sorted()
+    }
+
+    func reply(to call: BusMessage, _ result: Result<[DBusValue], any Error>) {
+        guard !call.noReply else { return }
+        let reply: BusMessage?
+        switch result {
+        case .success(let values):
+            do {
+                reply = try call.methodReturn(values)
+            } catch {
+                reply = call.errorReply(name: "org.freedesktop.DBus.Error.Failed", message: "internal error: \(error)")
+            }
+        case .failure(let error as any DBusErrorConvertible):
+            reply = call.errorReply(name: error.dbusErrorName, message: error.dbusErrorMessage)
+        case .failure(let error):
+            reply = call.errorReply(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)")
+        }
+        if let reply { _ = dbus_connection_send(connection, reply.raw, nil) }
+    }
+}
+
+/// An object path and the interfaces it implements.
+public struct ExportedObject: Sendable {
+    public var path: String
+    public var interfaces: [DBusInterface]
+    public init(path: String, interfaces: [DBusInterface]) {
+        self.path = path
+        self.interfaces = interfaces
+    }
+}
