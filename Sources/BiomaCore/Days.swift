@@ -130,11 +130,6 @@ public struct DayRules: Sendable, Equatable {
         Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(second))))
     }
 
-    /// UTC offset in seconds at an instant.
-    public func utcOffsetSeconds(at instant: Micros) -> Int {
-        Int(offsetSeconds(atSecond: floorDiv(instant, microsPerSecond)))
-    }
-
     /// The instant at which `day` starts.
     public func start(of day: Day) -> Micros {
         let wall = (Int64(day.ordinal) * 1440 + Int64(dayStartMinutes)) * 60

@@ -41,6 +41,18 @@ public struct Project: Sendable, Equatable {
     }
 }
 
+extension Array where Element == Project {
+    /// The project a caller means by `ref`: its id, or its name ignoring case and surrounding
+    /// white space (ids are tried first, so a project named like another's id stays reachable
+    /// by that id).
+    public func resolve(_ ref: String) throws(TrackerError) -> Project {
+        if let project = first(where: { $0.id == ref }) { return project }
+        let key = Project.nameKey(ref.trimmingCharacters(in: .whitespacesAndNewlines))
+        if let project = first(where: { Project.nameKey($0.name) == key }) { return project }
+        throw .noSuchProject(ref)
+    }
+}
+
 /// Every way a tracker call can fail. A failed call changes nothing.
 public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The reference (id or name) given.

@@ -1,0 +1,122 @@
+import BiomaCore
+import Foundation
+import GRDB
+
+/// Recorded time as a whole: reset, CSV export and import, bulk appends.
+extension Tracker {
+    /// Deletes all recorded time, after a backup. A running timer goes on from `now`.
+    public func resetHistory(at now: Micros) throws {
+        try backup(reason: "before-reset-history", at: now)
+        try change(at: now) { model, db in
+            let changes = model.state.resetHistory(at: now)
+            try db.execute(sql: "DELETE FROM interval")
+            try Tracker.apply(changes, openBefore: nil, db)
+            return []
+        }
+    }
+
+    /// The recorded (closed) intervals overlapping the days `from...to` (nil: unbounded), as
+    /// CSV (see `IntervalCSV`). The running interval is exported once it has been closed.
+    public func exportCSV(from: Day?, to: Day?, at now: Micros) throws -> String {
+        if let from, let to, from > to {
+            throw TrackerError.invalidArgument("The export range starts (\(from)) after it ends (\(to)).")
+        }
+        return try locked {
+            let low = from.map(rules.start(of:)) ?? .min
+            let high = to.map { rules.start(of: $0.adding(days: 1)) } ?? .max
+            let intervals = try readOrThrow { try Tracker.closedIntervals($0, overlapping: low, high) }
+            let byID = Dictionary(model.projects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let rows = intervals.map { interval in
+                let project = interval.projectID.flatMap { byID[$0] }
+                return IntervalCSV.Row(
+                    projectName: project?.name, color: project?.color, start: interval.start, end: interval.end)
+            }
+            return IntervalCSV.encode(rows, timeZone: rules.timeZone)
+        }
+    }
+
+    /// Imports `exportCSV`'s format, all or nothing; returns the number of intervals added.
+    /// Projects are matched by name (ignoring case) or created with the row's colour. A row equal
+    /// to recorded time is skipped; a row overlapping other recorded time is an error.
+    public func importCSV(_ csv: String, at now: Micros) throws -> Int {
+        let rows = try IntervalCSV.decode(csv)
+        var count = 0
+        try change(at: now) { model, db in
+            var items: [(interval: Interval, line: Int)] = []
+            for row in rows {
+                var projectID: String?
+                if let name = row.projectName {
+                    if let existing = model.projects.first(where: { Project.nameKey($0.name) == Project.nameKey(name) }) {
+                        projectID = existing.id
+                    } else {
+                        projectID = try Tracker.insertProject(name: name, color: row.color ?? "", into: &model, db)
+                    }
+                }
+                items.append((Interval(start: row.start, end: row.end, projectID: projectID), row.line))
+            }
+            count = try Tracker.insertHistory(items, state: model.state, rules: rules, db)
+            return []
+        }
+        return count
+    }
+
+    /// Adds recorded intervals of existing projects in one transaction, with the checks of
+    /// `importCSV` (used by it, by tools and by the benchmark). Returns the number added.
+    public func appendHistory(_ intervals: [Interval], at now: Micros) throws -> Int {
+        var count = 0
+        try change(at: now) { model, db in
+            let known = Set(model.projects.map(\.id))
+            for interval in intervals where interval.projectID.map({ !known.contains($0) }) ?? false {
+                throw TrackerError.noSuchProject(interval.projectID!)
+            }
+            count = try Tracker.insertHistory(
+                intervals.enumerated().map { ($0.element, $0.offset + 1) }, state: model.state, rules: rules, label: "Interval", db)
+            return []
+        }
+        return count
+    }
+
+    /// Inserts intervals after checking they overlap neither each other nor recorded time (an
+    /// interval equal to a recorded one is skipped). `line` names the culprit in errors.
+    static func insertHistory(
+        _ items: [(interval: Interval, line: Int)], state: TimerState, rules: DayRules, label: String = "CSV line", _ db: Database
+    ) throws -> Int {
+        let sorted = items.sorted { ($0.interval.start, $0.line) < ($1.interval.start, $1.line) }
+        guard let first = sorted.first else { return 0 }
+        func text(_ interval: Interval) -> String {
+            "\(IntervalCSV.formatInstant(interval.start, rules: rules)) – \(IntervalCSV.formatInstant(interval.end, rules: rules))"
+        }
+        func overlap(_ item: (interval: Interval, line: Int), _ what: String) -> TrackerError {
+            guard item.interval.end > item.interval.start else {
+                return .invalidArgument("\(label) \(item.line): the end is not after the start. Nothing was imported.")
+            }
+            return .invalidArgument("\(label) \(item.line) (\(text(item.interval))) overlaps \(what). Nothing was imported.")
+        }
+        let last = sorted.map(\.interval.end).max()!
+        let existing = try closedIntervals(db, overlapping: first.interval.start, last)
+        var cursor = 0
+        var previous: (interval: Interval, line: Int)?
+        var count = 0
+        let insert = try db.cachedStatement(sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, ?)")
+        for item in sorted {
+            let interval = item.interval
+            guard interval.end > interval.start else { throw overlap(item, "") }
+            if let previous, interval.start < previous.interval.end {
+                if previous.interval == interval { continue }
+                throw overlap(item, "\(label.lowercased()) \(previous.line) (\(text(previous.interval)))")
+            }
+            previous = item
+            if let open = state.open, interval.end > open.start {
+                throw overlap(item, "the running interval (started \(IntervalCSV.formatInstant(open.start, rules: rules)))")
+            }
+            while cursor < existing.count, existing[cursor].end <= interval.start { cursor += 1 }
+            if cursor < existing.count, existing[cursor].start < interval.end {
+                if existing[cursor] == interval { continue }
+                throw overlap(item, "recorded time \(text(existing[cursor]))")
+            }
+            try insert.execute(arguments: [interval.start, interval.end, interval.projectID])
+            count += 1
+        }
+        return count
+    }
+}

@@ -1,0 +1,139 @@
+import BiomaCore
+import Foundation
+import GRDB
+
+/// The work timer, the project timers and the project list: each call one transaction.
+extension Tracker {
+    // MARK: Work timer
+
+    public func start(at now: Micros) throws {
+        try change(at: now) { model, _ in model.state.start(at: now, rules: rules) }
+    }
+
+    public func stop(at now: Micros) throws {
+        try change(at: now) { model, _ in model.state.stop(at: now) }
+    }
+
+    /// Returns whether work runs afterwards.
+    public func toggle(at now: Micros) throws -> Bool {
+        try change(at: now) { model, _ in
+            model.state.running ? model.state.stop(at: now) : model.state.start(at: now, rules: rules)
+        }
+        return locked { model.state.running }
+    }
+
+    public func reset(at now: Micros) throws {
+        try change(at: now) { model, _ in model.state.reset(at: now) }
+    }
+
+    // MARK: Project timers
+
+    public func startProject(_ ref: String, at now: Micros) throws {
+        try change(at: now) { model, _ in
+            let id = try model.projects.resolve(ref).id
+            return model.state.startProject(id, at: now, rules: rules)
+        }
+    }
+
+    public func stopProject(at now: Micros) throws {
+        try change(at: now) { model, _ in model.state.stopProject(at: now) }
+    }
+
+    /// Returns whether the project runs afterwards.
+    public func toggleProject(_ ref: String, at now: Micros) throws -> Bool {
+        var running = false
+        try change(at: now) { model, _ in
+            let id = try model.projects.resolve(ref).id
+            if model.state.activeProject == id { return model.state.stopProject(at: now) }
+            running = true
+            return model.state.startProject(id, at: now, rules: rules)
+        }
+        return running
+    }
+
+    /// Runs the project `step` places after the running one (wrapping); returns its id.
+    public func cycleProject(step: Int, at now: Micros) throws -> String {
+        var target = ""
+        try change(at: now) { model, _ in
+            guard !model.projects.isEmpty else {
+                throw TrackerError.invalidArgument("There are no projects to cycle through; add one first.")
+            }
+            guard let id = model.state.cycleTarget(step: step, order: model.projects.map(\.id)) else {
+                throw TrackerError.invalidArgument("The cycle step must not be 0 (use 1 or -1).")
+            }
+            target = id
+            return model.state.startProject(id, at: now, rules: rules)
+        }
+        return target
+    }
+
+    public func resetProject(_ ref: String, at now: Micros) throws {
+        try change(at: now) { model, _ in
+            let id = try model.projects.resolve(ref).id
+            model.state.resetProject(id, at: now)
+            return []
+        }
+    }
+
+    // MARK: Projects
+
+    /// Adds a project at the end of the list; `color` "" means `#007AFF`. Returns its id.
+    public func addProject(name: String, color: String, at now: Micros) throws -> String {
+        var id = ""
+        try change(at: now) { model, db in
+            id = try Tracker.insertProject(name: name, color: color, into: &model, db)
+            return []
+        }
+        return id
+    }
+
+    /// Renames, recolours and/or moves a project (position is 0-based and clamped to the list).
+    public func updateProject(
+        _ ref: String, name: String?, color: String?, position: Int?, at now: Micros
+    ) throws {
+        try change(at: now) { model, db in
+            var project = try model.projects.resolve(ref)
+            if let name {
+                let valid = try Project.validatedName(name)
+                if model.projects.contains(where: {
+                    $0.id != project.id && Project.nameKey($0.name) == Project.nameKey(valid)
+                }) {
+                    throw TrackerError.nameTaken(valid)
+                }
+                project.name = valid
+            }
+            if let color { project.color = try Project.validatedColor(color) }
+            var list = model.projects.filter { $0.id != project.id }
+            let place = min(max(position ?? project.position, 0), list.count)
+            list.insert(project, at: place)
+            for index in list.indices { list[index].position = index }
+            // Names are unique among the others (checked above), so rows can be written in
+            // any order without a transient clash on name_key.
+            for (old, new) in zip(model.projects, list) where old != new {
+                try db.execute(
+                    sql: "UPDATE project SET name = ?, name_key = ?, color = ?, position = ? WHERE id = ?",
+                    arguments: [new.name, Project.nameKey(new.name), new.color, new.position, new.id])
+            }
+            model.projects = list
+            return []
+        }
+    }
+
+    /// Deletes a project and its recorded time, after a backup.
+    public func deleteProject(_ ref: String, at now: Micros) throws {
+        let id = try locked { try model.projects.resolve(ref).id }
+        try backup(reason: "before-delete-project", at: now)
+        try change(at: now) { model, db in
+            let changes = model.state.deleteProject(id, at: now)
+            try Tracker.apply(changes, openBefore: model.state.open, db)
+            try db.execute(sql: "DELETE FROM project WHERE id = ?", arguments: [id])
+            model.projects.removeAll { $0.id == id }
+            for index in model.projects.indices where model.projects[index].position != index {
+                model.projects[index].position = index
+                try db.execute(
+                    sql: "UPDATE project SET position = ? WHERE id = ?", arguments: [index, model.projects[index].id])
+            }
+            return []
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import BiomaCore
+import Foundation
+import GRDB
+
+/// Test hooks (internal; reached with @testable import).
+extension Tracker {
+    /// Runs SQL outside any transaction (e.g. `PRAGMA max_page_count` to fill the "disk").
+    func executeForTesting(_ sql: String) throws {
+        try locked { try database.writeWithoutTransaction { try $0.execute(sql: sql) } }
+    }
+
+    /// SQLite's plans for the queries behind today's totals and reports.
+    func queryPlansForTesting() throws -> [String] {
+        try locked {
+            try database.read { db in
+                let queries: [(String, StatementArguments)] = [(Tracker.overlapSQL, [0, 1]), (Tracker.afterSQL, [0])]
+                return try queries.map { query in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }
+                        .joined(separator: "; ")
+                }
+            }
+        }
+    }
+
+    /// Every row of every table, as text, to compare the store before and after a call.
+    func dumpForTesting() throws -> String {
+        try locked {
+            try database.read { db in
+                var text = ""
+                for table in ["project", "interval", "timer_state", "meta"] {
+                    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") {
+                        text += "\(table) \(row)\n"
+                    }
+                }
+                return text
+            }
+        }
+    }
+}
