@@ -84,7 +84,6 @@ public final class BusMessage: @unchecked Sendable {
     public var destination: String? { dbus_message_get_destination(raw).map { String(cString: $0) } }
     public var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
     public var serial: UInt32 { dbus_message_get_serial(raw) }
-    public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
     public var noReply: Bool {
         get { dbus_message_get_no_reply(raw) != 0 }
         set { dbus_message_set_no_reply(raw, newValue ? 1 : 0) }

@@ -127,16 +127,6 @@ extension DBusValue {
         if case .structure(let f) = unwrapped { return f }
         return nil
     }
-    public var stringArray: [String]? {
-        guard let elements = array else { return nil }
-        var out: [String] = []
-        out.reserveCapacity(elements.count)
-        for e in elements {
-            guard let s = e.string else { return nil }
-            out.append(s)
-        }
-        return out
-    }
     /// An `a{s*}` map with the values' variants removed. Nil for any other type.
     public var vardict: [String: DBusValue]? {
         guard case .array(.dictEntry(.string, _), let entries) = unwrapped else { return nil }

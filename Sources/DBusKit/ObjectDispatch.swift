@@ -12,10 +12,6 @@ extension Bus {
         try sync { [self] () throws(BusError) in objects[object.path] = object }
     }
 
-    public func unexport(path: String) {
-        perform { [self] in objects[path] = nil }
-    }
-
     func handleMethodCall(_ message: BusMessage) -> DBusHandlerResult {
         guard let path = message.path else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
         guard let object = objects[path] else {
