@@ -103,12 +103,12 @@ let package = Package(
         .executableTarget(name: "BenchStore", dependencies: ["BiomaCore", "BiomaStore"]),
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BiomaCore", "TimerControl"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",
             dependencies: [
-                "BiomaCore", .product(name: "PropertyBased", package: "swift-property-based"),
+                "BiomaCore", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(

@@ -1,20 +1,7 @@
 import BiomaCore
 import Foundation
+@_exported import TestSupport
 
-/// An instant from an ISO 8601 time with its offset: `t("2024-03-31T01:59:00+01:00")`.
-func t(_ text: String) -> Micros {
-    guard let instant = IntervalCSV.parseInstant(text) else { fatalError("bad time \(text)") }
-    return instant
-}
-
-func day(_ text: String) -> Day { Day(text)! }
-
-let hour: Micros = 3600 * microsPerSecond
-let minute: Micros = 60 * microsPerSecond
-
-func zone(_ id: String) -> TimeZone { TimeZone(identifier: id)! }
-
-let berlin = DayRules(timeZone: zone("Europe/Berlin"))
 
 /// The history a store would hold, kept in memory by applying the same segment changes.
 struct MemoryHistory {

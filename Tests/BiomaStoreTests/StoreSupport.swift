@@ -1,18 +1,10 @@
 import BiomaCore
 import Foundation
 import Testing
+@_exported import TestSupport
 
 @testable import BiomaStore
 
-func t(_ text: String) -> Micros {
-    guard let instant = IntervalCSV.parseInstant(text) else { fatalError("bad time \(text)") }
-    return instant
-}
-
-let hour: Micros = 3600 * microsPerSecond
-let minute: Micros = 60 * microsPerSecond
-let utc = DayRules(timeZone: TimeZone(identifier: "UTC")!)
-let berlin = DayRules(timeZone: TimeZone(identifier: "Europe/Berlin")!)
 let boot = "boot-1"
 
 /// A fresh directory, removed when `body` returns.

@@ -7,23 +7,6 @@ import Testing
 
 import TestSupport
 
-/// A clock the test moves by hand.
-final class ManualClock: TimeSource, @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Micros
-    init(_ start: Micros) { value = start }
-    func now() -> Micros {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-    func set(_ new: Micros) {
-        lock.lock()
-        value = new
-        lock.unlock()
-    }
-}
-
 /// The service in-process on a real private bus with an injected clock: the day boundary
 /// publishes the new day and restarts the daily total, once, however it is noticed.
 @Suite(.timeLimit(.minutes(1)))
