@@ -4,8 +4,9 @@ import DBusCore
 import Glibc
 #endif
 
-/// `biomatimer install`: the binary, the D-Bus activation file and the systemd user unit, so
-/// the first call from any D-Bus client starts the daemon. The templates are the files in the
+/// `biomatimer install` and `uninstall`: the programs, the D-Bus activation file and the
+/// systemd user unit (so the first call from any D-Bus client starts the daemon), the manual
+/// page and the shell completions. The templates are the files in the
 /// repository's `dbus/` folder (a test keeps the two identical).
 public enum Installer {
     public static let activationTemplate = """
@@ -33,27 +34,63 @@ public enum Installer {
 
         """
 
-    /// Installs under `prefix` (`bin/biomatimer`, `libexec/biomatimer/biomatimer-tool` and
-    /// `biomatimerd`, `share/dbus-1/services/`, `share/systemd/user/`) and returns the paths
-    /// written. `front`, `tool` and `daemon` are the three built executables.
-    public static func install(prefix: String, front: String, tool: String, daemon: String) throws(InstallError) -> [String] {
-        let bin = prefix + "/bin"
-        let libexec = prefix + "/libexec/biomatimer"
-        let services = prefix + "/share/dbus-1/services"
-        let units = prefix + "/share/systemd/user"
-        for dir in [bin, libexec, services, units] { try makeDirectories(dir) }
+    /// Installs into `layout`: the three programs, the activation file, the unit, the manual
+    /// page and the completion scripts (`extras`: the page and scripts, by destination path).
+    /// Every file is written whole and renamed into place, so running it again is harmless.
+    /// Returns the paths written, which are also listed in the layout's manifest for
+    /// `uninstall`.
+    public static func install(
+        _ layout: InstallLayout, front: String, tool: String, daemon: String, extras: [(path: String, text: String)]
+    ) throws(InstallError) -> [String] {
+        var written: [String] = []
+        var created: [String] = []
+        func put(_ path: String, _ bytes: [UInt8], mode: mode_t) throws(InstallError) {
+            created += try makeDirectories(parent(of: path))
+            try AtomicFile.write(bytes, to: path, mode: mode)
+            written.append(path)
+        }
+        func copy(_ source: String, to target: String) throws(InstallError) {
+            created += try makeDirectories(parent(of: target))
+            try copyExecutable(source, to: target)
+            written.append(target)
+        }
+        // The programs first: the activation file must never name a program not yet there.
+        try copy(tool, to: layout.libexec + "/biomatimer-tool")
+        try copy(daemon, to: layout.libexec + "/biomatimerd")
+        try copy(front, to: layout.bin + "/biomatimer")
+        try put(layout.activationFile, Array(fill(activationTemplate, bindir: layout.bin).utf8), mode: 0o644)
+        try put(layout.unitFile, Array(fill(unitTemplate, bindir: layout.bin).utf8), mode: 0o644)
+        for extra in extras { try put(extra.path, Array(extra.text.utf8), mode: 0o644) }
+        // A second install keeps the folders the first one made on the list.
+        let earlier = (try? readWholeFile(layout.manifest)).map { Manifest(String(decoding: $0, as: UTF8.self)) }
+        let manifest = Manifest(files: written, folders: (earlier?.folders ?? []) + created)
+        try AtomicFile.write(Array(manifest.text.utf8), to: layout.manifest, mode: 0o644)
+        return written
+    }
 
-        let frontTarget = bin + "/biomatimer"
-        let toolTarget = libexec + "/biomatimer-tool"
-        let daemonTarget = libexec + "/biomatimerd"
-        try copyExecutable(tool, to: toolTarget)
-        try copyExecutable(daemon, to: daemonTarget)
-        try copyExecutable(front, to: frontTarget)
-        let activation = services + "/org.biomatimer.Timer1.service"
-        let unit = units + "/biomatimer.service"
-        try AtomicFile.write(Array(fill(activationTemplate, bindir: bin).utf8), to: activation)
-        try AtomicFile.write(Array(fill(unitTemplate, bindir: bin).utf8), to: unit)
-        return [frontTarget, toolTarget, daemonTarget, activation, unit]
+    /// Removes what `install` wrote into `layout` (the files its manifest lists, then the
+    /// manifest and the emptied libexec folder) and nothing else: never the data. Returns the
+    /// paths removed.
+    public static func uninstall(_ layout: InstallLayout) throws(InstallError) -> [String] {
+        let listed: [UInt8]
+        do {
+            listed = try readWholeFile(layout.manifest)
+        } catch {
+            throw InstallError("nothing to uninstall: \(layout.manifest) is missing (\(String(cString: strerror(error.code))))")
+        }
+        let manifest = Manifest(String(decoding: listed, as: UTF8.self))
+        var removed: [String] = []
+        for path in manifest.files {
+            if unlink(path) == 0 {
+                removed.append(path)
+            } else if errno != ENOENT {
+                throw InstallError("cannot remove \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        unlink(layout.manifest)
+        // The folders install made, deepest first, where nothing else has been put since.
+        for folder in Set(manifest.folders + [layout.libexec]).sorted(by: { $0.count > $1.count }) { rmdir(folder) }
+        return removed
     }
 
     /// A template with `@BINDIR@` replaced.
@@ -61,15 +98,19 @@ public enum Installer {
         template.split(separator: "@BINDIR@", omittingEmptySubsequences: false).joined(separator: bindir)
     }
 
-    /// `mkdir -p`.
-    static func makeDirectories(_ path: String) throws(InstallError) {
+    /// `mkdir -p`; returns the folders it made.
+    static func makeDirectories(_ path: String) throws(InstallError) -> [String] {
         var built = path.hasPrefix("/") ? "" : "."
+        var made: [String] = []
         for part in path.split(separator: "/") {
             built += "/" + part
-            if mkdir(built, 0o755) != 0 && errno != EEXIST {
+            if mkdir(built, 0o755) == 0 {
+                made.append(built)
+            } else if errno != EEXIST {
                 throw InstallError("cannot create \(built): \(String(cString: strerror(errno)))")
             }
         }
+        return made
     }
 
     /// Copies to a temporary name and renames, so a running daemon keeps its old file.
@@ -158,5 +199,71 @@ func readWholeFile(_ path: String) throws(SystemError) -> [UInt8] {
         if n < 0 { throw SystemError(code: errno) }
         if n == 0 { return data }
         data.append(contentsOf: buffer[..<n])
+    }
+}
+
+/// What an installation wrote: `f PATH` for each file, `d PATH` for each folder it made.
+struct Manifest {
+    var files: [String]
+    var folders: [String]
+
+    init(files: [String], folders: [String]) {
+        self.files = files
+        self.folders = folders
+    }
+
+    init(_ text: String) {
+        files = []
+        folders = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("f ") { files.append(String(line.dropFirst(2))) }
+            if line.hasPrefix("d ") { folders.append(String(line.dropFirst(2))) }
+        }
+    }
+
+    var text: String {
+        (files.map { "f " + $0 } + folders.map { "d " + $0 }).joined(separator: "\n") + "\n"
+    }
+}
+
+/// Where an installation puts each file.
+public struct InstallLayout: Sendable, Equatable {
+    public var bin: String
+    public var libexec: String
+    public var activationFile: String
+    public var unitFile: String
+    public var manualPage: String
+    public var bashCompletion: String
+    public var zshCompletion: String
+    public var fishCompletion: String
+    /// The list of installed files, for `uninstall`.
+    public var manifest: String { libexec + "/installed-files" }
+
+    /// A per-user installation, where the user's session bus, systemd, man, bash, zsh and fish
+    /// look: programs under `~/.local`, everything else under `$XDG_DATA_HOME` (default
+    /// `~/.local/share`). `~` is `$HOME`.
+    public static func user(environment: [String: String] = processEnvironment()) -> InstallLayout {
+        let home = Installer.expandingTilde("~", environment: environment)
+        var data = environment["XDG_DATA_HOME"] ?? ""
+        if !data.hasPrefix("/") { data = home + "/.local/share" }
+        return InstallLayout(
+            bin: home + "/.local/bin", libexec: home + "/.local/libexec/biomatimer",
+            activationFile: data + "/dbus-1/services/org.biomatimer.Timer1.service",
+            unitFile: data + "/systemd/user/biomatimer.service", manualPage: data + "/man/man1/biomatimer.1",
+            bashCompletion: data + "/bash-completion/completions/biomatimer",
+            zshCompletion: data + "/zsh/site-functions/_biomatimer",
+            fishCompletion: data + "/fish/vendor_completions.d/biomatimer.fish")
+    }
+
+    /// A packager's installation under `prefix` (`/usr`, `/usr/local`, a staging folder).
+    public static func prefix(_ prefix: String) -> InstallLayout {
+        let share = prefix + "/share"
+        return InstallLayout(
+            bin: prefix + "/bin", libexec: prefix + "/libexec/biomatimer",
+            activationFile: share + "/dbus-1/services/org.biomatimer.Timer1.service",
+            unitFile: share + "/systemd/user/biomatimer.service", manualPage: share + "/man/man1/biomatimer.1",
+            bashCompletion: share + "/bash-completion/completions/biomatimer",
+            zshCompletion: share + "/zsh/site-functions/_biomatimer",
+            fishCompletion: share + "/fish/vendor_completions.d/biomatimer.fish")
     }
 }

@@ -24,7 +24,7 @@ struct Biomatimer: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, ProjectCommand.self,
-            ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self,
+            ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])
 }
 
@@ -69,10 +69,13 @@ struct Status: ParsableCommand {
     var format: String?
     @Flag(help: "ASCII marks instead of symbols, for --format.") var ascii = false
 
+    /// A bad format is a usage error, shown with this command's usage, before any call.
+    func validate() throws {
+        if let format, !json { _ = try makeRenderer(format, ascii: ascii) }
+    }
+
     func run() throws {
         let shown = json ? "json" : format
-        // A bad format is a usage error before any call.
-        if let shown { _ = try makeRenderer(shown, ascii: ascii) }
         let read = Result { () throws(ClientFailure) in try TimerClient().timerStatus() }
         if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {
             // A bar polling `status --format` shows the offline line rather than nothing.
@@ -101,6 +104,8 @@ struct Watch: ParsableCommand {
             """)
     @Option(help: "A bar format (\(WidgetFormats.names.joined(separator: ", "))) or a template.") var format = "island"
     @Flag(help: "ASCII marks instead of symbols.") var ascii = false
+
+    func validate() throws { _ = try makeRenderer(format, ascii: ascii) }
 
     func run() throws {
         let renderer = try makeRenderer(format, ascii: ascii)
@@ -220,6 +225,8 @@ struct ProjectDelete: ParsableCommand {
         commandName: "delete", abstract: "Delete a project and its recorded time (a backup is kept).")
     @Argument var project: String
     @Flag(help: "Do not ask for confirmation.") var yes = false
+    func validate() throws { try requireTerminalOrYes(yes) }
+
     func run() throws {
         try confirm("Delete project \(Terminal.singleLine(project)) and all its recorded time?", yes: yes)
         _ = try callDaemon("DeleteProject", [.string(project)])
@@ -239,8 +246,11 @@ struct ReportCommand: ParsableCommand {
         case day, week, month, year
     }
 
-    func run() throws {
+    func validate() throws {
         if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
+    }
+
+    func run() throws {
         let report = try callDaemon("Report", [.string(period.rawValue), .string(date ?? "")]).first?.vardict ?? [:]
         print(json ? ReportText.json(report) : ReportText.table(report, style: Terminal.style()), terminator: "")
     }
@@ -288,6 +298,8 @@ struct ResetHistory: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset-history", abstract: "Delete all recorded time (a backup is kept).")
     @Flag(help: "Do not ask for confirmation.") var yes = false
+    func validate() throws { try requireTerminalOrYes(yes) }
+
     func run() throws {
         try confirm("Delete ALL recorded time?", yes: yes)
         _ = try callDaemon("ResetHistory")
@@ -319,18 +331,34 @@ struct DaemonCommand: ParsableCommand {
 
 struct Install: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Install the binary, the D-Bus activation file and the systemd user unit.")
-    @Option(help: "Installation prefix.") var prefix = "~/.local"
+        abstract: "Install the programs, D-Bus activation, the systemd user unit, the manual and completions.",
+        discussion: """
+            For you alone by default: programs under ~/.local (bin/biomatimer, libexec/biomatimer/), \
+            and under $XDG_DATA_HOME (default ~/.local/share) the activation file (dbus-1/services), \
+            the unit (systemd/user), the manual (man/man1) and completions for bash \
+            (bash-completion/completions), zsh (zsh/site-functions: add it to fpath) and fish \
+            (fish/vendor_completions.d). With --prefix, the same under PREFIX/bin, PREFIX/libexec \
+            and PREFIX/share, for packagers. Running it again is harmless; `biomatimer uninstall` \
+            removes it all and never the data.
+            """)
+    @Option(help: "Install under this prefix (e.g. /usr/local) instead of for the current user.") var prefix: String?
+
     func run() throws {
-        let expanded = Installer.expandingTilde(prefix)
+        let layout = prefix.map { InstallLayout.prefix(Installer.expandingTilde($0)) } ?? .user()
         let tool = Installer.currentExecutable()
         guard let front = Installer.frontExecutable(besides: tool), let daemon = Installer.siblingExecutable("biomatimerd")
         else {
             throw ClientFailure(exitCode: 1, "cannot find the biomatimer and biomatimerd binaries that belong beside \(tool).")
         }
+        let extras: [(path: String, text: String)] = [
+            (layout.manualPage, Manual.page(version: Biomatimer.configuration.version)),
+            (layout.bashCompletion, Biomatimer.completionScript(for: .bash)),
+            (layout.zshCompletion, Biomatimer.completionScript(for: .zsh)),
+            (layout.fishCompletion, Biomatimer.completionScript(for: .fish)),
+        ]
         let paths: [String]
         do {
-            paths = try Installer.install(prefix: expanded, front: front, tool: tool, daemon: daemon)
+            paths = try Installer.install(layout, front: front, tool: tool, daemon: daemon, extras: extras)
         } catch {
             throw ClientFailure(exitCode: ExitCode.refused, error.description)
         }
@@ -339,14 +367,37 @@ struct Install: ParsableCommand {
     }
 }
 
+struct Uninstall: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove what `biomatimer install` wrote; the data stays.",
+        discussion: "Give the same --prefix as to install, if any. Recorded time and settings are never touched.")
+    @Option(help: "The prefix given to install.") var prefix: String?
+
+    func run() throws {
+        let layout = prefix.map { InstallLayout.prefix(Installer.expandingTilde($0)) } ?? .user()
+        let paths: [String]
+        do {
+            paths = try Installer.uninstall(layout)
+        } catch {
+            throw ClientFailure(exitCode: ExitCode.refused, error.description)
+        }
+        for path in paths { print("removed \(path)") }
+        print("Recorded time and settings were left as they were.")
+    }
+}
+
 // MARK: - Helpers
 
-/// Asks on the terminal; without one, `--yes` is required.
+/// Without a terminal to ask on, a destructive command needs `--yes`: a usage error otherwise.
+func requireTerminalOrYes(_ yes: Bool) throws {
+    guard yes || isatty(0) != 0 else {
+        throw ValidationError("There is no terminal to ask for confirmation on: pass --yes.")
+    }
+}
+
+/// Asks on the terminal (`validate` has made sure there is one, or `--yes`).
 func confirm(_ question: String, yes: Bool) throws {
     if yes { return }
-    guard isatty(0) != 0 else {
-        throw ValidationError("\(question) Refusing without a terminal to ask on: pass --yes.")
-    }
     writeStandardError("\(question) [y/N] ")
     let answer = String((readLine() ?? "").filter { !$0.isWhitespace }).lowercased()
     guard answer == "y" || answer == "yes" else { throw ClientFailure(exitCode: 1, "Nothing was changed.") }

@@ -266,40 +266,53 @@ struct CLITests {
         }
     }
 
-    @Test func installWritesActivationAndUnitThatTheBusUses() throws {
-        let prefix = try makeTemporaryDirectory("biomatimer-prefix")
-        defer { try? FileManager.default.removeItem(at: prefix) }
-        let r = try runProcess(DaemonFixture.binary, ["install", "--prefix", prefix.path])
-        #expect(r.status == 0, "\(r.stderr)")
-        let bin = prefix.appendingPathComponent("bin/biomatimer").path
-        #expect(FileManager.default.isExecutableFile(atPath: bin))
-        #expect(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("libexec/biomatimer/biomatimer-tool").path))
-        #expect(FileManager.default.isExecutableFile(atPath: prefix.appendingPathComponent("libexec/biomatimer/biomatimerd").path))
-        // The installed front finds the installed tool (help is the tool's).
-        let help = try runProcess(bin, ["--help"])
-        #expect(help.status == 0 && help.stdout.contains("Exit codes"), "\(help.stderr)")
-        let activation = try String(
-            contentsOf: prefix.appendingPathComponent("share/dbus-1/services/org.biomatimer.Timer1.service"), encoding: .utf8)
-        #expect(activation.contains("Exec=\(prefix.path)/bin/biomatimer daemon\n"))
-        let unit = try String(contentsOf: prefix.appendingPathComponent("share/systemd/user/biomatimer.service"), encoding: .utf8)
-        #expect(unit.contains("Type=dbus\n"))
-        #expect(unit.contains("BusName=org.biomatimer.Timer1\n"))
-        // The templates in dbus/ are the ones the binary carries.
-        for (file, template) in [
-            ("dbus/org.biomatimer.Timer1.service.in", Installer.activationTemplate),
-            ("dbus/biomatimer.service.in", Installer.unitTemplate),
-        ] {
-            #expect(try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8) == template, "\(file)")
+    /// A usage error names what was wrong and shows the usage of the command that was
+    /// misused, not the top-level one.
+    @Test func usageErrorsShowTheMisusedCommandsUsage() throws {
+        let f = try DaemonFixture()
+        let cases: [([String], String)] = [
+            (
+                ["reset-history"],
+                """
+                Error: There is no terminal to ask for confirmation on: pass --yes.
+                Usage: biomatimer reset-history [--yes]
+                  See 'biomatimer reset-history --help' for more information.
+
+                """
+            ),
+            (
+                ["project", "delete", "Client A"],
+                """
+                Error: There is no terminal to ask for confirmation on: pass --yes.
+                Usage: biomatimer project delete <project> [--yes]
+                  See 'biomatimer project delete --help' for more information.
+
+                """
+            ),
+            (
+                ["status", "--format", "{nope}"],
+                """
+                Error: unknown field {nope} in the format template; fields are {session} {daily} {project} {project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark}
+                Usage: biomatimer status [--json] [--format <format>] [--ascii]
+                  See 'biomatimer status --help' for more information.
+
+                """
+            ),
+            (
+                ["report", "--date", "2026-02-30"],
+                """
+                Error: --date 2026-02-30 is not a day: use YYYY-MM-DD.
+                Usage: biomatimer report [--day] [--week] [--month] [--year] [--date <date>] [--json]
+                  See 'biomatimer report --help' for more information.
+
+                """
+            ),
+        ]
+        for (args, message) in cases {
+            let r = try f.cli(args)
+            #expect(r.status == 2, "\(args)")
+            #expect(r.stdout == "", "\(args)")
+            #expect(r.stderr == message, "\(args)")
         }
-        // A bus whose service folder holds the installed file starts the installed binary.
-        let bus = try PrivateBus()
-        let data = try makeTemporaryDirectory("biomatimer-data")
-        defer { try? FileManager.default.removeItem(at: data) }
-        try activation.replacingOccurrences(of: "biomatimer daemon", with: "biomatimer daemon --data-dir \(data.path)")
-            .write(to: bus.serviceDirectory.appendingPathComponent("org.biomatimer.Timer1.service"), atomically: true, encoding: .utf8)
-        let status = try runProcess(bin, ["status"], environment: bus.environment)
-        #expect(status.status == 0, "\(status.stderr)")
-        #expect(status.stdout == "0:00:00 (0:00:00)\n")
-        if let pid = try? DaemonFixture.daemonPID(onBus: bus.address) { kill(pid, SIGTERM) }
     }
 }
