@@ -63,6 +63,8 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidColor(String)
     /// The name given, which another project already has (ignoring case).
     case nameTaken(String)
+    /// The task id given.
+    case noSuchTask(String)
     /// A sentence saying what is wrong.
     case invalidArgument(String)
     /// A sentence naming the database path and the cause.
@@ -86,6 +88,8 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "Colour '\(color)' is not of the form #RRGGBB (six hexadecimal digits, e.g. #007AFF)."
         case .nameTaken(let name):
             return "A project named '\(name)' already exists (names are unique ignoring case)."
+        case .noSuchTask(let id):
+            return "No task with id '\(id)' (`biomatimer task list --all` shows them)."
         case .invalidArgument(let text), .storage(let text):
             return text
         }

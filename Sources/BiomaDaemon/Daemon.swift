@@ -9,6 +9,8 @@ public struct DaemonOptions: Sendable {
     public var dataDirectory: URL?
     public var replace = false
     public var rules = DayRules()
+    /// Desktop notifications (`notifications = off` in the settings turns them off).
+    public var notifications = true
     public init() {}
 }
 
@@ -43,7 +45,7 @@ public enum Daemon {
             exit.finish(0)
         }
         let startup = Startup(
-            bus: bus, options: options, directory: directory, storeLock: storeLock, clock: clock, onLost: onLost)
+            bus: bus, options: options, directory: directory, storeLock: storeLock, clock: clock, onLost: onLost, log: log)
         // Everything from taking the lock to publishing the object happens in one block on
         // the loop thread: no call is dispatched before the object exists, and with --replace
         // the store is read only after the old daemon has let go of it.
@@ -108,6 +110,7 @@ struct Startup: Sendable {
     let storeLock: StoreLock
     let clock: SystemClock
     let onLost: @Sendable () -> Void
+    let log: @Sendable (String) -> Void
 
     /// On the loop thread: the store lock (waiting for the old daemon with --replace), the
     /// tracker, the exported object, then the name.
@@ -134,9 +137,14 @@ struct Startup: Sendable {
             } catch {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
-            let object = DaemonObject([TimerService(tracker: tracker, bus: bus, clock: clock)])
+            let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
+            let object = DaemonObject([
+                TimerService(tracker: tracker, bus: bus, clock: clock),
+                TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
+            ])
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
+            try notifier.start()
             if !options.replace { try bus.requestName(TimerAPI.busName, replace: false, onLost: onLost) }
             return (tracker, object)
         } catch let error as DaemonStartError {

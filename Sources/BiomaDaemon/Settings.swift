@@ -9,11 +9,14 @@ import Foundation
 /// day_start = 04:00      # when a day begins (local time)
 /// week_start = sunday    # monday (default) or sunday
 /// data_dir = ~/timesheets
+/// notifications = off   # no desktop notifications (reminders)
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
     public var firstWeekday = 2
     public var dataDirectory: URL?
+    /// Desktop notifications (task reminders): on unless `notifications = off`.
+    public var notifications = true
 
     public init() {}
 
@@ -58,8 +61,15 @@ public struct Settings: Equatable, Sendable {
                 if path.hasPrefix("~/"), let home = environment["HOME"] { path = home + path.dropFirst() }
                 guard path.hasPrefix("/") else { throw SettingsError("\(where_): data_dir must be an absolute path") }
                 settings.dataDirectory = URL(fileURLWithPath: path, isDirectory: true)
+            case "notifications":
+                switch parts[1].lowercased() {
+                case "on", "yes", "true": settings.notifications = true
+                case "off", "no", "false": settings.notifications = false
+                default: throw SettingsError("\(where_): notifications must be on or off, not `\(parts[1])`")
+                }
             default:
-                throw SettingsError("\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir)")
+                throw SettingsError(
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications)")
             }
         }
         return settings

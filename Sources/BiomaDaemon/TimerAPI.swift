@@ -39,6 +39,7 @@ public enum TimerAPI {
         case .invalidName: name = "InvalidName"
         case .invalidColor: name = "InvalidColor"
         case .nameTaken: name = "NameTaken"
+        case .noSuchTask: name = "NoSuchTask"
         case .invalidArgument: name = "InvalidArgument"
         case .storage: name = "Storage"
         }

@@ -217,7 +217,8 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     private func statusText(format: String, options: [String: DBusValue]) throws -> String {
         let flags = try Self.flags(options, allowed: ["Ascii"])
         let now = clock.now()
-        let state = WidgetState(timer: TimerAPI.status(of: tracker.snapshot(at: now)))
+        var state = WidgetState(timer: TimerAPI.status(of: tracker.snapshot(at: now)))
+        state.tasks = TasksService.status(tracker.taskSummary(at: now))
         do {
             return try StatusText.render(state, now: now, format: format.isEmpty ? nil : format, ascii: flags["Ascii"] == true)
         } catch {

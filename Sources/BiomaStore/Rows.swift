@@ -45,6 +45,11 @@ extension Tracker {
             try db.cachedStatement(sql: "UPDATE project SET session_us = ? WHERE id = ?")
                 .execute(arguments: [s.projectSessions[id] ?? 0, id])
         }
+        if before.nextTaskNumber != after.nextTaskNumber {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_task_number', ?)",
+                arguments: [String(after.nextTaskNumber)])
+        }
         if before.nextProjectNumber != after.nextProjectNumber {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_project_number', ?)",
@@ -131,6 +136,18 @@ extension Tracker {
         let next = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'next_project_number'")
         let highest = model.projects.compactMap { Int($0.id.dropFirst()) }.max() ?? 0
         model.nextProjectNumber = max(next.flatMap { Int($0) } ?? 1, highest + 1)
+        for row in try Row.fetchAll(
+            db,
+            sql: "SELECT id, title, project_id, due_us, remind, done, done_us, reminded_due_us FROM task ORDER BY created_us, id")
+        {
+            model.tasks.append(
+                TaskItem(
+                    id: row[0], title: row[1], projectID: row[2], due: row[3], remind: row[4], done: row[5], doneAt: row[6],
+                    remindedDue: row[7]))
+        }
+        let nextTask = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'next_task_number'")
+        let highestTask = model.tasks.compactMap { Int($0.id.dropFirst()) }.max() ?? 0
+        model.nextTaskNumber = max(nextTask.flatMap { Int($0) } ?? 1, highestTask + 1)
         let lastBackup = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'last_daily_backup'")
         return (model, row[6], row[7], lastBackup)
     }

@@ -50,6 +50,24 @@ enum Schema {
                         WHERE end_us IS NULL;
                     """)
         }
+        // v3: tasks with optional due instants and reminders; a deleted project leaves its
+        // tasks without one.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE task (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        title TEXT NOT NULL,
+                        project_id TEXT REFERENCES project(id) ON DELETE SET NULL,
+                        due_us INTEGER,
+                        remind INTEGER NOT NULL DEFAULT 0,
+                        done INTEGER NOT NULL DEFAULT 0,
+                        done_us INTEGER,
+                        reminded_due_us INTEGER,
+                        created_us INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

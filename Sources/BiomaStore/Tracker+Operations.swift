@@ -128,6 +128,8 @@ extension Tracker {
             try Tracker.apply(changes, openBefore: model.state.open, db)
             try db.execute(sql: "DELETE FROM project WHERE id = ?", arguments: [id])
             model.projects.removeAll { $0.id == id }
+            // Its tasks stay, without a project (the foreign key does the same in the store).
+            for index in model.tasks.indices where model.tasks[index].projectID == id { model.tasks[index].projectID = nil }
             for index in model.projects.indices where model.projects[index].position != index {
                 model.projects[index].position = index
                 try db.execute(

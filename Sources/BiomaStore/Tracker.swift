@@ -35,6 +35,9 @@ public final class Tracker: @unchecked Sendable {
         var state = TimerState()
         var projects: [Project] = []
         var nextProjectNumber = 1
+        /// In the order they were added.
+        var tasks: [TaskItem] = []
+        var nextTaskNumber = 1
     }
 
     // MARK: Opening

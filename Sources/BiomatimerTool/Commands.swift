@@ -76,12 +76,17 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let shown = json ? "json" : format
-        let read = Result { () throws(ClientFailure) in try TimerClient().timerStatus() }
+        let read = Result { () throws(ClientFailure) -> WidgetState in
+            let client = try TimerClient()
+            var state = WidgetState(timer: try client.timerStatus())
+            state.tasks = try client.tasksStatus()
+            return state
+        }
         if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {
             // A bar polling `status --format` shows the offline line rather than nothing.
             print(try makeRenderer(format, ascii: ascii).render(.offline, now: SystemClock().now()))
         }
-        let state = WidgetState(timer: try read.get())
+        let state = try read.get()
         print(try StatusText.render(state, now: SystemClock().now(), format: shown, ascii: ascii), terminator: "")
     }
 }

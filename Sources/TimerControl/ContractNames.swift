@@ -6,6 +6,7 @@ public enum TimerNames {
     public static let busName = BIOMATIMER_BUS_NAME
     public static let objectPath = BIOMATIMER_OBJECT_PATH
     public static let interface = BIOMATIMER_TIMER_INTERFACE
+    public static let tasksInterface = BIOMATIMER_TASKS_INTERFACE
     public static let errorPrefix = BIOMATIMER_ERROR_PREFIX
     public static let propertiesInterface = "org.freedesktop.DBus.Properties"
 }

@@ -53,4 +53,9 @@ public final class TimerClient {
     public func timerStatus() throws(ClientFailure) -> TimerStatus {
         TimerStatus.table.decode(try properties(), over: TimerStatus())
     }
+
+    /// The published state of the task list.
+    public func tasksStatus() throws(ClientFailure) -> TasksStatus {
+        TasksStatus.table.decode(try properties(of: TimerNames.tasksInterface), over: TasksStatus())
+    }
 }

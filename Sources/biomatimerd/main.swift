@@ -11,7 +11,8 @@ struct DaemonCommand: ParsableCommand {
         abstract: "Run the daemon on the session bus (normally started by D-Bus activation).",
         discussion: """
             Settings come from $XDG_CONFIG_HOME/biomatimer/config (default ~/.config/biomatimer/config), \
-            lines such as `day_start = 04:00`, `week_start = sunday`, `data_dir = ~/timesheets`; \
+            lines such as `day_start = 04:00`, `week_start = sunday`, `data_dir = ~/timesheets`, \
+            `notifications = off`; \
             the options below override them.
             """)
     @Option(help: "Where the database lives (default $XDG_DATA_HOME/biomatimer).") var dataDir: String?
@@ -43,6 +44,7 @@ struct DaemonCommand: ParsableCommand {
         options.replace = replace
         options.rules.dayStartMinutes = settings.dayStartMinutes
         options.rules.firstWeekday = settings.firstWeekday
+        options.notifications = settings.notifications
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }

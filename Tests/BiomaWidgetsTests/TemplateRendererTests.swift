@@ -15,11 +15,12 @@ import Testing
             template.render(Fixture.project(), now: Fixture.now)
                 == "session=0:05:30|daily=2:45:15|project=Client A|project_id=p1|color=#007aff|"
                 + "project_session=0:02:15|project_daily=1:30:45|percentage=54|day=2026-11-22|"
-                + "state=running|mark=●")
+                + "state=running|mark=●|due_tasks=0|open_tasks=0")
         #expect(
             template.render(Fixture.offline, now: Fixture.now)
                 == "session=0:00:00|daily=0:00:00|project=|project_id=|color=|"
-                + "project_session=0:00:00|project_daily=0:00:00|percentage=0|day=|state=offline|mark=⊘")
+                + "project_session=0:00:00|project_daily=0:00:00|percentage=0|day=|state=offline|mark=⊘|"
+                + "due_tasks=0|open_tasks=0")
     }
 
     @Test func bracesEscapeByDoubling() throws {
@@ -54,7 +55,8 @@ import Testing
         #expect(
             WidgetFormatError.unknownField("nope").description
                 == "unknown field {nope} in the format template; fields are {session} {daily} {project} "
-                + "{project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark}")
+                + "{project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark} "
+                + "{due_tasks} {open_tasks}")
         #expect(
             WidgetFormatError.unmatchedClosingBrace(at: 1).description
                 == "the format template has a } at character 2 that closes nothing (write }} for a literal })")

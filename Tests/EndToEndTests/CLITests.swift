@@ -292,7 +292,7 @@ struct CLITests {
             (
                 ["status", "--format", "{nope}"],
                 """
-                Error: unknown field {nope} in the format template; fields are {session} {daily} {project} {project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark}
+                Error: unknown field {nope} in the format template; fields are {session} {daily} {project} {project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark} {due_tasks} {open_tasks}
                 Usage: biomatimer status [--json] [--format <format>] [--ascii]
                   See 'biomatimer status --help' for more information.
 

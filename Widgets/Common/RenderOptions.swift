@@ -34,15 +34,17 @@ public struct Glyphs: Sendable, Equatable {
     public var separator: String
     /// Ends a shortened name.
     public var ellipsis: String
+    /// Before the count of tasks that are due.
+    public var tasksDue: String
 
     /// Glyphs found in DejaVu Sans and most bar fonts.
     public static let unicode = Glyphs(
         runningProject: "●", running: "▶", paused: "‖", idle: "○", offline: "⊘",
-        separator: " · ", ellipsis: "…")
+        separator: " · ", ellipsis: "…", tasksDue: "⚑")
     /// Seven-bit fallback (`--ascii`).
     public static let ascii = Glyphs(
         runningProject: "*", running: ">", paused: "||", idle: "o", offline: "x",
-        separator: " - ", ellipsis: "...")
+        separator: " - ", ellipsis: "...", tasksDue: "!")
 
     /// The mark for a state.
     public func mark(for state: WidgetState) -> String {

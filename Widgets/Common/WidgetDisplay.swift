@@ -29,6 +29,12 @@ public struct WidgetDisplay: Sendable, Equatable {
     public var percentage: Int
     /// `YYYY-MM-DD`, single-line.
     public var day: String
+    /// Open tasks whose due instant has passed (0 offline).
+    public var dueTasks: Int
+    /// Open tasks (0 offline).
+    public var openTasks: Int
+    /// `⚑2` when tasks are due, else empty.
+    public var dueMark: String
 
     public init(_ state: WidgetState, now: Int64, options: RenderOptions) {
         let glyphs = options.glyphs
@@ -42,6 +48,9 @@ public struct WidgetDisplay: Sendable, Equatable {
         projectSession = DurationFormat.hms(live.projectSessionTime)
         projectDaily = DurationFormat.hms(live.projectDailyTotal)
         day = TextEscaping.singleLine(state.day)
+        dueTasks = state.online ? Int(state.tasks.dueTasks) : 0
+        openTasks = state.online ? Int(state.tasks.openTasks) : 0
+        dueMark = dueTasks > 0 ? "\(glyphs.tasksDue)\(dueTasks)" : ""
         if hasProject {
             let name = state.activeProjectName.isEmpty ? state.activeProject : state.activeProjectName
             projectFullName = TextEscaping.singleLine(name)

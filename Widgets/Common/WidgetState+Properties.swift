@@ -3,7 +3,7 @@ import TimerControl
 
 extension WidgetState {
     /// The interfaces whose properties a bar follows, each decoded with its property table.
-    public static let interfaces = [TimerNames.interface]
+    public static let interfaces = [TimerNames.interface, TimerNames.tasksInterface]
 
     /// The state from the `GetAll` answers of the daemon's interfaces, by interface name.
     public init(properties: [String: [String: DBusValue]]) {
@@ -16,6 +16,7 @@ extension WidgetState {
     public mutating func apply(_ changed: [String: DBusValue], interface: String) {
         switch interface {
         case TimerNames.interface: TimerStatus.table.apply(changed, to: &timer)
+        case TimerNames.tasksInterface: TasksStatus.table.apply(changed, to: &tasks)
         default: break
         }
     }

@@ -13,8 +13,10 @@ import TimerControl
 public struct WidgetState: Sendable, Equatable {
     /// The daemon owns its bus name. When false every other field is meaningless.
     public var online: Bool
-    /// The properties of `org.biomaTimer1`.
+    /// The properties of `org.biomatimer.Timer1`.
     public var timer: TimerStatus
+    /// The properties of `org.biomatimer.Tasks1`.
+    public var tasks = TasksStatus()
 
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<TimerStatus, Value>) -> Value {
         get { timer[keyPath: keyPath] }

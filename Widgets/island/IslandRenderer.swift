@@ -1,6 +1,7 @@
-// The compact line: the desktop's Dynamic Island. `● 0:05:30 (2:45:15) · Client A`.
+// The compact line: the desktop's Dynamic Island. `● 0:05:30 (2:45:15) · Client A ⚑2`.
 
-/// Plain text, one line: a mark for the phase, the work times, and the project.
+/// Plain text, one line: a mark for the phase, the work times, the project, and how many
+/// tasks are due (only when some are).
 public struct IslandRenderer: NamedWidgetRenderer, Equatable {
     public static let formatName = "island"
     public let options: RenderOptions
@@ -31,6 +32,7 @@ public struct IslandRenderer: NamedWidgetRenderer, Equatable {
             line += escape(display.separator)
             line += display.color.map { colorProject(name, $0) } ?? name
         }
+        if !display.dueMark.isEmpty { line += escape(" " + display.dueMark) }
         return line
     }
 }

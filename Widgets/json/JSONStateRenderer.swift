@@ -4,7 +4,8 @@
 /// Keys: online, state, running, updated_at, day, session_time, daily_total,
 /// active_project, active_project_name, active_project_color, project_session_time,
 /// project_daily_total (the D-Bus properties, µs, unshortened), then the displayed
-/// session, daily, project_session, project_daily (`H:MM:SS`) and percentage.
+/// session, daily, project_session, project_daily (`H:MM:SS`) and percentage; then
+/// open_tasks and due_tasks.
 public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
     public static let formatName = "json"
     public let options: RenderOptions
@@ -34,6 +35,8 @@ public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
             ("project_session", TextEscaping.json(display.projectSession)),
             ("project_daily", TextEscaping.json(display.projectDaily)),
             ("percentage", String(display.percentage)),
+            ("open_tasks", String(display.openTasks)),
+            ("due_tasks", String(display.dueTasks)),
         ]
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }

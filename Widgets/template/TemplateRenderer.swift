@@ -24,6 +24,10 @@ public enum TemplateField: String, Sendable, CaseIterable {
     case state
     /// The island's mark for the state (`●`, `▶`, `‖`, `○`, `⊘`; ASCII with `--ascii`).
     case mark
+    /// Open tasks whose due instant has passed.
+    case dueTasks = "due_tasks"
+    /// Tasks not done.
+    case openTasks = "open_tasks"
 
     /// The moving values this field's text depends on.
     var times: DisplayedTimes {
@@ -33,7 +37,7 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .projectSession: return .projectSession
         case .projectDaily: return .projectDaily
         case .percentage: return [.projectDaily, .daily]
-        case .project, .projectID, .color, .day, .state, .mark: return []
+        case .project, .projectID, .color, .day, .state, .mark, .dueTasks, .openTasks: return []
         }
     }
 
@@ -50,6 +54,8 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .day: return display.day
         case .state: return display.phase.rawValue
         case .mark: return display.mark
+        case .dueTasks: return String(display.dueTasks)
+        case .openTasks: return String(display.openTasks)
         }
     }
 }

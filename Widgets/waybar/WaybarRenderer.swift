@@ -18,6 +18,7 @@ public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
         }
         var classes = [display.phase.rawValue]
         if display.hasProject { classes.append("project") }
+        if display.dueTasks > 0 { classes.append("tasks-due") }
         return "{\"text\":" + TextEscaping.json(text)
             + ",\"alt\":" + TextEscaping.json(display.phase.rawValue)
             + ",\"tooltip\":" + TextEscaping.json(TextEscaping.pango(Self.tooltip(display)))
@@ -30,8 +31,9 @@ public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
     static func tooltip(_ display: WidgetDisplay) -> String {
         if display.phase == .offline { return "biomatimer: the daemon is not running" }
         let work = "Work: \(display.session) session, \(display.daily) today"
-        guard display.hasProject else { return work + "\nNo project running" }
+        let tasks = display.dueTasks > 0 ? "\nTasks due: \(display.dueTasks) of \(display.openTasks) open" : ""
+        guard display.hasProject else { return work + "\nNo project running" + tasks }
         return work
-            + "\n\(display.projectFullName): \(display.projectSession) session, \(display.projectDaily) today"
+            + "\n\(display.projectFullName): \(display.projectSession) session, \(display.projectDaily) today" + tasks
     }
 }

@@ -10,7 +10,8 @@
 #define BIOMATIMER_BUS_NAME "org.biomatimer.Timer1"
 #define BIOMATIMER_OBJECT_PATH "/org/biomatimer/Timer1"
 #define BIOMATIMER_TIMER_INTERFACE "org.biomatimer.Timer1"
-// Every error the daemon sends starts with this; its message is for a person.
+#define BIOMATIMER_TASKS_INTERFACE "org.biomatimer.Tasks1"
+// Every error the daemon sends, on every interface, starts with this; its message is for a person.
 #define BIOMATIMER_ERROR_PREFIX "org.biomatimer.Timer1.Error."
 
 // Exit codes, a contract for scripts.

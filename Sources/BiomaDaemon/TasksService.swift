@@ -1,0 +1,248 @@
+import BiomaCore
+import BiomaStore
+import DBusKit
+import Foundation
+
+/// `org.biomatimer.Tasks1` on the daemon's object: the task list and its reminders.
+///
+/// Handlers run on the bus's loop thread. One deadline in the loop waits for the next instant
+/// at which something happens by itself — a reminder to raise, or an open task coming due (the
+/// `DueTasks` count changes) — and nothing else wakes the daemon for tasks. A reminder goes out
+/// once per due instant (recorded in the store before the notification is sent, so a restart
+/// never repeats it); one that came due while the daemon was down or the machine slept goes out
+/// when it can, marked overdue.
+public final class TasksService: ObjectInterface, @unchecked Sendable {
+    /// A reminder raised this long after its instant is announced as overdue.
+    static let lateAfter: Micros = 60 * microsPerSecond
+
+    private let tracker: Tracker
+    private let bus: Bus
+    private let clock: any TimeSource
+    private let notifier: Notifier
+    private let log: @Sendable (String) -> Void
+    /// What `PropertiesChanged` last said (or `GetAll` would have said at the last change).
+    private var published: TasksStatus
+    private var deadlines: Deadlines?
+    private var nextLook: Deadlines.Handle?
+    /// The notification showing each task's reminder, to replace or close it.
+    private var notices: [String: UInt32] = [:]
+
+    public init(tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, log: @escaping @Sendable (String) -> Void) {
+        self.tracker = tracker
+        self.bus = bus
+        self.clock = clock
+        self.notifier = notifier
+        self.log = log
+        published = Self.status(tracker.taskSummary(at: clock.now()))
+    }
+
+    static func status(_ summary: TaskSummary) -> TasksStatus {
+        var status = TasksStatus()
+        status.openTasks = UInt32(clamping: summary.open)
+        status.dueTasks = UInt32(clamping: summary.due)
+        status.nextDue = summary.nextReminder ?? 0
+        return status
+    }
+
+    // MARK: - Deadlines
+
+    public func attach(_ deadlines: Deadlines) {
+        self.deadlines = deadlines
+        nextLook = deadlines.add { [self] _ in look() }
+        look()
+    }
+
+    /// Publishes what changed, raises the reminders that are due, and waits for the next
+    /// instant anything happens by itself.
+    private func look() {
+        let now = clock.now()
+        let reminders = tracker.tasks.remindersDue(at: now)
+        if !reminders.isEmpty {
+            do {
+                try tracker.markReminded(reminders.map(\.id), at: now)
+                for task in reminders { remind(task, late: now - (task.due ?? now) > Self.lateAfter) }
+            } catch {
+                log("cannot record that reminders went out (\(error)); trying again at the next change")
+            }
+        }
+        let summary = tracker.taskSummary(at: now)
+        publish(Self.status(summary))
+        if let deadlines, let nextLook { deadlines.schedule(nextLook, at: summary.nextDeadline) }
+    }
+
+    private func publish(_ status: TasksStatus) {
+        bus.emitChanges(TasksStatus.table, path: TimerAPI.objectPath, from: published, to: status)
+        published = status
+    }
+
+    // MARK: - Reminders
+
+    private func remind(_ task: TaskItem, late: Bool) {
+        var notice = Notifier.Notice(
+            summary: (late ? "Task overdue: " : "Task due: ") + task.title, body: body(of: task),
+            actions: [(key: "done", label: "Done"), (key: "snooze", label: "Snooze 10 min")])
+        notice.urgency = late ? 2 : 1
+        let id = task.id
+        notifier.show(
+            notice, replacing: notices[id] ?? 0,
+            onAction: { [self] key in action(key, on: id) },
+            completion: { [self] notification in notices[id] = notification })
+    }
+
+    private func body(of task: TaskItem) -> String {
+        var parts: [String] = []
+        if let due = task.due { parts.append("due \(Self.localTime(due, rules: tracker.rules, now: clock.now()))") }
+        if let project = task.projectID.flatMap({ id in tracker.projects.first { $0.id == id } }) {
+            parts.append(project.name)
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    /// A clicked action: the same as the method of that name, published the same way.
+    private func action(_ key: String, on id: String) {
+        do {
+            switch key {
+            case "done": try change { try tracker.completeTask(id, at: $0) }
+            case "snooze": try change { try tracker.snoozeTask(id, by: TaskItem.defaultSnooze, at: $0) }
+            default: return
+            }
+        } catch {
+            log("the \(key) action on task \(id) failed: \(error)")
+        }
+    }
+
+    /// `HH:MM` today, else `YYYY-MM-DD HH:MM`, in the daemon's zone.
+    static func localTime(_ instant: Micros, rules: DayRules, now: Micros) -> String {
+        let formatter = DateFormatter()
+        formatter.timeZone = rules.timeZone
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = rules.day(containing: instant) == rules.day(containing: now) ? "HH:mm" : "yyyy-MM-dd HH:mm"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(instant) / 1_000_000))
+    }
+
+    // MARK: - Changes
+
+    /// One operation at one instant; then what changed is published and the deadline moved.
+    private func change<T>(_ body: (Micros) throws -> T) throws -> T {
+        let result: T
+        do {
+            result = try body(clock.now())
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
+        // Done or deleted tasks take their notification with them.
+        let open = Set(tracker.tasks.filter { !$0.done }.map(\.id))
+        for (id, notification) in notices where !open.contains(id) {
+            notifier.close(notification)
+            notices[id] = nil
+        }
+        look()
+        return result
+    }
+
+    // MARK: - The interface
+
+    public func interface() -> DBusInterface {
+        DBusInterface(
+            TasksStatus.table, state: { [self] in Self.status(tracker.taskSummary(at: clock.now())) },
+            methods: [
+                DBusMethod("AddTask", in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
+                    [self] call in
+                    let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Due", "Remind", "Project"])
+                    let title = call.arguments[0].string!
+                    let due = try options.instant("Due")
+                    let remind = try options.bool("Remind")
+                    let project = try options.string("Project")
+                    return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
+                },
+                DBusMethod("UpdateTask", in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
+                    let options = try Options(
+                        call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
+                    guard !options.values.isEmpty else {
+                        throw TimerAPI.invalidArgument("No changes given: use the keys Title, Due, Remind or Project.")
+                    }
+                    var changes = Tracker.TaskChanges()
+                    changes.title = try options.string("Title")
+                    // Due 0 and Project "" remove them.
+                    if let due = try options.int64("Due") { changes.due = .some(due == 0 ? nil : due) }
+                    changes.remind = try options.bool("Remind")
+                    if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
+                    let id = call.arguments[0].string!
+                    try change { try tracker.updateTask(id, changes, at: $0) }
+                    return []
+                },
+                DBusMethod("CompleteTask", in: [.init("task", "s")]) { [self] call in
+                    let id = call.arguments[0].string!
+                    try change { try tracker.completeTask(id, at: $0) }
+                    return []
+                },
+                DBusMethod("ReopenTask", in: [.init("task", "s")]) { [self] call in
+                    let id = call.arguments[0].string!
+                    try change { try tracker.reopenTask(id, at: $0) }
+                    return []
+                },
+                DBusMethod("DeleteTask", in: [.init("task", "s")]) { [self] call in
+                    let id = call.arguments[0].string!
+                    try change { try tracker.deleteTask(id, at: $0) }
+                    return []
+                },
+                DBusMethod("SnoozeTask", in: [.init("task", "s"), .init("delay", "x")]) { [self] call in
+                    let id = call.arguments[0].string!
+                    let delay = call.arguments[1].int64!
+                    try change { try tracker.snoozeTask(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
+                    return []
+                },
+                DBusMethod("ListTasks", in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
+                    let includeDone = call.arguments[0].bool ?? false
+                    return [
+                        .array(
+                            .array(.dictEntry(.string, .variant)),
+                            tracker.tasks.filter { includeDone || !$0.done }.map(Self.encode))
+                    ]
+                },
+            ])
+    }
+
+    static func encode(_ task: TaskItem) -> DBusValue {
+        .vardict(ordered: [
+            ("Id", .string(task.id)), ("Title", .string(task.title)), ("Project", .string(task.projectID ?? "")),
+            ("Due", .int64(task.due ?? 0)), ("Remind", .boolean(task.remind)), ("Done", .boolean(task.done)),
+            ("DoneAt", .int64(task.doneAt ?? 0)),
+        ])
+    }
+}
+
+/// An `a{sv}` of options: unknown keys and values of the wrong type are `InvalidArgument`.
+struct Options {
+    let values: [String: DBusValue]
+
+    init(_ values: [String: DBusValue], allowed: [String]) throws {
+        for key in values.keys where !allowed.contains(key) {
+            throw TimerAPI.invalidArgument("Unknown option \(quoted(key)): use \(allowed.joined(separator: ", ")).")
+        }
+        self.values = values
+    }
+
+    private func typed<T>(_ key: String, _ signature: String, _ read: (DBusValue) -> T?) throws -> T? {
+        guard let value = values[key] else { return nil }
+        guard let typed = read(value) else {
+            throw TimerAPI.invalidArgument("\(key) must be of type \(signature), not \(value.signature).")
+        }
+        return typed
+    }
+
+    func string(_ key: String) throws -> String? { try typed(key, "s") { $0.string } }
+    func bool(_ key: String) throws -> Bool? { try typed(key, "b") { $0.bool } }
+    func int64(_ key: String) throws -> Int64? {
+        try typed(key, "x") {
+            if case .int64(let v) = $0 { return v }
+            return nil
+        }
+    }
+    /// An instant option: `x` µs since the epoch, more than 0.
+    func instant(_ key: String) throws -> Int64? {
+        guard let value = try int64(key) else { return nil }
+        guard value > 0 else { throw TimerAPI.invalidArgument("\(key) must be an instant after 1970 (µs since the epoch).") }
+        return value
+    }
+}
