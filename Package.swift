@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(name: "BenchStore", dependencies: ["BiomaCore", "BiomaStore"]),
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
-        .target(name: "TestSupport", dependencies: ["BiomaCore", "TimerControl"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "TimerControl"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",
@@ -118,7 +118,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets"]),
+        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "TimerControl"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

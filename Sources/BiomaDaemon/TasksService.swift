@@ -12,8 +12,9 @@ import Foundation
 /// never repeats it); one that came due while the daemon was down or the machine slept goes out
 /// when it can, marked overdue.
 public final class TasksService: ObjectInterface, @unchecked Sendable {
-    /// A reminder raised this long after its instant is announced as overdue.
-    static let lateAfter: Micros = 60 * microsPerSecond
+    /// A reminder raised this long after its instant is announced as overdue: the daemon was
+    /// not running, or the machine slept (the loop's deadline fires within milliseconds).
+    static let lateAfter: Micros = 10 * microsPerSecond
 
     private let tracker: Tracker
     private let bus: Bus

@@ -60,6 +60,7 @@ public enum JSON: Sendable {
     case int(Int64)
     case double(Double)
     case bool(Bool)
+    case null
     case array([JSON])
     case object([String: JSON])
 
@@ -72,6 +73,7 @@ public enum JSON: Sendable {
             if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
             return String(d)
         case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
         case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
         case .object(let fields):
             return "{" + fields.keys.sorted().map { TextEscaping.json($0) + ":" + fields[$0]!.text }.joined(separator: ",") + "}"

@@ -1,0 +1,171 @@
+import ArgumentParser
+import BiomaWidgets
+import DBusCore
+import TimerControl
+
+// `biomatimer task …`: the task list and its reminders (org.biomatimer.Tasks1).
+
+struct TaskCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "task", abstract: "Tasks with reminders: add, list, done, snooze, edit, delete.",
+        discussion: """
+            WHEN is a local time: 15:00 (today), tomorrow 09:00, 2026-11-23 09:00, or +2h from now. \
+            A task with a due time reminds with a desktop notification then (Done / Snooze 10 min), \
+            even when no window is open; bars count the tasks that are due.
+            """,
+        subcommands: [TaskAdd.self, TaskList.self, TaskDone.self, TaskReopen.self, TaskEdit.self, TaskSnooze.self, TaskDelete.self])
+}
+
+/// A call to org.biomatimer.Tasks1.
+func callTasks(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
+    try TimerClient().call(member, arguments, interface: TimerNames.tasksInterface)
+}
+
+/// WHEN as an instant, or a usage error that says what is accepted.
+func when(_ text: String, option: String) throws -> Int64 {
+    do {
+        return try WhenText.parse(text, now: SystemClock().now())
+    } catch {
+        throw ValidationError("\(option) \(error.description)")
+    }
+}
+
+struct TaskAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a task; prints its id.")
+    @Argument(help: "The title, 1–200 characters.") var title: String
+    @Option(help: "When it is due, and reminds (WHEN).") var due: String?
+    @Option(help: "A project's id or name.") var project: String?
+    @Flag(help: "Due, but no reminder.") var noRemind = false
+
+    func validate() throws {
+        if let due { _ = try when(due, option: "--due") }
+        if noRemind && due == nil { throw ValidationError("--no-remind needs --due.") }
+    }
+
+    func run() throws {
+        var options: [String: DBusValue] = [:]
+        if let due { options["Due"] = .int64(try when(due, option: "--due")) }
+        if noRemind { options["Remind"] = .boolean(false) }
+        if let project { options["Project"] = .string(project) }
+        print(try callTasks("AddTask", [.string(title), .vardict(options)]).first?.string ?? "")
+    }
+}
+
+struct TaskList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List open tasks (with --all, done ones too).")
+    @Flag(help: "Done tasks too.") var all = false
+    @Flag(help: "JSON for scripts.") var json = false
+
+    func run() throws {
+        let client = try TimerClient()
+        let tasks = (try client.call("ListTasks", [.boolean(all)], interface: TimerNames.tasksInterface).first?.array ?? [])
+            .compactMap(\.vardict)
+        let names = Dictionary(
+            (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        if json {
+            print(
+                JSON.array(
+                    tasks.map { t in
+                        let project = t["Project"]?.string ?? ""
+                        let due = t["Due"]?.int64 ?? 0
+                        let doneAt = t["DoneAt"]?.int64 ?? 0
+                        return .object([
+                            "id": .string(t["Id"]?.string ?? ""), "title": .string(t["Title"]?.string ?? ""),
+                            "project": .string(project), "project_name": .string(names[project] ?? ""),
+                            "due": due == 0 ? .null : .int(due), "remind": .bool(t["Remind"]?.bool ?? false),
+                            "done": .bool(t["Done"]?.bool ?? false), "done_at": doneAt == 0 ? .null : .int(doneAt),
+                        ])
+                    }
+                ).text)
+            return
+        }
+        if tasks.isEmpty {
+            print(all ? "No tasks yet. Add one with: biomatimer task add TITLE [--due WHEN]" : "No open tasks.")
+            return
+        }
+        let now = SystemClock().now()
+        for t in tasks {
+            let due = t["Due"]?.int64 ?? 0
+            let state: String
+            if t["Done"]?.bool == true {
+                state = "done"
+            } else if due != 0 && due <= now {
+                state = "due"
+            } else {
+                state = ""
+            }
+            let when = due == 0 ? "" : WhenText.describe(due, now: now)
+            let project = names[t["Project"]?.string ?? ""].map { "  [\(Terminal.singleLine($0))]" } ?? ""
+            print(
+                "\(Terminal.pad(t["Id"]?.string ?? "", 5)) \(Terminal.pad(state, 5)) \(Terminal.pad(when, 17)) "
+                    + Terminal.singleLine(t["Title"]?.string ?? "") + project)
+        }
+    }
+}
+
+struct TaskDone: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "done", abstract: "Mark a task done.")
+    @Argument(help: "The task's id (t1, t2, …).") var id: String
+    func run() throws { _ = try callTasks("CompleteTask", [.string(id)]) }
+}
+
+struct TaskReopen: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "reopen", abstract: "Open a done task again.")
+    @Argument(help: "The task's id.") var id: String
+    func run() throws { _ = try callTasks("ReopenTask", [.string(id)]) }
+}
+
+struct TaskDelete: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a task.")
+    @Argument(help: "The task's id.") var id: String
+    func run() throws { _ = try callTasks("DeleteTask", [.string(id)]) }
+}
+
+struct TaskSnooze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snooze", abstract: "Remind again later: due DURATION from now (default 10m).")
+    @Argument(help: "The task's id.") var id: String
+    @Argument(help: "How long: 10m, 1h30m, 90s, 1:00:00.") var duration: String?
+
+    func validate() throws {
+        if let duration, DurationText.parse(duration) == nil {
+            throw ValidationError("'\(duration)' is not a duration: use 10m, 1h30m, 90s or 1:00:00.")
+        }
+    }
+
+    func run() throws {
+        _ = try callTasks("SnoozeTask", [.string(id), .int64(duration.flatMap(DurationText.parse) ?? 0)])
+    }
+}
+
+struct TaskEdit: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a task's title, due time, reminder or project.")
+    @Argument(help: "The task's id.") var id: String
+    @Option(help: "A new title.") var title: String?
+    @Option(help: "A new due time (WHEN).") var due: String?
+    @Flag(help: "No due time (and no reminder).") var noDue = false
+    @Option(help: "A project's id or name.") var project: String?
+    @Flag(help: "No project.") var noProject = false
+    @Flag(inversion: .prefixedNo, help: "Remind at the due time, or not.") var remind: Bool?
+
+    func validate() throws {
+        if let due { _ = try when(due, option: "--due") }
+        if due != nil && noDue { throw ValidationError("--due and --no-due exclude each other.") }
+        if project != nil && noProject { throw ValidationError("--project and --no-project exclude each other.") }
+        if title == nil && due == nil && !noDue && project == nil && !noProject && remind == nil {
+            throw ValidationError("Nothing to change: give --title, --due, --no-due, --project, --no-project or --[no-]remind.")
+        }
+    }
+
+    func run() throws {
+        var changes: [String: DBusValue] = [:]
+        if let title { changes["Title"] = .string(title) }
+        if let due { changes["Due"] = .int64(try when(due, option: "--due")) }
+        if noDue { changes["Due"] = .int64(0) }
+        if let project { changes["Project"] = .string(project) }
+        if noProject { changes["Project"] = .string("") }
+        if let remind { changes["Remind"] = .boolean(remind) }
+        _ = try callTasks("UpdateTask", [.string(id), .vardict(changes)])
+    }
+}

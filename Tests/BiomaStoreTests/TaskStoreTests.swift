@@ -1,0 +1,81 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+/// Tasks in the store: each change one transaction that survives a reopen, failures change
+/// nothing, a deleted project leaves its tasks, and reminders stay raised.
+@Suite struct TaskStoreTests {
+    @Test func tasksSurviveAReopenWithEveryField() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-23T10:00:00+01:00")
+            var tracker: Tracker! = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            let p = try tracker.addProject(name: "Client A", color: "", at: now)
+            #expect(try tracker.addTask(title: " Call ", due: now + hour, remind: nil, project: "client a", at: now) == "t1")
+            #expect(try tracker.addTask(title: "Quiet", due: now + hour, remind: false, project: nil, at: now) == "t2")
+            #expect(try tracker.addTask(title: "Someday", due: nil, remind: nil, project: nil, at: now) == "t3")
+            try tracker.completeTask("t3", at: now + minute)
+            try tracker.markReminded(["t1"], at: now + hour)
+            let before = tracker.tasks
+            #expect(before[0] == TaskItem(id: "t1", title: "Call", projectID: p, due: now + hour, remind: true, remindedDue: now + hour))
+            #expect(before[1].remind == false)
+            #expect(before[2].done && before[2].doneAt == now + minute)
+            tracker = nil
+            tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now + 2 * hour, bootID: boot)
+            #expect(tracker.tasks == before)
+            // Ids go on after the highest ever given, even after a delete.
+            try tracker.deleteTask("t3", at: now + 2 * hour)
+            #expect(try tracker.addTask(title: "Next", due: nil, remind: nil, project: nil, at: now + 2 * hour) == "t4")
+        }
+    }
+
+    @Test func failuresChangeNothing() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-23T10:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            _ = try tracker.addTask(title: "Keep", due: now + hour, remind: nil, project: nil, at: now)
+            let before = try tracker.dumpForTesting()
+            let attempts: [() throws -> Void] = [
+                { _ = try tracker.addTask(title: "", due: nil, remind: nil, project: nil, at: now) },
+                { _ = try tracker.addTask(title: "X", due: nil, remind: nil, project: "nope", at: now) },
+                { _ = try tracker.addTask(title: "X", due: -1, remind: nil, project: nil, at: now) },
+                { try tracker.updateTask("t9", Tracker.TaskChanges(title: "x"), at: now) },
+                { try tracker.updateTask("t1", Tracker.TaskChanges(title: "\u{1B}[31m"), at: now) },
+                { try tracker.completeTask("t9", at: now) },
+                { try tracker.snoozeTask("t1", by: 0, at: now) },
+                { try tracker.deleteTask("nope", at: now) },
+            ]
+            for attempt in attempts { #expect(throws: TrackerError.self) { try attempt() } }
+            #expect(try tracker.dumpForTesting() == before)
+        }
+    }
+
+    @Test func aDeletedProjectLeavesItsTasksWithoutOne() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-23T10:00:00+01:00")
+            var tracker: Tracker! = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            let p = try tracker.addProject(name: "Gone", color: "", at: now)
+            _ = try tracker.addTask(title: "Invoice", due: nil, remind: nil, project: p, at: now)
+            try tracker.deleteProject(p, at: now)
+            #expect(tracker.tasks.map(\.projectID) == [nil])
+            tracker = nil
+            tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            #expect(tracker.tasks.map(\.projectID) == [nil], "the store agrees with memory")
+        }
+    }
+
+    @Test func snoozeAndEditsMoveTheReminder() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-23T10:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            _ = try tracker.addTask(title: "Tea", due: now, remind: nil, project: nil, at: now)
+            try tracker.markReminded(["t1"], at: now)
+            #expect(tracker.taskSummary(at: now).nextReminder == nil)
+            try tracker.snoozeTask("t1", by: TaskItem.defaultSnooze, at: now + minute)
+            #expect(tracker.taskSummary(at: now + minute).nextReminder == now + minute + TaskItem.defaultSnooze)
+            try tracker.updateTask("t1", Tracker.TaskChanges(due: .some(nil)), at: now + minute)
+            #expect(tracker.taskSummary(at: now + minute) == TaskSummary([TaskItem(id: "t1", title: "Tea")], at: now + minute))
+        }
+    }
+}
