@@ -17,7 +17,7 @@ struct DeadlinesTests {
         var all: [(String, Deadlines.Reason, Int64)] { lock.withLock { entries } }
     }
 
-    @Test func deadlinesFireOnTimeInOrderAndOnce() throws {
+    @Test func deadlinesFireOnTimeInOrderAndOnce() async throws {
         let bus = try PrivateBus()
         let loop = try Bus(.address(bus.address))
         defer { loop.close() }
@@ -35,7 +35,7 @@ struct DeadlinesTests {
             return d
         }
         #expect(waitUntil(timeout: 5) { log.all.count >= 2 })
-        Thread.sleep(forTimeInterval: 0.3)
+        try await Task.sleep(for: .seconds(0.3))
         let seen = log.all
         #expect(seen.map(\.0) == ["early", "late"])
         #expect(seen.allSatisfy { $0.1 == .due })
@@ -47,7 +47,7 @@ struct DeadlinesTests {
         withExtendedLifetime(deadlines) {}
     }
 
-    @Test func aPastInstantIsDueAtOnceAndAHandlerMayScheduleAgain() throws {
+    @Test func aPastInstantIsDueAtOnceAndAHandlerMayScheduleAgain() async throws {
         let bus = try PrivateBus()
         let loop = try Bus(.address(bus.address))
         defer { loop.close() }
@@ -68,13 +68,13 @@ struct DeadlinesTests {
             deadlines.schedule(counter.handle!, at: Deadlines.now() - 1_000_000)  // already past
         }
         #expect(waitUntil(timeout: 5) { log.all.count >= 3 })
-        Thread.sleep(forTimeInterval: 0.2)
+        try await Task.sleep(for: .seconds(0.2))
         #expect(log.all.count == 3)
     }
 
     /// While nothing is scheduled the loop thread does not wake: no context switches in a
     /// quiet second, then one deadline, then quiet again.
-    @Test func nothingScheduledMeansNoWakeUps() throws {
+    @Test func nothingScheduledMeansNoWakeUps() async throws {
         let bus = try PrivateBus()
         let loop = try Bus(.address(bus.address))
         defer { loop.close() }
@@ -85,15 +85,15 @@ struct DeadlinesTests {
         let tid = try loop.sync { () throws(BusError) in
             Int32((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?.split(separator: "/").last ?? "") ?? 0
         }
-        Thread.sleep(forTimeInterval: 0.2)
+        try await Task.sleep(for: .seconds(0.2))
         let before = try #require(threadContextSwitches(tid), "no /proc entry for the loop thread \(tid)")
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         #expect(threadContextSwitches(tid) == before, "the loop woke with nothing scheduled")
         try loop.sync { () throws(BusError) in deadlines.schedule(handle, at: Deadlines.now() + 100_000) }
         #expect(waitUntil(timeout: 5) { log.all.count == 1 })
-        Thread.sleep(forTimeInterval: 0.1)
+        try await Task.sleep(for: .seconds(0.1))
         let after = try #require(threadContextSwitches(tid))
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         #expect(threadContextSwitches(tid) == after, "the loop woke after its only deadline")
     }
 

@@ -30,7 +30,7 @@ struct TaskReminderTests {
         (try tasks(f, "ListTasks", [.boolean(true)]).first?.array ?? []).compactMap(\.vardict)
     }
 
-    @Test func aReminderGoesOutOnTimeOnceAndItsActionsWork() throws {
+    @Test func aReminderGoesOutOnTimeOnceAndItsActionsWork() async throws {
         let f = try DaemonFixture()
         let server = try NotificationServer(busAddress: f.bus.address)
         #expect(try f.cli(["project", "add", "Client A"]).status == 0)
@@ -88,7 +88,7 @@ struct TaskReminderTests {
         // An action on a notification that is not the daemon's does nothing.
         #expect(try f.cli(["task", "reopen", "t1"]).status == 0)
         try server.invoke("done", on: 99)
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .seconds(0.5))
         #expect(try listed(f).first?["Done"] == .boolean(false))
         // Nothing more was sent than the two reminders.
         #expect(try server.notifications().count == 2)
@@ -96,14 +96,14 @@ struct TaskReminderTests {
 
     /// The daemon stopped across a due instant: at the next start the reminder goes out once,
     /// marked overdue, and never again after another restart.
-    @Test func aReminderMissedWhileTheDaemonWasDownGoesOutOnceOverdue() throws {
+    @Test func aReminderMissedWhileTheDaemonWasDownGoesOutOnceOverdue() async throws {
         let f = try DaemonFixture()
         let server = try NotificationServer(busAddress: f.bus.address)
         #expect(try f.cli(["task", "add", "Water the plants", "--due", "+1s"]).status == 0)
         let pid = try #require(try f.daemonPID())
         kill(pid, SIGKILL)
         #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 })
-        Thread.sleep(forTimeInterval: 11.5)  // past the due instant by more than the 10 s of grace
+        try await Task.sleep(for: .seconds(11.5))  // past the due instant by more than the 10 s of grace
         #expect(try server.notifications().isEmpty, "nobody was there to remind")
         // The next call starts the daemon by activation.
         #expect(try f.cli(["task", "list"]).status == 0)
@@ -116,19 +116,19 @@ struct TaskReminderTests {
         kill(second, SIGTERM)
         #expect(waitUntil(timeout: 5) { kill(second, 0) != 0 })
         #expect(try f.cli(["task", "list"]).status == 0)
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         #expect(try server.notifications().count == 1)
     }
 
     /// A reminder an hour away: the daemon does not wake while it waits.
-    @Test func aWaitingReminderDoesNotWakeTheDaemon() throws {
+    @Test func aWaitingReminderDoesNotWakeTheDaemon() async throws {
         let f = try DaemonFixture()
         _ = try NotificationServer(busAddress: f.bus.address)
         #expect(try f.cli(["task", "add", "Later", "--due", "+1h"]).status == 0)
         let pid = try #require(try f.daemonPID())
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .seconds(0.5))
         let before = try #require(contextSwitches(of: pid))
-        Thread.sleep(forTimeInterval: 3)
+        try await Task.sleep(for: .seconds(3))
         #expect(contextSwitches(of: pid) == before, "the daemon woke while the reminder waited")
     }
 
