@@ -92,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "biomatimerd",
             dependencies: [
-                "BiomaDaemon",
+                "BiomaCore", "BiomaDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

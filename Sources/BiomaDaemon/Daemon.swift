@@ -11,6 +11,8 @@ public struct DaemonOptions: Sendable {
     public var rules = DayRules()
     /// Desktop notifications (`notifications = off` in the settings turns them off).
     public var notifications = true
+    /// What time away does to work.
+    public var away = AwayRules()
     public init() {}
 }
 
@@ -139,7 +141,7 @@ struct Startup: Sendable {
             }
             let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
             let object = DaemonObject([
-                TimerService(tracker: tracker, bus: bus, clock: clock),
+                TimerService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier),
                 TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
             ])
             // Export first: calls queued while the bus activated us find the object.

@@ -10,6 +10,8 @@ import Foundation
 /// week_start = sunday    # monday (default) or sunday
 /// data_dir = ~/timesheets
 /// notifications = off   # no desktop notifications (reminders)
+/// away = stop            # away time is not work: stop (default), pause or keep
+/// away_after = 10m       # lock and idle absences shorter than this count as work
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
@@ -17,6 +19,8 @@ public struct Settings: Equatable, Sendable {
     public var dataDirectory: URL?
     /// Desktop notifications (task reminders): on unless `notifications = off`.
     public var notifications = true
+    /// `away = stop|pause|keep` and `away_after = 10m`.
+    public var away = AwayRules()
 
     public init() {}
 
@@ -61,6 +65,16 @@ public struct Settings: Equatable, Sendable {
                 if path.hasPrefix("~/"), let home = environment["HOME"] { path = home + path.dropFirst() }
                 guard path.hasPrefix("/") else { throw SettingsError("\(where_): data_dir must be an absolute path") }
                 settings.dataDirectory = URL(fileURLWithPath: path, isDirectory: true)
+            case "away":
+                guard let policy = AwayPolicy(rawValue: parts[1].lowercased()) else {
+                    throw SettingsError("\(where_): away must be stop, pause or keep, not `\(parts[1])`")
+                }
+                settings.away.policy = policy
+            case "away_after":
+                guard let threshold = DurationText.parse(parts[1]) else {
+                    throw SettingsError("\(where_): away_after `\(parts[1])` is not a duration: use e.g. 10m, 90s, 1h")
+                }
+                settings.away.threshold = threshold
             case "notifications":
                 switch parts[1].lowercased() {
                 case "on", "yes", "true": settings.notifications = true
@@ -69,7 +83,7 @@ public struct Settings: Equatable, Sendable {
                 }
             default:
                 throw SettingsError(
-                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications)")
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after)")
             }
         }
         return settings

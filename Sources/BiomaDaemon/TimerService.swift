@@ -10,22 +10,43 @@ import DBusKit
 /// one store transaction, and emits one `PropertiesChanged` carrying what changed and fresh
 /// time values.
 ///
-/// Its deadlines in the bus loop: the next day boundary (always scheduled), and a heartbeat
-/// every `Tracker.heartbeatInterval` while the timer runs.
+/// Its deadlines in the bus loop: the next day boundary (always scheduled; with cancel-on-set
+/// it also fires after a clock change or a resume, when the suspend gap is looked at), a
+/// heartbeat every `Tracker.heartbeatInterval` while the timer runs, and the instant a lock or
+/// idle absence starts to count.
 public final class TimerService: ObjectInterface, @unchecked Sendable {
     public let tracker: Tracker
-    private let bus: Bus
-    private let clock: any TimeSource
+    let bus: Bus
+    let clock: any TimeSource
     /// The day last published, to notice a day boundary however it is discovered.
     private var publishedDay: Day
-    private var deadlines: Deadlines?
+    var deadlines: Deadlines?
     private var dayBoundary: Deadlines.Handle?
     private var heartbeatDue: Deadlines.Handle?
 
-    public init(tracker: Tracker, bus: Bus, clock: any TimeSource) {
+    // Time away (TimerService+Away.swift).
+    let awayRules: AwayRules
+    let notifier: Notifier?
+    let suspendClock: any SuspendClock
+    var suspendGap: SuspendGap
+    /// The current absence: why and since when, and the work removed for it so far.
+    var away: (reason: AwayReason, since: Micros, removed: RemovedAway?)?
+    /// The work removed for the last absence, until counted (`KeepAway`) or superseded.
+    var lastRemoved: RemovedAway?
+    var awayDecision: Deadlines.Handle?
+    var awayNotice: UInt32 = 0
+
+    public init(
+        tracker: Tracker, bus: Bus, clock: any TimeSource, away: AwayRules = AwayRules(), notifier: Notifier? = nil,
+        suspendClock: any SuspendClock = SystemSuspendClock()
+    ) {
         self.tracker = tracker
         self.bus = bus
         self.clock = clock
+        self.awayRules = away
+        self.notifier = notifier
+        self.suspendClock = suspendClock
+        suspendGap = SuspendGap(suspendClock.gap())
         publishedDay = tracker.snapshot(at: clock.now()).day
     }
 
@@ -34,7 +55,11 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     public func attach(_ deadlines: Deadlines) {
         self.deadlines = deadlines
         // A clock change or a resume may have crossed the day boundary: check it either way.
-        dayBoundary = deadlines.add { [self] _ in checkDayBoundary() }
+        dayBoundary = deadlines.add { [self] _ in
+            checkSuspend()
+            checkDayBoundary()
+        }
+        awayDecision = deadlines.add { [self] _ in decideAway() }
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             scheduleDeadlines(tracker.snapshot(at: clock.now()), restartHeartbeat: true)
@@ -55,17 +80,31 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     }
 
     /// The published state at the current instant.
-    func status() -> TimerStatus { TimerAPI.status(of: tracker.snapshot(at: clock.now())) }
+    func status() -> TimerStatus { published(tracker.snapshot(at: clock.now())) }
+
+    /// What `org.biomatimer.Timer1` publishes for a snapshot and the current absence.
+    func published(_ snapshot: TrackerSnapshot) -> TimerStatus {
+        var status = TimerAPI.status(of: snapshot)
+        if let away {
+            status.away = away.reason.rawValue
+            status.awaySince = away.since
+        }
+        return status
+    }
 
     // MARK: - Changes
 
-    /// Runs one state-changing operation at one instant and publishes what it changed.
-    private func change<T>(_ body: (Micros) throws -> T) throws -> T {
+    /// Runs one state-changing operation at one instant and publishes what it changed. A sleep
+    /// not yet noticed is recorded first, on its own.
+    func change<T>(_ body: (Micros) throws -> T) throws -> T {
+        checkSuspend()
         let now = clock.now()
-        let before = tracker.snapshot(at: now)
+        let before = published(tracker.snapshot(at: now))
         let result: T
         do {
             result = try body(now)
+        } catch let error as DBusMethodError {
+            throw error
         } catch {
             throw TimerAPI.dbusError(error)
         }
@@ -73,9 +112,9 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         return result
     }
 
-    private func publish(before: TrackerSnapshot, after: TrackerSnapshot) {
+    func publish(before: TimerStatus, after: TrackerSnapshot) {
         publishedDay = after.day
-        bus.emitChanges(TimerStatus.table, path: TimerAPI.objectPath, from: TimerAPI.status(of: before), to: TimerAPI.status(of: after))
+        bus.emitChanges(TimerStatus.table, path: TimerAPI.objectPath, from: before, to: published(after))
         scheduleDeadlines(after)
     }
 
@@ -87,7 +126,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         if snapshot.day != publishedDay {
             publishedDay = snapshot.day
             // Every value but the project list, which a new day leaves as it was.
-            let entries = TimerStatus.table.entries(of: TimerAPI.status(of: snapshot)).filter { $0.0 != "Projects" }
+            let entries = TimerStatus.table.entries(of: published(snapshot)).filter { $0.0 != "Projects" }
             try? bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: entries)
         }
         scheduleDeadlines(snapshot)
@@ -211,13 +250,25 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     try change { try tracker.resetHistory(at: $0) }
                     return []
                 },
+                DBusMethod("AwayBegin", in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
+                    try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
+                    return []
+                },
+                DBusMethod("AwayEnd") { [self] _ in
+                    try change { awayEnd(at: $0) }
+                    return []
+                },
+                DBusMethod("KeepAway") { [self] _ in
+                    try change { try keepAway(at: $0) }
+                    return []
+                },
             ])
     }
 
     private func statusText(format: String, options: [String: DBusValue]) throws -> String {
         let flags = try Self.flags(options, allowed: ["Ascii"])
         let now = clock.now()
-        var state = WidgetState(timer: TimerAPI.status(of: tracker.snapshot(at: now)))
+        var state = WidgetState(timer: published(tracker.snapshot(at: now)))
         state.tasks = TasksService.status(tracker.taskSummary(at: now))
         do {
             return try StatusText.render(state, now: now, format: format.isEmpty ? nil : format, ascii: flags["Ascii"] == true)

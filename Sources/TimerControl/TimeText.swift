@@ -38,7 +38,7 @@ public enum DurationText {
 
 /// Instants as people write them, in the local time zone: `15:00` (today), `tomorrow 09:00`,
 /// `today 9:30`, `yesterday 17:30`, `2026-11-23 09:00` (or `2026-11-23T09:00`), `+2h`
-/// (from now), `now`.
+/// (from now), `-600s` (before now), `now`.
 public enum WhenText {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case notATime(String)
@@ -60,9 +60,9 @@ public enum WhenText {
         let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
         let lower = trimmed.lowercased()
         if lower == "now" { return now }
-        if lower.hasPrefix("+") {
+        if lower.hasPrefix("+") || lower.hasPrefix("-") {
             guard let duration = DurationText.parse(String(lower.dropFirst())) else { throw .notATime(text) }
-            return now + duration
+            return lower.hasPrefix("+") ? now + duration : now - duration
         }
         var words = lower.split(separator: " ").map(String.init)
         // `2026-11-23T09:00`: the ISO 8601 form, one word.

@@ -30,6 +30,10 @@ public struct TimerStatus: Sendable, Equatable {
     public var projectDailyTotal: Int64 = 0
     /// `Projects`: every project, in list order.
     public var projects: [ProjectSummary] = []
+    /// `Away`: `""`, or why the user is away now: `sleep`, `lock`, `idle`.
+    public var away = ""
+    /// `AwaySince`: when that began, 0 when not away.
+    public var awaySince: Int64 = 0
 
     public init() {}
 
@@ -49,6 +53,8 @@ public struct TimerStatus: Sendable, Equatable {
             .init("ProjectSessionTime", \.projectSessionTime, alwaysSent: true),
             .init("ProjectDailyTotal", \.projectDailyTotal, alwaysSent: true),
             .init("Projects", \.projects),
+            .init("Away", \.away),
+            .init("AwaySince", \.awaySince),
         ])
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BiomaCore
 import BiomaDaemon
 import Foundation
 
@@ -19,6 +20,8 @@ struct DaemonCommand: ParsableCommand {
     @Flag(help: "Take over from a running daemon.") var replace = false
     @Option(help: "When the day starts, HH:MM (default 00:00).") var dayStart: String?
     @Option(help: "First day of the week: monday or sunday.") var weekStart: String?
+    @Option(help: "What time away does: stop, pause or keep.") var away: String?
+    @Option(help: "Lock and idle absences shorter than this count as work (e.g. 10m).") var awayAfter: String?
 
     func run() throws {
         var settings: Settings
@@ -39,12 +42,23 @@ struct DaemonCommand: ParsableCommand {
             }
             settings.firstWeekday = weekday
         }
+        if let away {
+            guard let policy = AwayPolicy(rawValue: away) else { throw ValidationError("--away must be stop, pause or keep.") }
+            settings.away.policy = policy
+        }
+        if let awayAfter {
+            guard let threshold = DurationText.parse(awayAfter) else {
+                throw ValidationError("--away-after \(awayAfter) is not a duration: use e.g. 10m, 90s, 1h.")
+            }
+            settings.away.threshold = threshold
+        }
         var options = DaemonOptions()
         options.dataDirectory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? settings.dataDirectory
         options.replace = replace
         options.rules.dayStartMinutes = settings.dayStartMinutes
         options.rules.firstWeekday = settings.firstWeekday
         options.notifications = settings.notifications
+        options.away = settings.away
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }

@@ -35,6 +35,7 @@ import TimerControl
         #expect(try at("2026-11-25 9:00") == (1_795_420_800 + 48 * 3600) * 1_000_000)
         #expect(try at("2026-11-25T09:00") == (1_795_420_800 + 48 * 3600) * 1_000_000)
         #expect(try at("+2h") == now + 7200 * 1_000_000)
+        #expect(try at("-600s") == now - 600 * 1_000_000)
         #expect(try at("now") == now)
         // Summer time: 2026-07-01 09:00 is UTC+2.
         #expect(try at("2026-07-01 09:00") == (1_782_889_200) * 1_000_000)

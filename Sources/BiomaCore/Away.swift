@@ -1,0 +1,95 @@
+/// Time away from the computer: sleep, a locked screen, an idle session. Away time is not
+/// work: how it is handled is the user's policy.
+
+/// Why the user is away.
+public enum AwayReason: String, Sendable, Equatable, CaseIterable {
+    case sleep, lock, idle
+}
+
+/// `away = …` in the settings file.
+public enum AwayPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Away time past the threshold (and any sleep) is removed from work from its start; work
+    /// stays stopped on return (the default).
+    case stop
+    /// The same, and work resumes by itself on return.
+    case pause
+    /// Away time counts as work; nothing happens.
+    case keep
+}
+
+/// The policy and the threshold, with the rules that apply them.
+public struct AwayRules: Sendable, Equatable {
+    public var policy: AwayPolicy
+    /// Lock and idle absences shorter than this count as work (`away_after`, default 10 min).
+    public var threshold: Micros
+
+    public static let defaultThreshold: Micros = 10 * 60 * microsPerSecond
+
+    public init(policy: AwayPolicy = .stop, threshold: Micros = AwayRules.defaultThreshold) {
+        self.policy = policy
+        self.threshold = threshold
+    }
+
+    /// The instant from which an absence that began at `since` is removed from work, as seen
+    /// at `now`: its start, once it counts (a sleep at once, a lock or idle past the
+    /// threshold); nil while it does not (yet), or never under `keep`.
+    public func removal(reason: AwayReason, since: Micros, now: Micros) -> Micros? {
+        guard policy != .keep else { return nil }
+        if reason == .sleep { return since }
+        return now - since >= threshold ? since : nil
+    }
+
+    /// When a lock or idle absence that began at `since` starts to count, to look again then;
+    /// nil for a sleep (it counts at once) or under `keep`.
+    public func decisionInstant(reason: AwayReason, since: Micros) -> Micros? {
+        guard policy != .keep, reason != .sleep else { return nil }
+        return since + threshold
+    }
+
+    /// Whether work starts again by itself when the user is back.
+    public var resumesOnReturn: Bool { policy == .pause }
+}
+
+/// Work removed for an absence, kept so the user can count it after all (`KeepAway`).
+public struct RemovedAway: Sendable, Equatable {
+    public var start: Micros
+    public var end: Micros
+    public var projectID: String?
+
+    public init(start: Micros, end: Micros, projectID: String?) {
+        self.start = start
+        self.end = end
+        self.projectID = projectID
+    }
+}
+
+/// A sleep nobody announced shows as growth of `CLOCK_BOOTTIME` over `CLOCK_MONOTONIC`
+/// (the first counts suspended time, the second does not).
+public struct SuspendGap: Sendable, Equatable {
+    /// `CLOCK_BOOTTIME − CLOCK_MONOTONIC` at the last look, µs.
+    public var last: Micros
+
+    /// Suspends shorter than this are not worth a record (a second's jitter of the clocks).
+    public static let minimum: Micros = 5 * microsPerSecond
+
+    public init(_ gap: Micros) { last = gap }
+
+    /// The sleep since the last look, as (start, end) on the wall clock at `now` (the look is
+    /// taken right after the resume), or nil when there was none; the gap is remembered.
+    public mutating func sleep(gap: Micros, now: Micros) -> (start: Micros, end: Micros)? {
+        let slept = gap - last
+        last = max(last, gap)
+        guard slept >= Self.minimum else { return nil }
+        return (now - slept, now)
+    }
+}
+
+extension TimerState {
+    /// Counts removed away time as work after all: the stopwatches gain it back (the history
+    /// gets the interval in the same transaction).
+    public mutating func credit(_ removed: RemovedAway) {
+        let length = max(0, removed.end - removed.start)
+        workSession += length
+        if let project = removed.projectID { projectSessions[project, default: 0] += length }
+    }
+}

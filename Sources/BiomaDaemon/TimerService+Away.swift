@@ -1,0 +1,137 @@
+import BiomaCore
+import BiomaStore
+import DBusKit
+import Glibc
+
+/// Where the daemon reads `CLOCK_BOOTTIME − CLOCK_MONOTONIC`; tests pass their own.
+public protocol SuspendClock: Sendable {
+    /// µs the machine has spent suspended since it booted.
+    func gap() -> Micros
+}
+
+public struct SystemSuspendClock: SuspendClock {
+    public init() {}
+    public func gap() -> Micros {
+        var boot = timespec()
+        var mono = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        return (Micros(boot.tv_sec) - Micros(mono.tv_sec)) * 1_000_000 + (Micros(boot.tv_nsec) - Micros(mono.tv_nsec)) / 1000
+    }
+}
+
+/// Time away is not work. A lock or an idle session (`AwayBegin`, from logind or the user's
+/// idle daemon) counts once it lasts `away_after`, from its start; a sleep counts at once,
+/// however it was noticed — logind, or the suspend gap looked at whenever the daemon wakes.
+/// Counting means: work stops at the absence's start (policy `stop` or `pause`); on return
+/// a notification offers "Resume" and "Count the time away", and `pause` resumes by itself.
+extension TimerService {
+    /// `AwayBegin(reason, since)`: `lock` or `idle`; `since` 0 is now, never in the future.
+    func awayBegin(reason text: String, since: Micros) throws {
+        guard let reason = AwayReason(rawValue: text), reason != .sleep else {
+            throw TimerAPI.invalidArgument("Unknown reason \(quoted(text)): use lock or idle.")
+        }
+        let now = clock.now()
+        guard since <= now else {
+            throw TimerAPI.invalidArgument("since is in the future: give an instant before now, or 0 for now.")
+        }
+        guard since >= 0 else { throw TimerAPI.invalidArgument("since must be an instant after 1970, or 0 for now.") }
+        try change { now in
+            // Already away: the absence began at the first report (a lock during idleness
+            // keeps the idle start).
+            if away == nil { away = (reason, since == 0 ? now : since, nil) }
+            try applyAway(at: now)
+        }
+    }
+
+    /// Removes the work of the current absence once it counts; otherwise waits for the
+    /// instant it will.
+    func applyAway(at now: Micros) throws {
+        guard let current = away, current.removed == nil else { return }
+        if let from = awayRules.removal(reason: current.reason, since: current.since, now: now) {
+            away?.removed = try tracker.stopForAway(since: from, at: now)
+            if let deadlines, let awayDecision { deadlines.schedule(awayDecision, at: nil) }
+        } else if let deadlines, let awayDecision {
+            deadlines.schedule(awayDecision, at: awayRules.decisionInstant(reason: current.reason, since: current.since))
+        }
+    }
+
+    /// The absence's decision instant came (the user is still away).
+    func decideAway() {
+        _ = try? change { try applyAway(at: $0) }
+    }
+
+    /// `AwayEnd`: the user is back. Nothing when not away.
+    func awayEnd(at now: Micros) {
+        guard let current = away else { return }
+        away = nil
+        if let deadlines, let awayDecision { deadlines.schedule(awayDecision, at: nil) }
+        guard var removed = current.removed else { return }
+        // Removed up to the return.
+        removed.end = max(removed.start, now)
+        returned(from: current.reason, removed: removed, at: now)
+    }
+
+    /// After an absence that removed work: `pause` resumes; the user is offered to resume or
+    /// to count the time after all.
+    func returned(from reason: AwayReason, removed: RemovedAway, at now: Micros) {
+        lastRemoved = removed
+        if awayRules.resumesOnReturn { try? tracker.start(at: now) }
+        let what = reason == .sleep ? "asleep" : reason == .lock ? "locked" : "idle"
+        var actions: [(key: String, label: String)] = [(key: "keep", label: "Count the time away")]
+        if !awayRules.resumesOnReturn { actions.insert((key: "resume", label: "Resume"), at: 0) }
+        let notice = Notifier.Notice(
+            summary: awayRules.resumesOnReturn ? "Welcome back: work goes on" : "Welcome back: work is stopped",
+            body: "Not counted as work: \(Self.spoken(removed.end - removed.start)) \(what).", actions: actions)
+        notifier?.show(
+            notice, replacing: awayNotice,
+            onAction: { [self] key in
+                switch key {
+                case "resume": _ = try? change { try tracker.start(at: $0) }
+                case "keep": _ = try? change { try keepAway(at: $0) }
+                default: break
+                }
+            },
+            completion: { [self] id in awayNotice = id ?? 0 })
+    }
+
+    /// `45 s`, `12 min`, `2 h 5 min`.
+    static func spoken(_ duration: Micros) -> String {
+        let seconds = max(0, duration / 1_000_000)
+        if seconds < 60 { return "\(seconds) s" }
+        let minutes = (seconds + 30) / 60
+        if minutes < 60 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
+    /// `KeepAway`: the last removed away time counts as work after all.
+    func keepAway(at now: Micros) throws {
+        guard let removed = lastRemoved else {
+            throw DBusMethodError(TimerAPI.errorPrefix + "NothingToUndo", "No away time was removed from work: nothing to count.")
+        }
+        try tracker.keepAway(removed, at: now)
+        lastRemoved = nil
+    }
+
+    /// A sleep nobody announced: the suspend gap grew since the last look. Recorded once, as
+    /// logind's path would (which moves the gap on, so the two never record the same sleep).
+    public func checkSuspend() {
+        guard let sleep = suspendGap.sleep(gap: suspendClock.gap(), now: clock.now()) else { return }
+        recordSleep(from: sleep.start, to: sleep.end)
+    }
+
+    /// The machine slept from `start` to `end` (now): work stops at `start`, and the user is
+    /// back at once.
+    func recordSleep(from start: Micros, to end: Micros) {
+        guard awayRules.policy != .keep else { return }
+        let before = published(tracker.snapshot(at: end))
+        // An absence in progress that already removed work covers the sleep.
+        if away?.removed == nil, let removed = try? tracker.stopForAway(since: start, at: end) {
+            returned(from: .sleep, removed: removed, at: end)
+        }
+        publish(before: before, after: tracker.snapshot(at: end))
+    }
+
+    /// The suspend gap now, for logind's path to move the gap rule past a sleep it recorded.
+    func noteSuspendGap() { suspendGap.last = max(suspendGap.last, suspendClock.gap()) }
+}
