@@ -54,7 +54,7 @@ public enum Daemon {
         let outcome =
             (try? bus.sync { () throws(BusError) in Result { () throws(DaemonStartError) in try startup.publish() } })
             ?? .failure(.message("the bus loop stopped", 1))
-        guard case .success(let (tracker, object)) = outcome else {
+        guard case .success(let (tracker, object, timer)) = outcome else {
             bus.close()
             guard case .failure(.message(let text, let code)) = outcome else { return 1 }
             log(text)
@@ -75,6 +75,9 @@ public enum Daemon {
             return deadlines
         }
         if deadlines == nil { log("cannot create the loop's timer; day boundaries are noticed only at the next call") }
+        // Sleep, lock and idle from logind, on a connection of its own to the system bus.
+        let logind = LogindWatcher(timer: timer, loop: bus, log: log)
+        logind.start()
         let code = exit.wait()
         // Handlers run on the loop thread: once this block runs, none is in flight.
         _ = try? bus.sync { () throws(BusError) in
@@ -82,7 +85,7 @@ public enum Daemon {
         }
         try? bus.releaseName(TimerAPI.busName)
         bus.close()
-        withExtendedLifetime((storeLock, deadlines)) {}
+        withExtendedLifetime((storeLock, deadlines, logind)) {}
         return code
     }
 
@@ -116,7 +119,7 @@ struct Startup: Sendable {
 
     /// On the loop thread: the store lock (waiting for the old daemon with --replace), the
     /// tracker, the exported object, then the name.
-    func publish() throws(DaemonStartError) -> (Tracker, DaemonObject) {
+    func publish() throws(DaemonStartError) -> (Tracker, DaemonObject, TimerService) {
         do throws(any Error) {
             if options.replace {
                 try bus.requestName(TimerAPI.busName, replace: true, onLost: onLost)
@@ -140,15 +143,15 @@ struct Startup: Sendable {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
             let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
+            let timer = TimerService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier)
             let object = DaemonObject([
-                TimerService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier),
-                TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
+                timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
             ])
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
             try notifier.start()
             if !options.replace { try bus.requestName(TimerAPI.busName, replace: false, onLost: onLost) }
-            return (tracker, object)
+            return (tracker, object, timer)
         } catch let error as DaemonStartError {
             throw error
         } catch let error as BusError {

@@ -134,4 +134,37 @@ extension TimerService {
 
     /// The suspend gap now, for logind's path to move the gap rule past a sleep it recorded.
     func noteSuspendGap() { suspendGap.last = max(suspendGap.last, suspendClock.gap()) }
+
+    // MARK: - From logind (on the loop thread)
+
+    /// `PrepareForSleep(true)`: work stops now, written before the inhibitor goes. An
+    /// absence that already removed work covers the sleep.
+    func sleepBegins() {
+        checkSuspend()
+        guard awayRules.policy != .keep, away?.removed == nil else { return }
+        let now = clock.now()
+        let before = published(tracker.snapshot(at: now))
+        let running = tracker.timerState.open
+        _ = try? tracker.stopForAway(since: now, at: now)
+        // What the sleep removes runs from here to the wake-up (`awayEnd` sets its end).
+        away = (.sleep, now, running.map { RemovedAway(start: max(now, $0.start), end: now, projectID: $0.projectID) })
+        publish(before: before, after: tracker.snapshot(at: now))
+    }
+
+    /// `PrepareForSleep(false)`: back from sleep; the gap rule is moved past this sleep.
+    func sleepEnds() {
+        noteSuspendGap()
+        guard let current = away, current.reason == .sleep else { return }
+        _ = try? change { awayEnd(at: $0) }
+    }
+
+    /// `LockedHint`/`Lock`, `IdleHint`: as `AwayBegin`.
+    func awayFromLogind(_ reason: AwayReason, since: Micros) {
+        try? awayBegin(reason: reason.rawValue, since: min(since, clock.now()))
+    }
+
+    /// Unlocked, or no longer idle: as `AwayEnd`.
+    func backFromLogind() {
+        _ = try? change { awayEnd(at: $0) }
+    }
 }
