@@ -49,7 +49,7 @@ struct DaemonTests {
         #expect(set.status != 0)
     }
 
-    /// The rules of product.md, seen from outside, with exactly one PropertiesChanged per
+    /// The timer rules (dbus/README.md), seen from outside, with exactly one PropertiesChanged per
     /// operation carrying what changed and fresh time values.
     @Test func rulesAndOneSignalPerOperation() throws {
         let f = try DaemonFixture()
