@@ -2,6 +2,33 @@
 import Glibc
 #endif
 
+/// An errno, as a sentence.
+public struct SystemError: Error, CustomStringConvertible {
+    public var code: Int32
+    public var description: String { String(cString: strerror(code)) }
+}
+
+/// Everything readable from `fd` until its end.
+public func readAll(from fd: Int32) throws(SystemError) -> [UInt8] {
+    var data: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 { throw SystemError(code: errno) }
+        if n == 0 { return data }
+        data.append(contentsOf: buffer[..<n])
+    }
+}
+
+/// A whole file's bytes.
+public func readWholeFile(_ path: String) throws(SystemError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw SystemError(code: errno) }
+    defer { close(fd) }
+    return try readAll(from: fd)
+}
+
 /// Files written the way an editor saves them: a temporary file beside the target, written
 /// whole, flushed, then renamed over it, so a reader sees the old content or the new one.
 public enum AtomicFile {

@@ -76,7 +76,7 @@ public enum Installer {
         do {
             listed = try readWholeFile(layout.manifest)
         } catch {
-            throw InstallError("nothing to uninstall: \(layout.manifest) is missing (\(String(cString: strerror(error.code))))")
+            throw InstallError("nothing to uninstall: \(layout.manifest) is missing (\(error))")
         }
         let manifest = Manifest(String(decoding: listed, as: UTF8.self))
         var removed: [String] = []
@@ -120,7 +120,7 @@ public enum Installer {
         do {
             bytes = try readWholeFile(source)
         } catch {
-            throw InstallError("cannot read \(source): \(String(cString: strerror(error.code)))")
+            throw InstallError("cannot read \(source): \(error)")
         }
         try AtomicFile.write(bytes, to: target, mode: 0o755)
     }
@@ -181,27 +181,6 @@ public struct InstallError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// An errno.
-struct SystemError: Error {
-    var code: Int32
-}
-
-/// A whole file's bytes.
-func readWholeFile(_ path: String) throws(SystemError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw SystemError(code: errno) }
-    defer { close(fd) }
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n < 0 { throw SystemError(code: errno) }
-        if n == 0 { return data }
-        data.append(contentsOf: buffer[..<n])
-    }
-}
-
 /// What an installation wrote: `f PATH` for each file, `d PATH` for each folder it made.
 struct Manifest {
     var files: [String]
@@ -239,6 +218,18 @@ public struct InstallLayout: Sendable, Equatable {
     /// The list of installed files, for `uninstall`.
     public var manifest: String { libexec + "/installed-files" }
 
+    /// The files' places below three roots: the front's folder, libexec's, and share.
+    init(bin: String, libexec: String, share: String) {
+        self.bin = bin
+        self.libexec = libexec + "/biomatimer"
+        activationFile = share + "/dbus-1/services/org.biomatimer.Timer1.service"
+        unitFile = share + "/systemd/user/biomatimer.service"
+        manualPage = share + "/man/man1/biomatimer.1"
+        bashCompletion = share + "/bash-completion/completions/biomatimer"
+        zshCompletion = share + "/zsh/site-functions/_biomatimer"
+        fishCompletion = share + "/fish/vendor_completions.d/biomatimer.fish"
+    }
+
     /// A per-user installation, where the user's session bus, systemd, man, bash, zsh and fish
     /// look: programs under `~/.local`, everything else under `$XDG_DATA_HOME` (default
     /// `~/.local/share`). `~` is `$HOME`.
@@ -246,24 +237,11 @@ public struct InstallLayout: Sendable, Equatable {
         let home = Installer.expandingTilde("~", environment: environment)
         var data = environment["XDG_DATA_HOME"] ?? ""
         if !data.hasPrefix("/") { data = home + "/.local/share" }
-        return InstallLayout(
-            bin: home + "/.local/bin", libexec: home + "/.local/libexec/biomatimer",
-            activationFile: data + "/dbus-1/services/org.biomatimer.Timer1.service",
-            unitFile: data + "/systemd/user/biomatimer.service", manualPage: data + "/man/man1/biomatimer.1",
-            bashCompletion: data + "/bash-completion/completions/biomatimer",
-            zshCompletion: data + "/zsh/site-functions/_biomatimer",
-            fishCompletion: data + "/fish/vendor_completions.d/biomatimer.fish")
+        return InstallLayout(bin: home + "/.local/bin", libexec: home + "/.local/libexec", share: data)
     }
 
     /// A packager's installation under `prefix` (`/usr`, `/usr/local`, a staging folder).
     public static func prefix(_ prefix: String) -> InstallLayout {
-        let share = prefix + "/share"
-        return InstallLayout(
-            bin: prefix + "/bin", libexec: prefix + "/libexec/biomatimer",
-            activationFile: share + "/dbus-1/services/org.biomatimer.Timer1.service",
-            unitFile: share + "/systemd/user/biomatimer.service", manualPage: share + "/man/man1/biomatimer.1",
-            bashCompletion: share + "/bash-completion/completions/biomatimer",
-            zshCompletion: share + "/zsh/site-functions/_biomatimer",
-            fishCompletion: share + "/fish/vendor_completions.d/biomatimer.fish")
+        InstallLayout(bin: prefix + "/bin", libexec: prefix + "/libexec", share: prefix + "/share")
     }
 }

@@ -50,19 +50,6 @@ public struct AwayRules: Sendable, Equatable {
     public var resumesOnReturn: Bool { policy == .pause }
 }
 
-/// Work removed for an absence, kept so the user can count it after all (`KeepAway`).
-public struct RemovedAway: Sendable, Equatable {
-    public var start: Micros
-    public var end: Micros
-    public var projectID: String?
-
-    public init(start: Micros, end: Micros, projectID: String?) {
-        self.start = start
-        self.end = end
-        self.projectID = projectID
-    }
-}
-
 /// A sleep nobody announced shows as growth of `CLOCK_BOOTTIME` over `CLOCK_MONOTONIC`
 /// (the first counts suspended time, the second does not).
 public struct SuspendGap: Sendable, Equatable {
@@ -85,9 +72,9 @@ public struct SuspendGap: Sendable, Equatable {
 }
 
 extension TimerState {
-    /// Counts removed away time as work after all: the stopwatches gain it back (the history
-    /// gets the interval in the same transaction).
-    public mutating func credit(_ removed: RemovedAway) {
+    /// Counts the interval of work removed for an absence as work after all: the stopwatches
+    /// gain it back (the history gets the interval in the same transaction).
+    public mutating func credit(_ removed: Interval) {
         let length = max(0, removed.end - removed.start)
         workSession += length
         if let project = removed.projectID { projectSessions[project, default: 0] += length }

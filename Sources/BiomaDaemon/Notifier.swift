@@ -1,3 +1,4 @@
+import BiomaWidgets
 import DBusKit
 
 /// Desktop notifications through `org.freedesktop.Notifications` on the session bus (mako,
@@ -125,7 +126,7 @@ public final class Notifier: @unchecked Sendable {
         completion: @escaping @Sendable (UInt32?) -> Void
     ) {
         let caps = capabilities ?? []
-        let body = caps.contains("body-markup") ? Self.escapeMarkup(notice.body) : notice.body
+        let body = caps.contains("body-markup") ? TextEscaping.pango(notice.body) : notice.body
         let actions = caps.contains("actions") ? notice.actions.flatMap { [$0.key, $0.label] } : []
         var hints: [(String, DBusValue)] = [("urgency", .byte(notice.urgency)), ("desktop-entry", .string("biomatimer"))]
         if let sound = notice.soundName { hints.append(("sound-name", .string(sound))) }
@@ -156,20 +157,6 @@ public final class Notifier: @unchecked Sendable {
         guard !saidUnavailable else { return }
         saidUnavailable = true
         log("cannot show notifications (\(error)); everything else goes on without them")
-    }
-
-    /// The body as a server that reads markup shows it literally.
-    static func escapeMarkup(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(c)
-            }
-        }
-        return out
     }
 
     /// Valid for D-Bus (no NUL) whatever a title held.

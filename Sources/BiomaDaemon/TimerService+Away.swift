@@ -74,7 +74,7 @@ extension TimerService {
 
     /// After an absence that removed work: `pause` resumes; the user is offered to resume or
     /// to count the time after all.
-    func returned(from reason: AwayReason, removed: RemovedAway, at now: Micros) {
+    func returned(from reason: AwayReason, removed: Interval, at now: Micros) {
         lastRemoved = removed
         if awayRules.resumesOnReturn { try? tracker.start(at: now) }
         let what = reason == .sleep ? "asleep" : reason == .lock ? "locked" : "idle"
@@ -147,7 +147,7 @@ extension TimerService {
         let running = tracker.timerState.open
         _ = try? tracker.stopForAway(since: now, at: now)
         // What the sleep removes runs from here to the wake-up (`awayEnd` sets its end).
-        away = (.sleep, now, running.map { RemovedAway(start: max(now, $0.start), end: now, projectID: $0.projectID) })
+        away = (.sleep, now, running.map { Interval(start: max(now, $0.start), end: now, projectID: $0.projectID) })
         publish(before: before, after: tracker.snapshot(at: now))
     }
 

@@ -30,9 +30,9 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     let suspendClock: any SuspendClock
     var suspendGap: SuspendGap
     /// The current absence: why and since when, and the work removed for it so far.
-    var away: (reason: AwayReason, since: Micros, removed: RemovedAway?)?
+    var away: (reason: AwayReason, since: Micros, removed: Interval?)?
     /// The work removed for the last absence, until counted (`KeepAway`) or superseded.
-    var lastRemoved: RemovedAway?
+    var lastRemoved: Interval?
     var awayDecision: Deadlines.Handle?
     var awayNotice: UInt32 = 0
 
@@ -221,11 +221,11 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     "ReportText", in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
                 ) { [self] call in
-                    let options = try Self.flags(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json"])
+                    let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json"])
+                    let json = try options.bool("Json") == true
+                    let color = try options.bool("Color") == true
                     let report = try report(period: call.arguments[0].string!, day: call.arguments[1].string!).vardict ?? [:]
-                    let text =
-                        options["Json"] == true
-                        ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: options["Color"] == true))
+                    let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
                     return [.string(text)]
                 },
                 DBusMethod("ExportCSV", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
@@ -266,30 +266,15 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     }
 
     private func statusText(format: String, options: [String: DBusValue]) throws -> String {
-        let flags = try Self.flags(options, allowed: ["Ascii"])
+        let ascii = try Options(options, allowed: ["Ascii"]).bool("Ascii") == true
         let now = clock.now()
         var state = WidgetState(timer: published(tracker.snapshot(at: now)))
         state.tasks = TasksService.status(tracker.taskSummary(at: now))
         do {
-            return try StatusText.render(state, now: now, format: format.isEmpty ? nil : format, ascii: flags["Ascii"] == true)
+            return try StatusText.render(state, now: now, format: format.isEmpty ? nil : format, ascii: ascii)
         } catch {
             throw TimerAPI.invalidArgument(error.description)
         }
-    }
-
-    /// Boolean options by key; an unknown key or another type is `InvalidArgument`.
-    static func flags(_ options: [String: DBusValue], allowed: [String]) throws -> [String: Bool] {
-        var flags: [String: Bool] = [:]
-        for (key, value) in options {
-            guard allowed.contains(key) else {
-                throw TimerAPI.invalidArgument("Unknown option \(quoted(key)): use \(allowed.joined(separator: " or ")).")
-            }
-            guard case .boolean(let flag) = value else {
-                throw TimerAPI.invalidArgument("\(key) must be of type b, not \(value.signature).")
-            }
-            flags[key] = flag
-        }
-        return flags
     }
 
     private func listProjects() -> DBusValue {

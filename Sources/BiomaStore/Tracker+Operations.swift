@@ -146,13 +146,13 @@ extension Tracker {
     /// Stops running work at `since` (or at the last change, if that came later: the user was
     /// evidently there then) for an absence; returns what was removed, up to `now`, or nil when
     /// work was not running.
-    public func stopForAway(since: Micros, at now: Micros) throws -> RemovedAway? {
-        var removed: RemovedAway?
+    public func stopForAway(since: Micros, at now: Micros) throws -> Interval? {
+        var removed: Interval?
         try change(at: now) { model, _ in
             guard let segment = model.state.open else { return [] }
             let changes = model.state.stop(at: min(since, now))
             let stoppedAt = model.state.lastChange
-            if now > stoppedAt { removed = RemovedAway(start: stoppedAt, end: now, projectID: segment.projectID) }
+            if now > stoppedAt { removed = Interval(start: stoppedAt, end: now, projectID: segment.projectID) }
             return changes
         }
         return removed
@@ -160,13 +160,11 @@ extension Tracker {
 
     /// Records removed away time as work after all: one interval (under its project, if that
     /// still exists) and the stopwatches credited, in one transaction.
-    public func keepAway(_ removed: RemovedAway, at now: Micros) throws {
+    public func keepAway(_ removed: Interval, at now: Micros) throws {
         try change(at: now) { model, db in
             var kept = removed
             if let project = kept.projectID, !model.projects.contains(where: { $0.id == project }) { kept.projectID = nil }
-            let added = try Tracker.insertHistory(
-                [(Interval(start: kept.start, end: kept.end, projectID: kept.projectID), 1)], state: model.state, rules: rules,
-                label: "The away time", db)
+            let added = try Tracker.insertHistory([(kept, 1)], state: model.state, rules: rules, label: "The away time", db)
             guard added == 1 else { throw TrackerError.invalidArgument("The away time is already recorded as work.") }
             model.state.credit(kept)
             return []

@@ -1,3 +1,4 @@
+import BiomaClient
 import BiomaWidgets
 import DBusCore
 import TimerControl
@@ -24,30 +25,18 @@ func writeStandardError(_ text: String) { write(text, to: 2) }
 
 /// Everything on standard input.
 func readStandardInput() throws(ClientFailure) -> [UInt8] {
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n < 0 { throw ClientFailure(exitCode: 1, "cannot read standard input: \(String(cString: strerror(errno)))") }
-        if n == 0 { return data }
-        data.append(contentsOf: buffer[..<n])
+    do {
+        return try readAll(from: 0)
+    } catch {
+        throw ClientFailure(exitCode: ExitCode.refused, "cannot read standard input: \(error)")
     }
 }
 
 /// A whole file; a failure names the file and the cause.
 func readFile(_ path: String) throws(ClientFailure) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw ClientFailure(exitCode: 1, "cannot read \(path): \(String(cString: strerror(errno))).") }
-    defer { close(fd) }
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n < 0 { throw ClientFailure(exitCode: 1, "cannot read \(path): \(String(cString: strerror(errno))).") }
-        if n == 0 { return data }
-        data.append(contentsOf: buffer[..<n])
+    do {
+        return try readWholeFile(path)
+    } catch {
+        throw ClientFailure(exitCode: ExitCode.refused, "cannot read \(path): \(error).")
     }
 }
-
