@@ -77,6 +77,6 @@ extension TimerState {
     public mutating func credit(_ removed: Interval) {
         let length = max(0, removed.end - removed.start)
         workSession += length
-        if let project = removed.projectID { projectSessions[project, default: 0] += length }
+        if let project = removed.projectID { addProjectSession(project, length) }
     }
 }

@@ -83,7 +83,7 @@ public struct TimerState: Sendable, Equatable {
         let now = clamp(now)
         workSession += now - runStart
         if let project = segment.projectID {
-            projectSessions[project, default: 0] += now - (projectRunStart ?? segment.start)
+            addProjectSession(project, now - (projectRunStart ?? segment.start))
         }
         resumeProject = segment.projectID
         open = nil
@@ -114,7 +114,7 @@ public struct TimerState: Sendable, Equatable {
         guard let segment = open else { return begin(project: project, at: now, rules: rules) }
         if segment.projectID == project { return [] }
         if let previous = segment.projectID {
-            projectSessions[previous, default: 0] += now - (projectRunStart ?? segment.start)
+            addProjectSession(previous, now - (projectRunStart ?? segment.start))
         }
         let next = OpenSegment(start: now, projectID: project)
         open = next
@@ -127,7 +127,7 @@ public struct TimerState: Sendable, Equatable {
     public mutating func stopProject(at now: Micros) -> [SegmentChange] {
         guard let segment = open, let project = segment.projectID else { return [] }
         let now = clamp(now)
-        projectSessions[project, default: 0] += now - (projectRunStart ?? segment.start)
+        addProjectSession(project, now - (projectRunStart ?? segment.start))
         let next = OpenSegment(start: now, projectID: nil)
         open = next
         projectRunStart = nil
@@ -185,6 +185,13 @@ public struct TimerState: Sendable, Equatable {
     // MARK: -
 
     private func clamp(_ now: Micros) -> Micros { max(now, lastChange) }
+
+    /// Adds to a project's session; a session at zero has no entry (missing means 0), as the
+    /// store loads it, so a state and its reloaded copy are equal.
+    mutating func addProjectSession(_ project: String, _ duration: Micros) {
+        let total = (projectSessions[project] ?? 0) + duration
+        projectSessions[project] = total == 0 ? nil : total
+    }
 
     private mutating func begin(project explicit: String?, at now: Micros, rules: DayRules)
         -> [SegmentChange]

@@ -219,3 +219,16 @@ import Testing
         #expect(report.projects.map(\.percent) == [50, 25])
     }
 }
+
+/// A project that ran for no time leaves no session entry, as the store reloads it: the state
+/// before and after a restart are equal (a random sequence of the store model test found this).
+@Suite struct ZeroSessionTests {
+    @Test func aZeroLengthRunLeavesNoEntry() {
+        let now = t("2024-10-26T21:00:00+02:00")
+        var state = TimerState()
+        _ = state.startProject("p2", at: now, rules: berlin)
+        _ = state.stop(at: now)
+        #expect(state.projectSessions.isEmpty)
+        #expect(state.projectSessionTime("p2", at: now + hour) == 0)
+    }
+}
