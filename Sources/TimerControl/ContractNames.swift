@@ -7,6 +7,7 @@ public enum TimerNames {
     public static let objectPath = BIOMATIMER_OBJECT_PATH
     public static let interface = BIOMATIMER_TIMER_INTERFACE
     public static let tasksInterface = BIOMATIMER_TASKS_INTERFACE
+    public static let focusInterface = BIOMATIMER_FOCUS_INTERFACE
     public static let errorPrefix = BIOMATIMER_ERROR_PREFIX
     public static let propertiesInterface = "org.freedesktop.DBus.Properties"
 }

@@ -17,6 +17,7 @@ extension WidgetState {
         switch interface {
         case TimerNames.interface: TimerStatus.table.apply(changed, to: &timer)
         case TimerNames.tasksInterface: TasksStatus.table.apply(changed, to: &tasks)
+        case TimerNames.focusInterface: FocusStatus.table.apply(changed, to: &focus)
         default: break
         }
     }

@@ -17,6 +17,8 @@ public struct WidgetState: Sendable, Equatable {
     public var timer: TimerStatus
     /// The properties of `org.biomatimer.Tasks1`.
     public var tasks = TasksStatus()
+    /// The properties of `org.biomatimer.Focus1`.
+    public var focus = FocusStatus()
 
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<TimerStatus, Value>) -> Value {
         get { timer[keyPath: keyPath] }

@@ -11,6 +11,7 @@
 #define BIOMATIMER_OBJECT_PATH "/org/biomatimer/Timer1"
 #define BIOMATIMER_TIMER_INTERFACE "org.biomatimer.Timer1"
 #define BIOMATIMER_TASKS_INTERFACE "org.biomatimer.Tasks1"
+#define BIOMATIMER_FOCUS_INTERFACE "org.biomatimer.Focus1"
 // Every error the daemon sends, on every interface, starts with this; its message is for a person.
 #define BIOMATIMER_ERROR_PREFIX "org.biomatimer.Timer1.Error."
 
