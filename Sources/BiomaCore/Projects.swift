@@ -67,6 +67,10 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchTask(String)
     /// A sentence saying what is wrong.
     case invalidArgument(String)
+    /// No focus timer, or none in a state the operation applies to: a sentence.
+    case noFocus(String)
+    /// The preset reference (id or name) given.
+    case noSuchPreset(String)
     /// A sentence naming the database path and the cause.
     case storage(String)
 
@@ -90,7 +94,9 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "A project named '\(name)' already exists (names are unique ignoring case)."
         case .noSuchTask(let id):
             return "No task with id '\(id)' (`biomatimer task list --all` shows them)."
-        case .invalidArgument(let text), .storage(let text):
+        case .noSuchPreset(let ref):
+            return "No focus preset named or with id '\(ref)'."
+        case .invalidArgument(let text), .storage(let text), .noFocus(let text):
             return text
         }
     }

@@ -94,6 +94,8 @@ public struct ProjectTotal: Sendable, Equatable {
     public var total: Micros
     /// Share of the work total, 0…100.
     public var percent: Double
+    /// Focus work phases and rounds completed under the project.
+    public var completed = 0
 
     public init(id: String, name: String, color: String, total: Micros, percent: Double) {
         self.id = id
@@ -107,6 +109,10 @@ public struct ProjectTotal: Sendable, Equatable {
 public struct DayTotal: Sendable, Equatable {
     public var day: Day
     public var workTotal: Micros
+    /// Focus work phases (pomodoros) and rounds completed that day.
+    public var focusCompleted = 0
+    /// Time in focus phases (work, countdown, active) that day.
+    public var focusTime: Micros = 0
 
     public init(day: Day, workTotal: Micros) {
         self.day = day
@@ -184,5 +190,16 @@ public struct Report: Sendable, Equatable {
             from: from, to: to, workTotal: work, noProjectTotal: totals.noProject,
             projects: projectTotals,
             days: perDay.enumerated().map { DayTotal(day: from.adding(days: $0.offset), workTotal: $0.element) })
+    }
+}
+
+extension Report {
+    /// Adds the focus history's counts: per day, and per project for projects in the report.
+    public mutating func add(_ focus: FocusTotals) {
+        for index in days.indices where index < focus.completed.count {
+            days[index].focusCompleted = focus.completed[index]
+            days[index].focusTime = focus.focusTime[index]
+        }
+        for index in projects.indices { projects[index].completed = focus.completedByProject[projects[index].id] ?? 0 }
     }
 }

@@ -13,6 +13,8 @@ public struct DaemonOptions: Sendable {
     public var notifications = true
     /// What time away does to work.
     public var away = AwayRules()
+    /// Run through `/bin/sh -c` at each focus phase end (from the settings file only).
+    public var phaseEndCommand: String?
     public init() {}
 }
 
@@ -146,6 +148,9 @@ struct Startup: Sendable {
             let timer = TimerService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier)
             let object = DaemonObject([
                 timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
+                FocusService(
+                    tracker: tracker, bus: bus, clock: clock, timer: timer, notifier: notifier,
+                    phaseEndCommand: options.phaseEndCommand, log: log),
             ])
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)

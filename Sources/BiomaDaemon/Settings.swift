@@ -12,6 +12,7 @@ import Foundation
 /// notifications = off   # no desktop notifications (reminders)
 /// away = stop            # away time is not work: stop (default), pause or keep
 /// away_after = 10m       # lock and idle absences shorter than this count as work
+/// phase_end_command = notify-send "$BIOMATIMER_PHASE done"   # at each focus phase end
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
@@ -21,6 +22,9 @@ public struct Settings: Equatable, Sendable {
     public var notifications = true
     /// `away = stop|pause|keep` and `away_after = 10m`.
     public var away = AwayRules()
+    /// `phase_end_command = …`: run through `/bin/sh -c` at each focus phase end, with the
+    /// phase in `BIOMATIMER_*` environment variables.
+    public var phaseEndCommand: String?
 
     public init() {}
 
@@ -43,10 +47,22 @@ public struct Settings: Equatable, Sendable {
     public static func parse(_ text: String, source: String, environment: [String: String] = [:]) throws -> Settings {
         var settings = Settings()
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let where_ = "\(source):\(index + 1)"
+            // A command is the rest of its line, `#` included.
+            let whole = raw.trimmingCharacters(in: .whitespaces)
+            if whole.hasPrefix("phase_end_command"), let equals = whole.firstIndex(of: "="),
+                whole[..<equals].trimmingCharacters(in: .whitespaces) == "phase_end_command"
+            {
+                let command = whole[whole.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                guard !command.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" }) else {
+                    throw SettingsError("\(where_): phase_end_command must be one line")
+                }
+                settings.phaseEndCommand = command.isEmpty ? nil : command
+                continue
+            }
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
-            let where_ = "\(source):\(index + 1)"
             let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2 else { throw SettingsError("\(where_): expected `key = value`, got `\(trimmed)`") }
             switch parts[0] {
@@ -83,7 +99,7 @@ public struct Settings: Equatable, Sendable {
                 }
             default:
                 throw SettingsError(
-                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after)")
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command)")
             }
         }
         return settings

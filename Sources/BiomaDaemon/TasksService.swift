@@ -240,6 +240,12 @@ struct Options {
             return nil
         }
     }
+    func uint32(_ key: String) throws -> UInt32? {
+        try typed(key, "u") {
+            if case .uint32(let v) = $0 { return v }
+            return nil
+        }
+    }
     /// An instant option: `x` µs since the epoch, more than 0.
     func instant(_ key: String) throws -> Int64? {
         guard let value = try int64(key) else { return nil }

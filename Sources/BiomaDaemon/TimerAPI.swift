@@ -41,6 +41,8 @@ public enum TimerAPI {
         case .nameTaken: name = "NameTaken"
         case .noSuchTask: name = "NoSuchTask"
         case .invalidArgument: name = "InvalidArgument"
+        case .noFocus: name = "NoFocus"
+        case .noSuchPreset: name = "NoSuchPreset"
         case .storage: name = "Storage"
         }
         return DBusMethodError(errorPrefix + name, error.message)

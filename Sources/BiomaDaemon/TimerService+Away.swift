@@ -123,6 +123,7 @@ extension TimerService {
     /// The machine slept from `start` to `end` (now): work stops at `start`, and the user is
     /// back at once.
     func recordSleep(from start: Micros, to end: Micros) {
+        onSleep?(start)
         guard awayRules.policy != .keep else { return }
         let before = published(tracker.snapshot(at: end))
         // An absence in progress that already removed work covers the sleep.
@@ -141,6 +142,7 @@ extension TimerService {
     /// absence that already removed work covers the sleep.
     func sleepBegins() {
         checkSuspend()
+        onSleep?(clock.now())
         guard awayRules.policy != .keep, away?.removed == nil else { return }
         let now = clock.now()
         let before = published(tracker.snapshot(at: now))

@@ -36,6 +36,11 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     var awayDecision: Deadlines.Handle?
     var awayNotice: UInt32 = 0
 
+    /// Called after every published change and day boundary (the focus timer follows work).
+    var afterChange: (() -> Void)?
+    /// Called when the machine went to sleep at an instant (a running focus phase pauses).
+    var onSleep: ((Micros) -> Void)?
+
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, away: AwayRules = AwayRules(), notifier: Notifier? = nil,
         suspendClock: any SuspendClock = SystemSuspendClock()
@@ -116,6 +121,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         publishedDay = after.day
         bus.emitChanges(TimerStatus.table, path: TimerAPI.objectPath, from: before, to: published(after))
         scheduleDeadlines(after)
+        afterChange?()
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
@@ -128,6 +134,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
             // Every value but the project list, which a new day leaves as it was.
             let entries = TimerStatus.table.entries(of: published(snapshot)).filter { $0.0 != "Projects" }
             try? bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: entries)
+            afterChange?()
         }
         scheduleDeadlines(snapshot)
         // After the signal, so bars see the new day at once.
@@ -270,6 +277,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         let now = clock.now()
         var state = WidgetState(timer: published(tracker.snapshot(at: now)))
         state.tasks = TasksService.status(tracker.taskSummary(at: now))
+        state.focus = FocusService.status(of: tracker, at: now)
         do {
             return try StatusText.render(state, now: now, format: format.isEmpty ? nil : format, ascii: ascii)
         } catch {
@@ -318,6 +326,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                         .vardict(ordered: [
                             ("Id", .string($0.id)), ("Name", .string($0.name)), ("Color", .string($0.color)),
                             ("Total", .int64($0.total)), ("Percent", .double($0.percent)),
+                            ("Completed", .uint32(UInt32(clamping: $0.completed))),
                         ])
                     })
             ),
@@ -326,6 +335,17 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                 .array(
                     .array(.dictEntry(.string, .variant)),
                     report.days.map { .vardict(ordered: [("Day", .string($0.day.description)), ("WorkTotal", .int64($0.workTotal))]) })
+            ),
+            (
+                "Focus",
+                .array(
+                    .array(.dictEntry(.string, .variant)),
+                    report.days.map {
+                        .vardict(ordered: [
+                            ("Day", .string($0.day.description)), ("Completed", .uint32(UInt32(clamping: $0.focusCompleted))),
+                            ("FocusTime", .int64($0.focusTime)),
+                        ])
+                    })
             ),
         ])
     }

@@ -68,6 +68,38 @@ enum Schema {
                     );
                     """)
         }
+        // v4: focus timers: every stretch of a phase that ran (the history), presets, and the
+        // running timer itself (one row, its state as JSON; none when off).
+        migrator.registerMigration("v4-focus") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE focus_phase (
+                        id INTEGER PRIMARY KEY,
+                        kind TEXT NOT NULL,
+                        phase TEXT NOT NULL,
+                        round INTEGER NOT NULL,
+                        label TEXT NOT NULL,
+                        project_id TEXT REFERENCES project(id) ON DELETE SET NULL,
+                        start_us INTEGER NOT NULL,
+                        end_us INTEGER NOT NULL,
+                        planned_us INTEGER NOT NULL,
+                        completed INTEGER NOT NULL,
+                        CHECK (end_us > start_us)
+                    );
+                    CREATE INDEX focus_phase_end ON focus_phase(end_us);
+                    CREATE TABLE focus_preset (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        name_key TEXT NOT NULL UNIQUE,
+                        plan TEXT NOT NULL,
+                        created_us INTEGER NOT NULL
+                    );
+                    CREATE TABLE focus_timer (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        timer TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -130,6 +130,14 @@ extension Tracker {
             model.projects.removeAll { $0.id == id }
             // Its tasks stay, without a project (the foreign key does the same in the store).
             for index in model.tasks.indices where model.tasks[index].projectID == id { model.tasks[index].projectID = nil }
+            // So does the focus timer, and the presets that named it.
+            if model.focus?.plan.project == id { model.focus?.plan.project = nil }
+            for index in model.presets.indices where model.presets[index].plan.project == id {
+                model.presets[index].plan.project = nil
+                try db.execute(
+                    sql: "UPDATE focus_preset SET plan = ? WHERE id = ?",
+                    arguments: [try Tracker.json(model.presets[index].plan), model.presets[index].id])
+            }
             for index in model.projects.indices where model.projects[index].position != index {
                 model.projects[index].position = index
                 try db.execute(

@@ -38,6 +38,9 @@ public final class Tracker: @unchecked Sendable {
         /// In the order they were added.
         var tasks: [TaskItem] = []
         var nextTaskNumber = 1
+        /// The focus timer, nil when off, and the saved presets in the order they were added.
+        var focus: FocusTimer?
+        var presets: [FocusPreset] = []
     }
 
     // MARK: Opening
@@ -154,8 +157,13 @@ public final class Tracker: @unchecked Sendable {
             if let open = model.state.open, now > open.start {
                 intervals.append(Interval(start: open.start, end: now, projectID: open.projectID))
             }
-            return Report(
+            var report = Report(
                 from: from, to: to, boundaries: boundaries, intervals: intervals, projects: model.projects)
+            let focus = try readOrThrow {
+                try Tracker.focusRecords($0, overlapping: boundaries.first!, boundaries.last!)
+            }
+            report.add(FocusTotals(focus, boundaries: boundaries))
+            return report
         }
     }
 
@@ -184,6 +192,12 @@ public final class Tracker: @unchecked Sendable {
             var after = model
             try writeOrThrow { db in
                 let changes = try body(&after, db)
+                // Work no longer runs what a running focus phase drives: the focus timer pauses.
+                if var focus = after.focus {
+                    let paused = focus.follow(work: after.state, at: now)
+                    after.focus = focus
+                    try Tracker.insertFocusRecords(paused.records, db)
+                }
                 try Tracker.apply(changes, openBefore: before.state.open, db)
                 try Tracker.persist(before: before, after: after, bootID: bootID, now: now, db)
             }

@@ -34,6 +34,14 @@ public enum DurationText {
         guard number == nil, total > 0 else { return nil }
         return total * 1_000_000
     }
+
+    /// A length as a clock reads: `25:00`, `1:30:00`, `0:05` (whole seconds, rounded down).
+    public static func clock(_ micros: Int64) -> String {
+        let seconds = max(0, micros) / 1_000_000
+        let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+    }
 }
 
 /// Instants as people write them, in the local time zone: `15:00` (today), `tomorrow 09:00`,

@@ -59,6 +59,7 @@ struct DaemonCommand: ParsableCommand {
         options.rules.firstWeekday = settings.firstWeekday
         options.notifications = settings.notifications
         options.away = settings.away
+        options.phaseEndCommand = settings.phaseEndCommand
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }

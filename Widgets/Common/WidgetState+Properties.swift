@@ -3,7 +3,7 @@ import TimerControl
 
 extension WidgetState {
     /// The interfaces whose properties a bar follows, each decoded with its property table.
-    public static let interfaces = [TimerNames.interface, TimerNames.tasksInterface]
+    public static let interfaces = [TimerNames.interface, TimerNames.tasksInterface, TimerNames.focusInterface]
 
     /// The state from the `GetAll` answers of the daemon's interfaces, by interface name.
     public init(properties: [String: [String: DBusValue]]) {

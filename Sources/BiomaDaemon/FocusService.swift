@@ -1,0 +1,228 @@
+import BiomaCore
+import BiomaStore
+import DBusKit
+import Foundation
+
+/// `org.biomatimer.Focus1` on the daemon's object: pomodoro, countdown and interval timers.
+///
+/// Handlers run on the bus's loop thread. The phase end is one deadline in the loop at
+/// `PhaseEndsAt`; nothing else wakes the daemon for the focus timer. Each transition is one
+/// store transaction (the focus state, the stretch that ran, and the work timer following it)
+/// and one `PropertiesChanged`; a phase that ends also emits `PhaseEnded`, raises one
+/// notification (replacing the previous one) and runs the settings' phase-end command.
+public final class FocusService: ObjectInterface, @unchecked Sendable {
+    /// A phase end seen this long after its instant ended while the daemon was not running
+    /// (or the machine slept): it is announced as late and the next phase waits.
+    static let lateAfter: Micros = 10 * microsPerSecond
+    /// What the notification's "+1 min" adds.
+    static let extension_: Micros = 60 * microsPerSecond
+
+    let tracker: Tracker
+    private let bus: Bus
+    let clock: any TimeSource
+    let timer: TimerService
+    private let notifier: Notifier
+    private let phaseEndCommand: String?
+    private let log: @Sendable (String) -> Void
+    /// What `PropertiesChanged` last said.
+    private var published: FocusStatus
+    private var deadlines: Deadlines?
+    private var phaseEnd: Deadlines.Handle?
+    /// The focus timer's notification, replaced at each phase end.
+    private var notice: UInt32 = 0
+
+    public init(
+        tracker: Tracker, bus: Bus, clock: any TimeSource, timer: TimerService, notifier: Notifier,
+        phaseEndCommand: String? = nil, log: @escaping @Sendable (String) -> Void
+    ) {
+        self.tracker = tracker
+        self.bus = bus
+        self.clock = clock
+        self.timer = timer
+        self.notifier = notifier
+        self.phaseEndCommand = phaseEndCommand
+        self.log = log
+        published = FocusStatus()
+        published = status(at: clock.now())
+    }
+
+    /// The published state at `now`.
+    func status(at now: Micros) -> FocusStatus { Self.status(of: tracker, at: now) }
+
+    static func status(of tracker: Tracker, at now: Micros) -> FocusStatus {
+        var status = FocusStatus()
+        status.updatedAt = now
+        status.completedToday = UInt32(clamping: tracker.focusCompleted(on: tracker.rules.day(containing: now)))
+        guard let focus = tracker.focus else { return status }
+        status.state = focus.state.rawValue
+        status.kind = focus.plan.kind.rawValue
+        status.phase = focus.phase.rawValue
+        status.label = focus.plan.label
+        status.round = UInt32(clamping: focus.round)
+        status.rounds = UInt32(clamping: focus.plan.plannedRounds)
+        status.phaseDuration = focus.phaseDuration
+        status.remaining = focus.remaining(at: now)
+        status.phaseEndsAt = focus.state == .running ? focus.endsAt ?? 0 : 0
+        status.project = focus.plan.project ?? ""
+        return status
+    }
+
+    // MARK: - Deadlines
+
+    public func attach(_ deadlines: Deadlines) {
+        self.deadlines = deadlines
+        phaseEnd = deadlines.add { [self] _ in
+            // A sleep not yet noticed pauses a focus phase at its start, before anything ends.
+            timer.checkSuspend()
+            advance()
+        }
+        timer.afterChange = { [self] in refresh() }
+        timer.onSleep = { [self] instant in sleep(at: instant) }
+        // Phases that ended while the daemon was down end now, once, as late.
+        advance()
+    }
+
+    /// Ends the phases whose end has passed, then waits for the next one.
+    private func advance() {
+        guard let focus = tracker.focus, focus.state == .running, let endsAt = focus.endsAt, endsAt <= clock.now() else {
+            return refresh()
+        }
+        _ = try? operate { now, focus, _ in focus?.advance(to: now, lateAfter: Self.lateAfter) ?? FocusOutcome() }
+    }
+
+    /// The machine slept at `instant`: a running focus phase (work, countdown, active) pauses
+    /// there; a break runs on in wall time.
+    private func sleep(at instant: Micros) {
+        guard let focus = tracker.focus, focus.state == .running, focus.plan.drivesWork(in: focus.phase) || focus.phase.isFocus
+        else { return }
+        _ = try? operate { _, focus, _ in
+            guard var timer = focus else { return FocusOutcome() }
+            var outcome = timer.advance(to: instant, lateAfter: Self.lateAfter)
+            if timer.state == .running && timer.phase.isFocus {
+                outcome.records += try timer.pause(at: instant).records
+            }
+            focus = timer
+            return outcome
+        }
+    }
+
+    /// Publishes what changed since the last publication and moves the phase-end deadline.
+    private func refresh() {
+        let now = clock.now()
+        let status = status(at: now)
+        var before = published
+        before.remaining = published.remaining(at: now)
+        before.updatedAt = now
+        bus.emitChanges(FocusStatus.table, path: TimerAPI.objectPath, from: before, to: status)
+        published = status
+        if let deadlines, let phaseEnd {
+            deadlines.schedule(phaseEnd, at: status.phaseEndsAt > 0 ? status.phaseEndsAt : nil)
+        }
+    }
+
+    // MARK: - Changes
+
+    /// One focus operation at one instant, through the work timer's change (so its properties
+    /// are published too); then the phase ends are announced and the deadline moved.
+    @discardableResult
+    func operate(
+        _ body: (Micros, inout FocusTimer?, [Project]) throws -> FocusOutcome
+    ) throws -> FocusOutcome {
+        let outcome = try timer.change { now in try tracker.changeFocus(at: now) { try body(now, &$0, $1) } }
+        refresh()
+        for end in outcome.ended { announce(end) }
+        return outcome
+    }
+
+    func requireFocus(_ focus: FocusTimer?) throws -> FocusTimer {
+        guard let focus else { throw FocusError.noFocus("There is no focus timer: start one with `biomatimer focus`.") }
+        return focus
+    }
+
+    // MARK: - Phase ends
+
+    private func announce(_ end: FocusPhaseEnd) {
+        try? bus.emit(
+            path: TimerAPI.objectPath, interface: TimerNames.focusInterface, member: "PhaseEnded",
+            [Self.encode(end, projects: tracker.projects)])
+        notify(end)
+        runCommand(for: end)
+    }
+
+    private func notify(_ end: FocusPhaseEnd) {
+        let text = FocusText.notice(end, plan: tracker.focus?.plan, projects: tracker.projects)
+        var message = Notifier.Notice(summary: text.summary, body: text.body)
+        if end.next == nil {
+            message.actions = end.kind == .countdown ? [(key: "extend", label: "+1 min")] : []
+        } else if end.nextStarted {
+            let isBreak = end.next.map { !$0.isFocus } ?? false
+            message.actions = [(key: "skip", label: isBreak ? "Skip break" : "Skip"), (key: "extend", label: "+1 min")]
+        } else {
+            message.actions = [(key: "start", label: "Start"), (key: "skip", label: "Skip")]
+        }
+        if end.kind == .countdown && end.next == nil {
+            // A countdown's end is an alarm.
+            message.urgency = 2
+            message.soundName = "alarm-clock-elapsed"
+        } else {
+            message.urgency = end.late ? 2 : 1
+        }
+        notifier.show(
+            message, replacing: notice,
+            onAction: { [self] key in action(key) },
+            completion: { [self] id in if let id { notice = id } })
+    }
+
+    /// A clicked action: the same as the method of that name, published the same way.
+    private func action(_ key: String) {
+        do {
+            switch key {
+            case "start": try operate { now, focus, _ in
+                    focus?.confirm(at: now)
+                    return FocusOutcome()
+                }
+            case "skip": try operate { now, focus, _ in
+                    var timer = try requireFocus(focus)
+                    defer { focus = timer }
+                    return try timer.skip(at: now)
+                }
+            case "extend": try operate { now, focus, _ in
+                    var timer = try requireFocus(focus)
+                    defer { focus = timer }
+                    return try timer.extend(by: Self.extension_, at: now)
+                }
+            default: return
+            }
+        } catch {
+            log("the \(key) action on the focus timer failed: \(error)")
+        }
+    }
+
+    /// The settings' `phase_end_command`, through `/bin/sh`, not waited for; the phase in
+    /// `BIOMATIMER_*` environment variables.
+    private func runCommand(for end: FocusPhaseEnd) {
+        guard let command = phaseEndCommand, !command.isEmpty else { return }
+        var environment = ProcessInfo.processInfo.environment
+        environment["BIOMATIMER_KIND"] = end.kind.rawValue
+        environment["BIOMATIMER_PHASE"] = end.phase.rawValue
+        environment["BIOMATIMER_ROUND"] = String(end.round)
+        environment["BIOMATIMER_LABEL"] = end.label
+        environment["BIOMATIMER_PROJECT"] = end.project.flatMap { id in tracker.projects.first { $0.id == id }?.name } ?? ""
+        environment["BIOMATIMER_COMPLETED"] = end.completed ? "1" : "0"
+        environment["BIOMATIMER_LATE"] = end.late ? "1" : "0"
+        environment["BIOMATIMER_NEXT"] = end.next?.rawValue ?? ""
+        if let failure = Spawn.detached(["/bin/sh", "-c", command], environment: environment) {
+            log("cannot run the phase-end command: \(failure)")
+        }
+    }
+
+    static func encode(_ end: FocusPhaseEnd, projects: [Project]) -> DBusValue {
+        .vardict(ordered: [
+            ("Kind", .string(end.kind.rawValue)), ("Phase", .string(end.phase.rawValue)),
+            ("Round", .uint32(UInt32(clamping: end.round))), ("Label", .string(end.label)),
+            ("Project", .string(end.project ?? "")), ("Start", .int64(end.start)), ("End", .int64(end.end)),
+            ("Completed", .boolean(end.completed)), ("Late", .boolean(end.late)),
+            ("Next", .string(end.next?.rawValue ?? "")),
+        ])
+    }
+}
