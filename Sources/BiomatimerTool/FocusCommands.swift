@@ -164,10 +164,14 @@ struct FocusSkip: ParsableCommand {
 struct FocusExtend: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extend", abstract: "Add time to the phase (-2m removes time).")
-    @Argument(help: "DURATION, or -DURATION to remove.") var delta: String
+    // Unrecognized-dash parsing lets `-2m` through as a value instead of an option.
+    @Argument(parsing: .allUnrecognized, help: "DURATION, or -DURATION to remove.") var deltas: [String] = []
 
     func value() throws -> Int64 {
-        delta.hasPrefix("-")
+        guard deltas.count == 1, let delta = deltas.first else {
+            throw ValidationError("Give one DURATION to add, or -DURATION to remove (e.g. 5m, -2m).")
+        }
+        return delta.hasPrefix("-")
             ? -(try focusDuration(String(delta.dropFirst()), option: "DELTA")) : try focusDuration(delta, option: "DELTA")
     }
     func validate() throws { _ = try value() }
