@@ -387,6 +387,10 @@ public struct FocusTimer: Sendable, Equatable, Codable {
 
     /// The phase ends at `end`: its stretch is recorded, and the next one follows.
     private mutating func endPhase(at end: Micros, completed: Bool, late: Bool, into outcome: inout FocusOutcome) {
+        // A phase that ran no time at all (its time removed the instant it started) did not
+        // run to its end: completed phases are exactly those whose last stretch says so.
+        let ran = state == .running && stretchStart.map { end > $0 } == true
+        let completed = completed && ran
         if state == .running { record(until: end, completed: completed, into: &outcome) }
         moveOn(from: phase, at: end, completed: completed, late: late, start: !late, into: &outcome, announce: true)
     }

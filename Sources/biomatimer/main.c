@@ -2,8 +2,9 @@
 //
 // What keybindings, bar clicks and bar polls run is answered here with one D-Bus call, in C,
 // so that it costs about what `dbus-send` does (a Swift binary spends milliseconds just
-// starting): toggle, start, stop, reset, project start|stop|toggle|next|prev|reset, and the
-// text of `status` and `report`, which the daemon renders (StatusText, ReportText).
+// starting): toggle, start, stop, reset, project start|stop|toggle|next|prev|reset,
+// focus toggle|pause|resume|skip|confirm|stop|start PRESET, and the text of `status` and
+// `report`, which the daemon renders (StatusText, ReportText).
 // `biomatimer daemon …` runs `biomatimerd`; everything else — help, options, watch, projects,
 // export — is handed to `biomatimer-tool`. Both live beside this binary, or in
 // ../libexec/biomatimer/, and get the arguments untouched by exec.
@@ -24,6 +25,7 @@
 enum argument_kind { NO_ARGUMENT, STRING_ARGUMENT, INT32_ARGUMENT };
 
 struct quick_call {
+    const char *interface;
     const char *member;
     enum argument_kind kind;
     const char *string;
@@ -34,6 +36,27 @@ struct quick_call {
 /// The quick forms, exactly; anything else (including --help) goes to the tool.
 static int parse(int argc, char **argv, struct quick_call *call) {
     memset(call, 0, sizeof *call);
+    call->interface = BIOMATIMER_TIMER_INTERFACE;
+    if (argc >= 3 && strcmp(argv[1], "focus") == 0) {
+        call->interface = BIOMATIMER_FOCUS_INTERFACE;
+        if (argc == 3) {
+            if (strcmp(argv[2], "toggle") == 0) call->member = "TogglePause";
+            else if (strcmp(argv[2], "pause") == 0) call->member = "Pause";
+            else if (strcmp(argv[2], "resume") == 0) call->member = "Resume";
+            else if (strcmp(argv[2], "skip") == 0) call->member = "Skip";
+            else if (strcmp(argv[2], "confirm") == 0) call->member = "Confirm";
+            else if (strcmp(argv[2], "stop") == 0) call->member = "StopFocus";
+            return call->member != NULL;
+        }
+        // libdbus aborts on invalid UTF-8: leave such names to the tool, which repairs them.
+        if (argc == 4 && strcmp(argv[2], "start") == 0 && argv[3][0] != '-' && dbus_validate_utf8(argv[3], NULL)) {
+            call->member = "StartPreset";
+            call->kind = STRING_ARGUMENT;
+            call->string = argv[3];
+            return 1;
+        }
+        return 0;
+    }
     if (argc == 2) {
         if (strcmp(argv[1], "start") == 0) call->member = "Start";
         else if (strcmp(argv[1], "stop") == 0) call->member = "Stop";
@@ -165,7 +188,7 @@ static int run_quick(const struct quick_call *call) {
     int code = connect_session(&connection);
     if (code != BIOMATIMER_EXIT_DONE) return code;
     DBusMessage *message =
-        dbus_message_new_method_call(BIOMATIMER_BUS_NAME, BIOMATIMER_OBJECT_PATH, BIOMATIMER_TIMER_INTERFACE, call->member);
+        dbus_message_new_method_call(BIOMATIMER_BUS_NAME, BIOMATIMER_OBJECT_PATH, call->interface, call->member);
     if (!message) return fail(BIOMATIMER_EXIT_REFUSED, BIOMATIMER_MSG_OUT_OF_MEMORY, NULL, NULL);
     int appended = 1;
     if (call->kind == STRING_ARGUMENT)

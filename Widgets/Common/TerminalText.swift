@@ -95,18 +95,40 @@ public enum ReportText {
             .object([
                 "id": .string(p["Id"]?.string ?? ""), "name": .string(p["Name"]?.string ?? ""),
                 "color": .string(p["Color"]?.string ?? ""), "total": .int(p["Total"]?.int64 ?? 0),
-                "percent": .double(p["Percent"]?.double ?? 0),
+                "percent": .double(p["Percent"]?.double ?? 0), "completed": .int(p["Completed"]?.int64 ?? 0),
             ])
         }
+        let focus = Self.focus(r)
         let days = (r["Days"]?.array ?? []).compactMap(\.vardict).map { d -> JSON in
-            .object(["day": .string(d["Day"]?.string ?? ""), "work_total": .int(d["WorkTotal"]?.int64 ?? 0)])
+            let day = d["Day"]?.string ?? ""
+            return .object([
+                "day": .string(day), "work_total": .int(d["WorkTotal"]?.int64 ?? 0),
+                "focus_completed": .int(Int64(focus[day]?.completed ?? 0)), "focus_time": .int(focus[day]?.time ?? 0),
+            ])
         }
         let object = JSON.object([
             "from": .string(r["From"]?.string ?? ""), "to": .string(r["To"]?.string ?? ""),
             "work_total": .int(r["WorkTotal"]?.int64 ?? 0), "no_project_total": .int(r["NoProjectTotal"]?.int64 ?? 0),
+            "focus_completed": .int(Int64(focus.values.reduce(0) { $0 + $1.completed })),
+            "focus_time": .int(focus.values.reduce(0) { $0 + $1.time }),
             "projects": .array(projects), "days": .array(days),
         ])
         return object.text + "\n"
+    }
+
+    /// The report's `Focus` entries by day: completed work phases and rounds, focus time.
+    static func focus(_ r: [String: DBusValue]) -> [String: (completed: Int, time: Int64)] {
+        var byDay: [String: (completed: Int, time: Int64)] = [:]
+        for entry in (r["Focus"]?.array ?? []).compactMap(\.vardict) {
+            byDay[entry["Day"]?.string ?? ""] = (entry["Completed"]?.int ?? 0, entry["FocusTime"]?.int64 ?? 0)
+        }
+        return byDay
+    }
+
+    /// `  focus 0:50:00, 2 completed`, or "" without focus time.
+    static func focusNote(_ entry: (completed: Int, time: Int64)?) -> String {
+        guard let entry, entry.completed > 0 || entry.time > 0 else { return "" }
+        return "  focus \(DurationFormat.hms(entry.time)), \(entry.completed) completed"
     }
 
     public static func table(_ r: [String: DBusValue], style: Terminal) -> String {
@@ -132,11 +154,17 @@ public enum ReportText {
         if none > 0 || projects.isEmpty {
             out += "    \(Terminal.pad("no project", 24)) \(Terminal.padLeft(DurationFormat.hms(none), 10))\n"
         }
+        let focus = Self.focus(r)
+        let focusTotal = focus.values.reduce((completed: 0, time: Int64(0))) { ($0.completed + $1.completed, $0.time + $1.time) }
+        if focusTotal.completed > 0 || focusTotal.time > 0 {
+            out += "Focus         \(Terminal.padLeft(DurationFormat.hms(focusTotal.time), 10))  \(focusTotal.completed) completed\n"
+        }
         let days = (r["Days"]?.array ?? []).compactMap(\.vardict)
         if days.count > 1 {
             out += "\nDays\n"
             for d in days {
-                out += "  \(d["Day"]?.string ?? "")  \(Terminal.padLeft(DurationFormat.hms(d["WorkTotal"]?.int64 ?? 0), 10))\n"
+                let day = d["Day"]?.string ?? ""
+                out += "  \(day)  \(Terminal.padLeft(DurationFormat.hms(d["WorkTotal"]?.int64 ?? 0), 10))\(focusNote(focus[day]))\n"
             }
         }
         return out
