@@ -5,7 +5,8 @@ import Testing
 import TestSupport
 
 /// A real tmux with Widgets/tmux/tmux.conf, polling the real `biomatimer status --format
-/// tmux` every second: the status line a person sees, a keystroke, a countdown.
+/// tmux` every second: the status line a person sees, a keystroke, a countdown paused by
+/// the sample's prefix F.
 @Suite(.timeLimit(.minutes(1)))
 struct TmuxTests {
     /// The right part of the status line the sample config draws (`--raw`: with escapes).
@@ -58,5 +59,13 @@ struct TmuxTests {
         let raw = try statusRight(f, ["--raw"])
         #expect(raw.stdout.contains("Countdown · Tea #[fg=red]"), "\(raw.stdout)")
         #expect(!raw.stdout.contains(#"\x1b[31m"#) && !raw.stdout.contains(#"\x1b[38;5;1m"#), "the label turned red: \(raw.stdout)")
+
+        // prefix F (the sample's `biomatimer focus toggle`) pauses it; work runs on and leads.
+        let pausedByKey = try statusRight(f, ["--type", #"\002F"#])
+        #expect(
+            pausedByKey.stdout.wholeMatch(of: #/▶ 0:00:\d\d \(0:00:\d\d\) │ ‖ 9:5\d Countdown · Tea #\[fg=red\] \| \d\d:\d\d\n/#) != nil,
+            "\(pausedByKey.stdout) \(pausedByKey.stderr)")
+        let status = try f.cli(["status", "--json"]).stdout
+        #expect((jsonObject(status)?["focus"] as? [String: Any])?["state"] as? String == "paused", "\(status)")
     }
 }
