@@ -101,4 +101,37 @@ struct FocusWatchTests {
         let again = try #require(jsonObject(try f.cli(["status", "--json"]).stdout)?["focus"] as? [String: Any])
         #expect(again["remaining"] as? Int == remaining, "the paused time left moved")
     }
+
+    /// A label that is markup, a format string and an escape in every bar's syntax shows
+    /// literally in every format the daemon and a watch print.
+    @Test func hostileLabelShowsLiterallyInEveryFormat() throws {
+        let f = try DaemonFixture()
+        try f.startCountdown(seconds: 600, label: hostileName)
+        try f.focusCall("TogglePause")
+        let short = ##"R&D <b>"x"</b> %{F#f00}…"##
+        func status(_ format: String) throws -> String {
+            let result = try f.cli(["status", "--format", format])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+            return String(result.stdout.dropLast())
+        }
+        #expect(try status("island").wholeMatch(of: #/‖ (10:00|9:5\d) Countdown · (.*)/#)?.2 == Substring(short))
+        let waybar = try #require(jsonObject(try status("waybar")))
+        let text = try #require((waybar["text"] as? String).flatMap(Markup.init), "waybar text is not Pango markup")
+        #expect(text.text.hasSuffix("Countdown · \(short)") && text.elements == [], "\(text)")
+        let tooltip = try #require((waybar["tooltip"] as? String).flatMap(Markup.init), "waybar tooltip is not Pango markup")
+        #expect(tooltip.text.hasPrefix("Focus paused: Countdown, ") && tooltip.text.contains(" left · \(hostileName)\n"))
+        #expect(tooltip.elements == [])
+        let i3blocks = try #require(jsonObject(try status("i3blocks")))
+        let full = try #require((i3blocks["full_text"] as? String).flatMap(Markup.init))
+        #expect(full.text.hasSuffix("Countdown · \(short)") && full.elements == [])
+        #expect(try status("polybar").hasSuffix("Countdown · R&D <b>\"x\"</b> %\u{200B}{F#f00}…"))
+        #expect(try status("tmux").hasSuffix(##"Countdown · R&D <b>"x"</b> %{F##f00}…"##))
+        let focus = try #require(jsonObject(try status("json"))?["focus"] as? [String: Any])
+        #expect(focus["label"] as? String == hostileName)
+        #expect(try status("{focus_label}") == short)
+        // The watch prints the same line as the daemon's status.
+        let watch = try watch(f, ["--format", "tmux"])
+        defer { watch.stop() }
+        #expect(watch.lines.next(timeout: 5)?.text == (try status("tmux")))
+    }
 }
