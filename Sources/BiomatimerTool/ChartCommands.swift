@@ -13,7 +13,7 @@ extension ReportCommand {
         }
         if let svg {
             if svg.isEmpty { throw ValidationError("--svg needs a file name (or - for standard output).") }
-            if period != .day { throw ValidationError("--svg draws one day: use --date D, without --\\(period.rawValue).") }
+            if period != .day { throw ValidationError("--svg draws one day: use --date D, without --\(period.rawValue).") }
         }
     }
 

@@ -243,7 +243,13 @@ struct ProjectDelete: ParsableCommand {
 
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "report", abstract: "Totals for a day, week, month or year, per project and per day.")
+        commandName: "report", abstract: "Totals for a day, week, month or year, per project and per day.",
+        discussion: """
+            --chart draws each day of the period as a 24-hour strip (midnight to midnight) in the \
+            projects' colours: work without a project ░, unaccounted time ·, each project its own \
+            glyph without colour. --svg FILE writes the day as a 24-hour ring, midnight at the top, \
+            with the current time in red for today.
+            """)
     @Flag(exclusivity: .exclusive) var period: Period = .day
     @Option(help: "A day inside the period, YYYY-MM-DD (default today).") var date: String?
     @Flag(help: "JSON for scripts.") var json = false
