@@ -243,10 +243,19 @@ struct ProjectDelete: ParsableCommand {
 
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "report", abstract: "Totals for a day, week, month or year, per project and per day.")
+        commandName: "report", abstract: "Totals for a day, week, month or year, per project and per day.",
+        discussion: """
+            --chart draws each day of the period as a 24-hour strip (midnight to midnight) in the \
+            projects' colours: work without a project ░, unaccounted time ·, each project its own \
+            glyph without colour. --svg FILE writes the day as a 24-hour ring, midnight at the top, \
+            with the current time in red for today.
+            """)
     @Flag(exclusivity: .exclusive) var period: Period = .day
     @Option(help: "A day inside the period, YYYY-MM-DD (default today).") var date: String?
     @Flag(help: "JSON for scripts.") var json = false
+    @Flag(help: "Draw each day as a 24-hour strip in the projects' colours, with a legend.") var chart = false
+    @Option(help: ArgumentHelp("Write the day's 24-hour ring chart as SVG to <file> (- for standard output).", valueName: "file"))
+    var svg: String?
 
     enum Period: String, EnumerableFlag {
         case day, week, month, year
@@ -254,9 +263,11 @@ struct ReportCommand: ParsableCommand {
 
     func validate() throws {
         if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
+        try validateChart()
     }
 
     func run() throws {
+        if chart || svg != nil { return try runChart() }
         let report = try callDaemon("Report", [.string(period.rawValue), .string(date ?? "")]).first?.vardict ?? [:]
         print(json ? ReportText.json(report) : ReportText.table(report, style: Terminal.style()), terminator: "")
     }
