@@ -65,6 +65,12 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
     case nameTaken(String)
     /// The task id given.
     case noSuchTask(String)
+    /// The interval id given.
+    case noSuchInterval(String)
+    /// A sentence naming the intervals in the way.
+    case overlap(String)
+    /// A sentence: the journal is empty.
+    case nothingToUndo(String)
     /// A sentence saying what is wrong.
     case invalidArgument(String)
     /// A sentence naming the database path and the cause.
@@ -90,7 +96,9 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "A project named '\(name)' already exists (names are unique ignoring case)."
         case .noSuchTask(let id):
             return "No task with id '\(id)' (`biomatimer task list --all` shows them)."
-        case .invalidArgument(let text), .storage(let text):
+        case .noSuchInterval(let id):
+            return "No interval with id '\(id)' (`biomatimer log` shows them)."
+        case .invalidArgument(let text), .storage(let text), .overlap(let text), .nothingToUndo(let text):
             return text
         }
     }

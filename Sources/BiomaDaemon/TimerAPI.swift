@@ -40,6 +40,9 @@ public enum TimerAPI {
         case .invalidColor: name = "InvalidColor"
         case .nameTaken: name = "NameTaken"
         case .noSuchTask: name = "NoSuchTask"
+        case .noSuchInterval: name = "NoSuchInterval"
+        case .overlap: name = "Overlap"
+        case .nothingToUndo: name = "NothingToUndo"
         case .invalidArgument: name = "InvalidArgument"
         case .storage: name = "Storage"
         }

@@ -27,13 +27,21 @@ extension Tracker {
         try locked {
             try database.read { db in
                 var text = ""
-                for table in ["project", "interval", "timer_state", "meta"] {
+                for table in ["project", "interval", "timer_state", "meta", "edit_journal", "edit_journal_row"] {
                     for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") {
                         text += "\(table) \(row)\n"
                     }
                 }
                 return text
             }
+        }
+    }
+
+    /// Every interval row by id, and the stopwatch's running part: what an undo restores.
+    func historyForTesting() throws -> (rows: [IntervalRow], open: OpenSegment?, runs: [Micros?]) {
+        try locked {
+            let rows = try database.read { try Row.fetchAll($0, sql: Tracker.rowSQL + " ORDER BY id").map(Tracker.intervalRow) }
+            return (rows, model.state.open, [model.state.workRunStart, model.state.projectRunStart])
         }
     }
 }
