@@ -138,8 +138,8 @@ struct EditInterval: ParsableCommand {
             interval's start can move (not after now); it has no end yet.
             """)
     @Argument(help: "The interval's id (biomatimer log shows them).") var id: String
-    @Option(help: "A new start (TIME).") var start: String?
-    @Option(help: "A new end (TIME).") var end: String?
+    @Option(parsing: .unconditional, help: "A new start (TIME, e.g. 09:00 or -20m).") var start: String?
+    @Option(parsing: .unconditional, help: "A new end (TIME).") var end: String?
     @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
     @Option(help: "A project's id or name.") var project: String?
     @Flag(help: "No project.") var noProject = false
