@@ -275,24 +275,23 @@ public enum IntervalEdits {
 
 extension TimerState {
     /// An edit moved or replaced the running interval: the stopwatches follow it. When the
-    /// start of the running interval moves (the "I started at 9, not 9:20" fix), so does the
-    /// run's start if it began with that interval; the project's run starts with the interval
+    /// user moves the running interval's start (`movedStart`: the "I started at 9, not 9:20"
+    /// fix), so does the run's start if it began with that interval; otherwise (a split, a
+    /// replaced head) the run goes on as it was. The project's run starts with the interval
     /// when the project changed. Sessions already counted stay (they are stopwatches, not
     /// history).
-    public mutating func follow(open new: OpenSegment) {
+    public mutating func follow(open new: OpenSegment, movedStart: Bool) {
         guard let old = open, old != new else { return }
         open = new
-        if let run = workRunStart {
+        if movedStart, let run = workRunStart {
             workRunStart = run == old.start ? new.start : min(run, new.start)
         }
         if new.projectID == nil {
             projectRunStart = nil
-        } else if new.projectID != old.projectID {
+        } else if new.projectID != old.projectID || projectRunStart == nil {
             projectRunStart = new.start
-        } else if let run = projectRunStart {
+        } else if movedStart, let run = projectRunStart {
             projectRunStart = run == old.start ? new.start : max(run, new.start)
-        } else {
-            projectRunStart = new.start
         }
         lastChange = max(lastChange, new.start)
     }

@@ -151,7 +151,7 @@ extension Tracker {
                     model.state.workRunStart = before[0]
                     model.state.projectRunStart = before[1]
                 } else {
-                    model.state.follow(open: segment)
+                    model.state.follow(open: segment, movedStart: false)
                 }
             }
             try db.execute(sql: "DELETE FROM edit_journal WHERE seq = ?", arguments: [seq])
@@ -213,7 +213,8 @@ extension Tracker {
             var run: (before: [Micros?], after: [Micros?])?
             if let open = plan.openAfter {
                 let before = [model.state.workRunStart, model.state.projectRunStart]
-                model.state.follow(open: OpenSegment(start: open.start, projectID: open.projectID))
+                let moved = kind == "update" && plan.openBefore?.id == open.id
+                model.state.follow(open: OpenSegment(start: open.start, projectID: open.projectID), movedStart: moved)
                 run = (before, [model.state.workRunStart, model.state.projectRunStart])
             }
             _ = try Tracker.journal(kind: kind, what: what, changes: plan.changes, run: run, at: now, db)

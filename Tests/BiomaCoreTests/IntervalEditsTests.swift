@@ -255,19 +255,23 @@ struct EditTable: Equatable {
         state.projectRunStart = at(13)
         state.lastChange = at(13)
         var moved = state
-        moved.follow(open: OpenSegment(start: at(12.5), projectID: "b"))
+        moved.follow(open: OpenSegment(start: at(12.5), projectID: "b"), movedStart: true)
         #expect(moved.workRunStart == at(12.5) && moved.projectRunStart == at(12.5))
         // A run that began earlier (another project first) keeps its start; a project change
         // starts the project's run with the interval; no project, no project run.
         var switched = state
         switched.workRunStart = at(11)
-        switched.follow(open: OpenSegment(start: at(12.5), projectID: "a"))
+        switched.follow(open: OpenSegment(start: at(12.5), projectID: "a"), movedStart: true)
         #expect(switched.workRunStart == at(11) && switched.projectRunStart == at(12.5))
-        switched.follow(open: OpenSegment(start: at(12.5), projectID: nil))
+        switched.follow(open: OpenSegment(start: at(12.5), projectID: nil), movedStart: true)
         #expect(switched.projectRunStart == nil)
         var later = state
-        later.follow(open: OpenSegment(start: at(14), projectID: "b"))
+        later.follow(open: OpenSegment(start: at(14), projectID: "b"), movedStart: true)
         #expect(later.workRunStart == at(14) && later.lastChange == at(14))
+        // A split of the running interval: the run goes on from where it began.
+        var split = state
+        split.follow(open: OpenSegment(start: at(14), projectID: "b"), movedStart: false)
+        #expect(split.workRunStart == at(13) && split.projectRunStart == at(13) && split.open?.start == at(14))
     }
 
     @Test func words() {
