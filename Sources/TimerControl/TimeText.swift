@@ -69,31 +69,28 @@ public enum WhenText {
     }
 
     /// `09:00-12:30`, `yesterday 17:30-18:15`, `2026-11-20T22:00-01:00`: two instants split
-    /// at a `-` where both sides are times. A bare clock end not after the start is on the
-    /// next day (`22:00-01:00`).
+    /// at a `-` where both sides are times. An end given as a bare clock is on the start's day,
+    /// or the next day when it is not after the start (`22:00-01:00`).
     public static func parseRange(_ text: String, now: Int64, day: String?) throws(Failure) -> (start: Int64, end: Int64) {
         let characters = Array(text)
+        var skipped: Failure?
         for index in characters.indices where characters[index] == "-" && index > 0 {
             let left = String(characters[..<index])
             let right = String(characters[(index + 1)...])
-            guard let start = try? parse(left, now: now, day: day), let end = try? parse(right, now: now, day: day) else {
-                continue
-            }
             let clock = right.filter { $0 != " " }
-            if end <= start, let (hour, minute) = parseClock(clock) {
-                return (start, try instant(shifted(localDate(start), days: 1), hour: hour, minute: minute, text: right))
+            do {
+                let start = try parse(left, now: now, day: day)
+                guard let (hour, minute) = parseClock(clock) else { return (start, try parse(right, now: now, day: day)) }
+                let date = localDate(start)
+                let end = try instant(date, hour: hour, minute: minute, text: "\(text)")
+                if end > start { return (start, end) }
+                return (start, try instant(shifted(date, days: 1), hour: hour, minute: minute, text: text))
+            } catch {
+                // A side that names a time the clocks skip says so, unless another split works.
+                if case .doesNotExist = error { skipped = error }
             }
-            return (start, end)
         }
-        // A side that names a time the clocks skip says so.
-        for index in characters.indices where characters[index] == "-" && index > 0 {
-            for side in [String(characters[..<index]), String(characters[(index + 1)...])] {
-                do { _ = try parse(side, now: now, day: day) } catch {
-                    if case .doesNotExist = error { throw error }
-                }
-            }
-        }
-        throw .notARange(text)
+        throw skipped ?? .notARange(text)
     }
 
     /// Microseconds since the epoch for `text`, relative to `now`.
