@@ -108,6 +108,7 @@ public enum IntervalEdits {
                     "Interval \(id) is running: it has no end to change (stop the timer first, or change its start).")
             }
             guard new.start <= now else { throw .invalid("The running interval cannot start after now.") }
+            guard new.start >= 0 else { throw .invalid("The start must be after 1970.") }
         } else {
             if let end { new.end = end }
             if start != nil || end != nil { try checkSpan(start: new.start, end: new.end!, now: end == nil ? .max : now) }

@@ -164,6 +164,10 @@ struct EditTable: Equatable {
         #expect(t.sorted.suffix(2) == [row(2, 11, 11.5), row(3, 11.5, nil, "b")])
         #expect(throws: EditFailure.self) { try update(t, 3, end: 14) }
         #expect(throws: EditFailure.invalid("The running interval cannot start after now.")) { try update(t, 3, start: 19) }
+        #expect(throws: EditFailure.invalid("The start must be after 1970.")) {
+            try IntervalEdits.update(
+                id: 3, start: .min, end: nil, projectID: nil, replace: true, rows: Array(t.rows.values), now: now, nextID: t.nextID)
+        }
         t.apply(try update(t, 3, start: 18))  // up to now
         t.checkInvariants(now: now)
     }
