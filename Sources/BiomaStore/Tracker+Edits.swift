@@ -62,7 +62,7 @@ extension Tracker {
 
     /// Changes an interval's start, end, project.
     public func updateInterval(_ ref: String, _ changes: IntervalChanges, at now: Micros) throws {
-        _ = try edit(kind: "update", at: now) { model, db in
+        _ = try edit(kind: "update", moving: changes.start == nil ? nil : try? Tracker.intervalID(ref), at: now) { model, db in
             let id = try Tracker.intervalID(ref)
             guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
             let projectID = try changes.project.map { ref in try ref.map { try model.projects.resolve($0).id } }
@@ -201,8 +201,11 @@ extension Tracker {
     /// One edit in one transaction: `body` plans it from the model and the rows it reads; the
     /// plan is applied, the running stopwatch follows the running interval, and the journal
     /// gets the entry. An empty plan changes nothing and journals nothing.
+    ///
+    /// `moving`: the interval whose start the caller moves; when it is the running one, the
+    /// stopwatch's run moves with it (`TimerState.follow`).
     func edit(
-        kind: String, at now: Micros, _ body: (Model, Database) throws -> (EditPlan, String)
+        kind: String, moving: Int64? = nil, at now: Micros, _ body: (Model, Database) throws -> (EditPlan, String)
     ) throws -> EditPlan {
         var result = EditPlan(changes: [], resultID: nil, nextID: 0)
         try change(at: now) { model, db in
@@ -213,7 +216,7 @@ extension Tracker {
             var run: (before: [Micros?], after: [Micros?])?
             if let open = plan.openAfter {
                 let before = [model.state.workRunStart, model.state.projectRunStart]
-                let moved = kind == "update" && plan.openBefore?.id == open.id
+                let moved = moving == open.id && plan.openBefore?.id == open.id
                 model.state.follow(open: OpenSegment(start: open.start, projectID: open.projectID), movedStart: moved)
                 run = (before, [model.state.workRunStart, model.state.projectRunStart])
             }

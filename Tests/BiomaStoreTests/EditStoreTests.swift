@@ -132,6 +132,24 @@ import Testing
         }
     }
 
+    @Test func trimmingTheRunningIntervalFromAnotherLeavesTheRunAlone() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try fixture(dir)
+            try tracker.start(at: Self.at(12))
+            let state = tracker.timerState
+            // Interval 2 (11–12) extended to 13 over the running one's start: its head goes.
+            try tracker.updateInterval("2", .init(end: Self.at(13), replace: true), at: Self.at(14))
+            #expect(tracker.timerState.open == OpenSegment(start: Self.at(13), projectID: nil))
+            #expect(tracker.timerState.workRunStart == state.workRunStart)
+            #expect(tracker.snapshot(at: Self.at(14)).sessionTime == 2 * hour)
+            #expect(tracker.snapshot(at: Self.at(14)).dailyTotal == 4 * hour)
+            _ = try tracker.undo(at: Self.at(14))
+            var back = tracker.timerState
+            back.lastChange = state.lastChange  // the last change only ever moves forward
+            #expect(back == state)
+        }
+    }
+
     @Test func resetHistoryIsUndoneExactly() throws {
         try withTemporaryDirectory { dir in
             let tracker = try fixture(dir)
