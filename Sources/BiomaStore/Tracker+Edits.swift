@@ -162,8 +162,8 @@ extension Tracker {
 
     /// Journals intervals just added, in the caller's transaction, as one edit `undo` takes
     /// back (an import calls this with the ids it inserted and a description, e.g.
-    /// "import of 12 intervals from Timewarrior").
-    public static func journalAdded(ids: [Int64], what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
+    /// "import of 12 intervals from Timewarrior"). Nothing when `ids` is empty.
+    static func journalAdded(ids: [Int64], what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
         var changes: [RowChange] = []
         for id in ids {
             guard let row = try row(db, id: id) else { continue }
@@ -171,6 +171,18 @@ extension Tracker {
         }
         guard !changes.isEmpty else { return }
         _ = try journal(kind: kind, what: what, changes: changes, run: nil, at: now, db)
+    }
+
+    /// The same for every interval inserted in this transaction from `firstID` on (take
+    /// `nextID(db)` before inserting): one INSERT … SELECT, however many.
+    static func journalAdded(idsFrom firstID: Int64, what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
+        guard try Int64.fetchOne(db, sql: "SELECT max(id) FROM interval").map({ $0 >= firstID }) == true else { return }
+        let seq = try journal(kind: kind, what: what, changes: [], run: nil, at: now, db)
+        try db.execute(
+            sql: """
+                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id)
+                SELECT ?, id, 0, 1, start_us, end_us, project_id FROM interval WHERE id >= ?
+                """, arguments: [seq, firstID])
     }
 
     /// The journal entry of a history reset: every row, in one INSERT … SELECT.
