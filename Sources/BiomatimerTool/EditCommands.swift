@@ -8,12 +8,12 @@ import TimerControl
 // bad one, or one the clocks skip on a daylight-saving day, is a usage error before any call.
 
 /// `--date D` checked: a day, or a usage error.
-func checkedDate(_ date: String?) throws {
+func checkIntervalDay(_ date: String?) throws {
     if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
 }
 
 /// TIME as an instant (a bare clock on `--date`, if given), or a usage error.
-func instant(_ text: String, option: String, day: String?) throws -> Int64 {
+func intervalTime(_ text: String, option: String, day: String?) throws -> Int64 {
     do {
         return try WhenText.parse(text, now: SystemClock().now(), day: day)
     } catch {
@@ -22,7 +22,7 @@ func instant(_ text: String, option: String, day: String?) throws -> Int64 {
 }
 
 /// An interval id as the daemon gives them: digits.
-func checkedID(_ id: String) throws {
+func checkIntervalID(_ id: String) throws {
     guard !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
         throw ValidationError("'\(id)' is not an interval id: `biomatimer log` shows them (1, 2, …).")
     }
@@ -40,7 +40,7 @@ struct Log: ParsableCommand {
         case day, week
     }
 
-    func validate() throws { try checkedDate(date) }
+    func validate() throws { try checkIntervalDay(date) }
 
     func run() throws {
         let client = try TimerClient()
@@ -117,7 +117,7 @@ struct AddInterval: ParsableCommand {
     }
 
     func validate() throws {
-        try checkedDate(date)
+        try checkIntervalDay(date)
         let span = try span()
         if span.end <= span.start { throw ValidationError("'\(range)': the end must be after the start.") }
     }
@@ -146,10 +146,10 @@ struct EditInterval: ParsableCommand {
     @Flag(help: "Overwrite recorded time in the way.") var replace = false
 
     func validate() throws {
-        try checkedID(id)
-        try checkedDate(date)
-        if let start { _ = try instant(start, option: "--start", day: date) }
-        if let end { _ = try instant(end, option: "--end", day: date) }
+        try checkIntervalID(id)
+        try checkIntervalDay(date)
+        if let start { _ = try intervalTime(start, option: "--start", day: date) }
+        if let end { _ = try intervalTime(end, option: "--end", day: date) }
         if project != nil && noProject { throw ValidationError("--project and --no-project exclude each other.") }
         if start == nil && end == nil && project == nil && !noProject {
             throw ValidationError("Nothing to change: give --start, --end, --project or --no-project.")
@@ -158,8 +158,8 @@ struct EditInterval: ParsableCommand {
 
     func run() throws {
         var changes: [String: DBusValue] = [:]
-        if let start { changes["Start"] = .int64(try instant(start, option: "--start", day: date)) }
-        if let end { changes["End"] = .int64(try instant(end, option: "--end", day: date)) }
+        if let start { changes["Start"] = .int64(try intervalTime(start, option: "--start", day: date)) }
+        if let end { changes["End"] = .int64(try intervalTime(end, option: "--end", day: date)) }
         if let project { changes["Project"] = .string(project) }
         if noProject { changes["Project"] = .string("") }
         if replace { changes["Replace"] = .boolean(true) }
@@ -175,13 +175,13 @@ struct SplitInterval: ParsableCommand {
     @Option(help: "The day of a bare clock time, YYYY-MM-DD (default today).") var date: String?
 
     func validate() throws {
-        try checkedID(id)
-        try checkedDate(date)
-        _ = try instant(at, option: "AT", day: date)
+        try checkIntervalID(id)
+        try checkIntervalDay(date)
+        _ = try intervalTime(at, option: "AT", day: date)
     }
 
     func run() throws {
-        let reply = try callDaemon("SplitInterval", [.string(id), .int64(try instant(at, option: "AT", day: date))])
+        let reply = try callDaemon("SplitInterval", [.string(id), .int64(try intervalTime(at, option: "AT", day: date))])
         print(reply.first?.string ?? "")
     }
 }
@@ -190,7 +190,7 @@ struct DeleteInterval: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete a recorded interval (undo brings it back).")
     @Argument(help: "The interval's id.") var id: String
-    func validate() throws { try checkedID(id) }
+    func validate() throws { try checkIntervalID(id) }
     func run() throws { _ = try callDaemon("DeleteInterval", [.string(id)]) }
 }
 
