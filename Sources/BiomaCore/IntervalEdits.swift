@@ -333,10 +333,13 @@ public enum EditText {
     }
 
     /// The refusal of an overlap: what was asked and every interval in the way.
+    /// `moved`: the interval is an existing one given new times (it is named by its id).
     public static func overlap(
-        _ interval: IntervalRow, _ others: [IntervalRow], projectName: (String) -> String?, rules: DayRules
+        _ interval: IntervalRow, _ others: [IntervalRow], moved: Bool = false, projectName: (String) -> String?,
+        rules: DayRules
     ) -> String {
-        let span = describe(start: interval.start, end: interval.end, project: nil, rules: rules)
+        var span = describe(start: interval.start, end: interval.end, project: nil, rules: rules)
+        if moved { span = "Interval \(interval.id) at \(span)" }
         let list = others.map { describe($0, projectName: projectName, rules: rules) }
         let names = list.count == 1 ? list[0] : list.dropLast().joined(separator: ", ") + " and " + list.last!
         return "\(span) overlaps \(names). Nothing was changed; to overwrite that time, replace it (Replace, --replace)."

@@ -72,7 +72,7 @@ extension Tracker {
                 let end = old.end == nil ? Micros.max : (changes.end ?? old.end!)
                 rows += try Tracker.rows(db, overlapping: start, max(start, end)).filter { $0.id != id }
             }
-            let plan = try planned(model) {
+            let plan = try planned(model, editing: id) {
                 try IntervalEdits.update(
                     id: id, start: changes.start, end: changes.end, projectID: projectID, replace: changes.replace,
                     rows: rows, now: now, nextID: try Tracker.nextID(db))
@@ -239,15 +239,16 @@ extension Tracker {
     }
 
     /// Runs a core rule, its refusals as `TrackerError`s naming intervals and projects.
-    func planned(_ model: Model, _ body: () throws -> EditPlan) throws -> EditPlan {
+    /// `editing`: the existing interval the edit moves, named so in an overlap.
+    func planned(_ model: Model, editing: Int64? = nil, _ body: () throws -> EditPlan) throws -> EditPlan {
         do {
             return try body()
         } catch let error as EditFailure {
-            throw Tracker.trackerError(error, model, rules)
+            throw Tracker.trackerError(error, model, rules, editing: editing)
         }
     }
 
-    static func trackerError(_ failure: EditFailure, _ model: Model, _ rules: DayRules) -> TrackerError {
+    static func trackerError(_ failure: EditFailure, _ model: Model, _ rules: DayRules, editing: Int64? = nil) -> TrackerError {
         switch failure {
         case .noSuchInterval(let id): return .noSuchInterval(id)
         case .invalid(let text): return .invalidArgument(text)
@@ -255,7 +256,8 @@ extension Tracker {
         case .overlap(let interval, let others):
             return .overlap(
                 EditText.overlap(
-                    interval, others, projectName: { id in model.projects.first { $0.id == id }?.name }, rules: rules))
+                    interval, others, moved: interval.id == editing,
+                    projectName: { id in model.projects.first { $0.id == id }?.name }, rules: rules))
         }
     }
 

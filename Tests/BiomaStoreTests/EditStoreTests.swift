@@ -43,6 +43,12 @@ import Testing
                 (.invalidArgument("The end must be after the start."), { _ = try tracker.addInterval(start: Self.at(8), end: Self.at(8), project: nil, replace: false, at: Self.now) }),
                 (.invalidArgument("An interval cannot end in the future (after now)."), { _ = try tracker.addInterval(start: Self.at(7), end: Self.at(19), project: nil, replace: true, at: Self.now) }),
                 (.noSuchInterval("99"), { try tracker.updateInterval("99", .init(start: Self.at(1)), at: Self.now) }),
+                (
+                    .overlap(
+                        "Interval 2 at 09:30–12:00 on 2026-11-20 overlaps interval 1 (09:00–10:00 (Client A) on 2026-11-20). Nothing was changed; to overwrite that time, replace it (Replace, --replace)."
+                    ),
+                    { try tracker.updateInterval("2", .init(start: Self.at(9.5)), at: Self.now) }
+                ),
                 (.noSuchInterval("x1"), { try tracker.deleteInterval("x1", at: Self.now) }),
                 (.noSuchInterval(""), { _ = try tracker.splitInterval("", at: Self.at(9.5), now: Self.now) }),
                 (.noSuchProject("Nope"), { try tracker.updateInterval("1", .init(project: .some("Nope")), at: Self.now) }),
@@ -129,6 +135,24 @@ import Testing
             _ = try tracker.undo(at: Self.at(15))
             #expect(try tracker.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!).last == row(3, 13.25, 15, "p2"))
             #expect(!tracker.timerState.running)
+        }
+    }
+
+    @Test func theRunningIntervalsProjectChangesWhatRuns() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try fixture(dir)
+            try tracker.startProject("Client A", at: Self.at(13))
+            try tracker.updateInterval("3", .init(project: .some("Client B")), at: Self.at(14))
+            var snapshot = tracker.snapshot(at: Self.at(14))
+            #expect(snapshot.activeProject?.id == "p2" && snapshot.projectTimes["p2"]?.dailyTotal == hour)
+            #expect(snapshot.projectTimes["p2"]?.session == hour && snapshot.projectTimes["p1"]?.dailyTotal == hour)
+            try tracker.updateInterval("3", .init(project: .some(nil)), at: Self.at(14))
+            #expect(tracker.snapshot(at: Self.at(14)).activeProject == nil && tracker.timerState.projectRunStart == nil)
+            _ = try tracker.undo(at: Self.at(14))
+            _ = try tracker.undo(at: Self.at(14))
+            snapshot = tracker.snapshot(at: Self.at(14))
+            #expect(snapshot.activeProject?.id == "p1" && snapshot.projectTimes["p1"]?.dailyTotal == 2 * hour)
+            #expect(tracker.timerState.projectRunStart == Self.at(13))
         }
     }
 
