@@ -86,7 +86,7 @@ struct Results {
     var changeMedian = 0.0, changeP99 = 0.0, startupFirst = 0.0, startup = 0.0, year = 0.0, all = 0.0
     var backup = 0.0
     var intervals = 0
-    var edit = 0.0, undo = 0.0, week = 0.0
+    var edit = 0.0, undo = 0.0, week = 0.0, reset = 0.0, resetUndo = 0.0
 }
 
 /// Generates ~40 intervals a day over `firstDay..<today`, 12 projects and some time with none.
@@ -170,6 +170,10 @@ func run(_ label: String, full: Bool) throws -> Results {
     let lastYear = today.adding(days: -365)
     results.year = median(try (0..<5).map { _ in try measure { _ = try tracker.report(.year, containing: lastYear, at: now) } })
     results.all = median(try (0..<5).map { _ in try measure { _ = try tracker.report(from: firstDay, to: today, at: now) } })
+    // Last: reset-history (a backup, then every row journaled in one INSERT … SELECT) and its
+    // undo (every row back under its id).
+    results.reset = try measure { try tracker.resetHistory(at: now) }
+    results.resetUndo = try measure { _ = try tracker.undo(at: now) }
     return results
 }
 
@@ -263,6 +267,8 @@ print("| a week's intervals with ids (log --week) | \(ms(empty.week)) | \(ms(ful
 print("| year report                              | \(ms(empty.year)) | \(ms(full.year)) | < 10 ms  |")
 print("| all-time report (\(years) years)               | \(ms(empty.all)) | \(ms(full.all)) | < 100 ms |")
 let boundaryTime = median((0..<5).map { _ in measure { _ = rules.boundaries(from: firstDay, to: today) } })
+print("| reset-history (backup, rows journaled)   | \(ms(empty.reset)) | \(ms(full.reset)) |          |")
+print("| undo of the reset (every row back)       | \(ms(empty.resetUndo)) | \(ms(full.resetUndo)) |          |")
 print("  edits and the week's list: the empty store holds only the edited week, so both change the same rows")
 print("  of the all-time report: computing \(today.ordinal - firstDay.ordinal + 2) day boundaries took \(ms(boundaryTime))")
 print("")
