@@ -86,6 +86,7 @@ struct Results {
     var changeMedian = 0.0, changeP99 = 0.0, startupFirst = 0.0, startup = 0.0, year = 0.0, all = 0.0
     var backup = 0.0
     var intervals = 0
+    var edit = 0.0, undo = 0.0, week = 0.0, reset = 0.0, resetUndo = 0.0
 }
 
 /// Generates ~40 intervals a day over `firstDay..<today`, 12 projects and some time with none.
@@ -148,10 +149,31 @@ func run(_ label: String, full: Bool) throws -> Results {
     }
     results.changeMedian = median(changes)
     results.changeP99 = percentile(changes, 0.99)
+    // Editing the past, five years back: an add over recorded time (--replace) and its undo,
+    // 100 of each, each one commit; and listing a week's intervals. The edited week is
+    // recorded in both stores (in the empty one, only that week), so both edits do the same.
+    let week = rules.period(.week, containing: today.adding(days: -5 * 365))
+    let (weekStart, weekEnd) = (rules.start(of: week.from), rules.start(of: week.to.adding(days: 1)))
+    _ = try tracker.appendHistory(
+        history(projectIDs: ids).filter { $0.start >= weekStart && $0.end <= weekEnd }, at: now)
+    let past = rules.start(of: today.adding(days: -5 * 365)) + 9 * 3600 * microsPerSecond
+    var edits: [Double] = []
+    var undos: [Double] = []
+    for _ in 0..<100 {
+        edits.append(try measure { _ = try tracker.addInterval(start: past, end: past + 1_800_000_000, project: nil, replace: true, at: now) })
+        undos.append(try measure { _ = try tracker.undo(at: now) })
+    }
+    results.edit = median(edits)
+    results.undo = median(undos)
+    results.week = median(try (0..<20).map { _ in try measure { _ = try tracker.intervals(from: week.from, to: week.to) } })
     results.backup = try measure { try tracker.backup(reason: "bench", at: now) }
     let lastYear = today.adding(days: -365)
     results.year = median(try (0..<5).map { _ in try measure { _ = try tracker.report(.year, containing: lastYear, at: now) } })
     results.all = median(try (0..<5).map { _ in try measure { _ = try tracker.report(from: firstDay, to: today, at: now) } })
+    // Last: reset-history (a backup, then every row journaled in one INSERT … SELECT) and its
+    // undo (every row back under its id).
+    results.reset = try measure { try tracker.resetHistory(at: now) }
+    results.resetUndo = try measure { _ = try tracker.undo(at: now) }
     return results
 }
 
@@ -239,9 +261,15 @@ print("| state change commit, p99                 | \(ms(empty.changeP99)) | \(m
 print("| startup to today's totals (first open)   | \(ms(empty.startupFirst)) | \(ms(full.startupFirst)) |          |")
 print("| startup to today's totals (median of 5)  | \(ms(empty.startup)) | \(ms(full.startup)) |          |")
 print("| backup (SQLite online backup, daily)     | \(ms(empty.backup)) | \(ms(full.backup)) |          |")
+print("| edit: add --replace 5 years back, median | \(ms(empty.edit)) | \(ms(full.edit)) | flat     |")
+print("| undo of that edit, median                | \(ms(empty.undo)) | \(ms(full.undo)) | flat     |")
+print("| a week's intervals with ids (log --week) | \(ms(empty.week)) | \(ms(full.week)) | flat     |")
 print("| year report                              | \(ms(empty.year)) | \(ms(full.year)) | < 10 ms  |")
 print("| all-time report (\(years) years)               | \(ms(empty.all)) | \(ms(full.all)) | < 100 ms |")
 let boundaryTime = median((0..<5).map { _ in measure { _ = rules.boundaries(from: firstDay, to: today) } })
+print("| reset-history (backup, rows journaled)   | \(ms(empty.reset)) | \(ms(full.reset)) |          |")
+print("| undo of the reset (every row back)       | \(ms(empty.resetUndo)) | \(ms(full.resetUndo)) |          |")
+print("  edits and the week's list: the empty store holds only the edited week, so both change the same rows")
 print("  of the all-time report: computing \(today.ordinal - firstDay.ordinal + 2) day boundaries took \(ms(boundaryTime))")
 print("")
 if let timewYear, let timewAll {

@@ -65,6 +65,12 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
     case nameTaken(String)
     /// The task id given.
     case noSuchTask(String)
+    /// The interval id given.
+    case noSuchInterval(String)
+    /// A sentence naming the intervals in the way.
+    case overlap(String)
+    /// A sentence: the journal is empty.
+    case nothingToUndo(String)
     /// A sentence saying what is wrong.
     case invalidArgument(String)
     /// No focus timer, or none in a state the operation applies to: a sentence.
@@ -96,7 +102,9 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "No task with id '\(id)' (`biomatimer task list --all` shows them)."
         case .noSuchPreset(let ref):
             return "No focus preset named or with id '\(ref)'."
-        case .invalidArgument(let text), .storage(let text), .noFocus(let text):
+        case .noSuchInterval(let id):
+            return "No interval with id '\(id)' (`biomatimer log` shows them)."
+        case .invalidArgument(let text), .storage(let text), .noFocus(let text), .overlap(let text), .nothingToUndo(let text):
             return text
         }
     }

@@ -4,13 +4,18 @@ import GRDB
 
 /// Recorded time as a whole: reset, CSV export and import, bulk appends.
 extension Tracker {
-    /// Deletes all recorded time, after a backup. A running timer goes on from `now`.
+    /// Deletes all recorded time, after a backup and journaled (`undo` restores every row). A
+    /// running timer goes on from `now`.
     public func resetHistory(at now: Micros) throws {
         try backup(reason: "before-reset-history", at: now)
         try change(at: now) { model, db in
             let changes = model.state.resetHistory(at: now)
+            try Tracker.journalReset(at: now, db)
             try db.execute(sql: "DELETE FROM interval")
             try Tracker.apply(changes, openBefore: nil, db)
+            if let open = try Tracker.rows(db, overlapping: now, .max).first(where: \.running) {
+                try Tracker.journalRunningAfterReset(open, db)
+            }
             return []
         }
     }

@@ -24,7 +24,8 @@ struct Biomatimer: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, ProjectCommand.self, FocusCommand.self,
-            TaskCommand.self, AwayCommand.self,
+            TaskCommand.self, AwayCommand.self, Log.self, AddInterval.self, EditInterval.self, SplitInterval.self,
+            DeleteInterval.self, Undo.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])
 }
