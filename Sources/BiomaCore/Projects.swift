@@ -67,6 +67,8 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchTask(String)
     /// A sentence saying what is wrong.
     case invalidArgument(String)
+    /// A sentence naming the entry or line of imported data that is wrong, and why.
+    case invalidImport(String)
     /// A sentence naming the database path and the cause.
     case storage(String)
 
@@ -90,7 +92,7 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "A project named '\(name)' already exists (names are unique ignoring case)."
         case .noSuchTask(let id):
             return "No task with id '\(id)' (`biomatimer task list --all` shows them)."
-        case .invalidArgument(let text), .storage(let text):
+        case .invalidArgument(let text), .invalidImport(let text), .storage(let text):
             return text
         }
     }

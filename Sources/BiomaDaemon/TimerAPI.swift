@@ -41,6 +41,7 @@ public enum TimerAPI {
         case .nameTaken: name = "NameTaken"
         case .noSuchTask: name = "NoSuchTask"
         case .invalidArgument: name = "InvalidArgument"
+        case .invalidImport: name = "InvalidImport"
         case .storage: name = "Storage"
         }
         return DBusMethodError(errorPrefix + name, error.message)

@@ -1,0 +1,51 @@
+import BiomaCore
+import GRDB
+
+/// Time from other trackers (`TimewarriorImport`, `WatsonImport`), recorded all or nothing.
+extension Tracker {
+    /// Records imported intervals in one transaction; returns how many were added and their
+    /// interval rowids (for taking the import back). Projects are matched by name ignoring
+    /// case, or created with the default colour. An interval equal to recorded time is skipped,
+    /// so importing the same data twice adds nothing; one overlapping other recorded time or
+    /// the running interval, or ending after `now`, is an `invalidImport` naming its entry, and
+    /// nothing is written.
+    public func importIntervals(
+        _ items: [ImportedInterval], format: ImportFormat, at now: Micros
+    ) throws -> (count: Int, addedIDs: [Int64]) {
+        for item in items where item.end > now {
+            throw TrackerError.invalidImport(
+                "\(format.entryLabel(item.entry, id: item.entryID)) ends in the future (\(IntervalCSV.formatInstant(item.end, rules: rules))). Nothing was imported."
+            )
+        }
+        var added: [Int64] = []
+        try change(at: now) { model, db in
+            var projectIDs: [String: String] = [:]
+            for project in model.projects { projectIDs[Project.nameKey(project.name)] = project.id }
+            var rows: [(interval: Interval, line: Int)] = []
+            rows.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                var projectID: String?
+                if let name = item.projectName {
+                    let key = Project.nameKey(name)
+                    if let id = projectIDs[key] {
+                        projectID = id
+                    } else {
+                        let id = try Tracker.insertProject(name: name, color: "", into: &model, db)
+                        projectIDs[key] = id
+                        projectID = id
+                    }
+                }
+                rows.append((Interval(start: item.start, end: item.end, projectID: projectID), index))
+            }
+            do {
+                added = try Tracker.insertHistory(
+                    rows, state: model.state, rules: rules,
+                    name: { format.entryLabel(items[$0].entry, id: items[$0].entryID) }, db)
+            } catch TrackerError.invalidArgument(let message) {
+                throw TrackerError.invalidImport(message)
+            }
+            return []
+        }
+        return (added.count, added)
+    }
+}
