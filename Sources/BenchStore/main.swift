@@ -198,6 +198,57 @@ func timew(_ args: [String], database: URL) -> Double? {
     } catch { return nil }
 }
 
+/// `timew export` of the whole history, captured, and how long Timewarrior took to write it.
+func timewExport(database: URL) throws -> (text: String, ms: Double) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timew")
+    process.arguments = ["export"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["TIMEWARRIORDB"] = database.path
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    var data = Data()
+    let time = try measure {
+        try process.run()
+        data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+    }
+    guard process.terminationStatus == 0 else { throw TrackerError.invalidArgument("timew export failed") }
+    return (String(decoding: data, as: UTF8.self), time)
+}
+
+/// Importing Timewarrior's export of the whole history into an empty store (reading the
+/// JSON, then one transaction), and again into the store that now holds it (every interval
+/// checked, none added), against the time `timew export` takes to write it.
+func importBenchmark(_ database: URL) throws -> [String] {
+    let exports = try (0..<3).map { _ in try timewExport(database: database) }
+    let export = exports[0].text
+    let exportTime = exports.map(\.ms).min()!
+    var parsed: [ImportedInterval] = []
+    let parseTime = median(try (0..<3).map { _ in try measure { parsed = try TimewarriorImport.parse(export) } })
+    let tracker = try Tracker(dataDirectory: base.appendingPathComponent("import"), rules: rules, now: start, bootID: bootID)
+    var added = 0
+    let storeTime = try measure { added = try tracker.importIntervals(parsed, format: .timewarrior, at: start).count }
+    var again = -1
+    let againTime = try measure {
+        again = try tracker.importIntervals(try TimewarriorImport.parse(export), format: .timewarrior, at: start).count
+    }
+    let total = parseTime + storeTime
+    func ratio(_ value: Double) -> String { String(format: "%16.2f", value / exportTime) }
+    return [
+        "",
+        "| importing `timew export` (\(parsed.count) intervals, \(export.utf8.count / 1_048_576) MiB)  |      time    | ÷ timew export |",
+        "|-----------------------------------------------------------|--------------|----------------|",
+        "| timew export (Timewarrior writing them)                   | \(ms(exportTime)) | \(ratio(exportTime)) |",
+        "| biomatimer: read the JSON (TimewarriorImport.parse)       | \(ms(parseTime)) | \(ratio(parseTime)) |",
+        "| biomatimer: record \(added) in one transaction (empty store) | \(ms(storeTime)) | \(ratio(storeTime)) |",
+        "| biomatimer: import, total                                 | \(ms(total)) | \(ratio(total)) |",
+        "| biomatimer: import again (read + check, \(again) added)        | \(ms(againTime)) | \(ratio(againTime)) |",
+    ]
+}
+
 // `BenchStore history <data-dir> <timew-db>`: the same history in both, and nothing else.
 if arguments.count >= 4, arguments[1] == "history" {
     let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
@@ -218,6 +269,7 @@ let full = try run("full", full: true)
 
 var timewYear: Double?
 var timewAll: Double?
+var importLines: [String] = []
 if FileManager.default.isExecutableFile(atPath: "/usr/bin/timew") {
     let names = Dictionary(uniqueKeysWithValues: projectNames.enumerated().map { ("p\($0.offset + 1)", $0.element) })
     let database = base.appendingPathComponent("timewarrior")
@@ -229,6 +281,7 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/timew") {
     timewAll = [0, 1].compactMap { _ in
         timew(["summary", "\(firstDay)", "-", "\(today.adding(days: 1))"], database: database)
     }.min()
+    importLines = try importBenchmark(database)
 }
 
 print("")
@@ -252,3 +305,4 @@ if let timewYear, let timewAll {
 } else {
     print("timew not available or failed: no Timewarrior comparison")
 }
+for line in importLines { print(line) }
