@@ -217,6 +217,26 @@ struct ImportEndToEndTests {
         #expect(try f.durableState() == before)
     }
 
+    /// Big imports say what they are doing first, on a terminal only (`script` gives the
+    /// command one).
+    @Test func progressOnATerminal() throws {
+        let f = try DaemonFixture()
+        let base = t("2020-01-01T00:00:00Z") / microsPerSecond
+        let frames = (0..<10_000).map { i in
+            "[\(base + Int64(i) * 3600), \(base + Int64(i) * 3600 + 1800), \"p\(i % 3)\", \"id\(i)\", [], \(base)]"
+        }
+        let file = f.dataDirectory.appendingPathComponent("frames")
+        try ("[\n" + frames.joined(separator: ",\n") + "\n]").write(to: file, atomically: true, encoding: .utf8)
+        var r = try runProcess(
+            "/usr/bin/script", ["-qec", "\(DaemonFixture.binary) import --from watson \(file.path)", "/dev/null"],
+            environment: f.environment)
+        #expect(r.status == 0, "\(r.stdout)")
+        #expect(r.stdout == "Importing 10000 intervals…\r\nImported 10000 intervals.\r\n")
+        r = try f.cli(["import", "--from", "watson", file.path])
+        #expect(r.stdout == "Imported 0 intervals.\n")
+        #expect(r.stderr == "", "no progress line without a terminal")
+    }
+
     @Test func importOverDBus() throws {
         let f = try DaemonFixture()
         _ = try f.cli(["status"])
