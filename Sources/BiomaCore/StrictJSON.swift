@@ -135,7 +135,8 @@ public indirect enum StrictJSON: Equatable, Sendable {
         mutating func object(depth: Int) throws(SyntaxError) -> StrictJSON {
             index += 1
             var members: [(key: String, value: StrictJSON)] = []
-            var keys = Set<String>()
+            // Small objects (the usual case) are searched; a set only for bigger ones.
+            var keys: Set<String>?
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -146,7 +147,16 @@ public indirect enum StrictJSON: Equatable, Sendable {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("a key in double quotes") }
                 let keyStart = index
                 let key = try string()
-                guard keys.insert(key).inserted else {
+                let repeated: Bool
+                if keys != nil {
+                    repeated = !keys!.insert(key).inserted
+                } else if members.count >= 12 {
+                    keys = Set(members.map(\.key))
+                    repeated = !keys!.insert(key).inserted
+                } else {
+                    repeated = members.contains { $0.key == key }
+                }
+                guard !repeated else {
                     index = keyStart
                     throw error("no key twice in one object (\"\(key)\" is repeated)")
                 }

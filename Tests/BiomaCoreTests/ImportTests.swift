@@ -67,6 +67,21 @@ private func importMessage<T>(_ body: () throws -> T) -> String? {
         }
     }
 
+    @Test func repeatedKeysInBigObjects() throws {
+        let keys = (0..<20).map { "\"k\($0)\":\($0)" }
+        #expect(throws: Never.self) { try StrictJSON.parse("{" + keys.joined(separator: ",") + "}") }
+        for repeated in [1, 11, 12, 13, 19] {
+            let text = "{" + (keys + ["\"k\(repeated)\":0"]).joined(separator: ",") + "}"
+            do {
+                _ = try StrictJSON.parse(text)
+                Issue.record("k\(repeated) twice was accepted")
+            } catch {
+                #expect(error.expected == "expected no key twice in one object (\"k\(repeated)\" is repeated)")
+                #expect(error.column == text.count - "\"k\(repeated)\":0}".count + 1)
+            }
+        }
+    }
+
     @Test func nestingIsBounded() throws {
         let deep = String(repeating: "[", count: StrictJSON.maxDepth) + String(repeating: "]", count: StrictJSON.maxDepth)
         _ = try StrictJSON.parse(deep)
