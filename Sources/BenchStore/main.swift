@@ -4,6 +4,7 @@
 //   BenchStore history <data-dir> <timew-db>
 //                                    writes the same ten years into a biomatimer store and a
 //                                    Timewarrior database (for the client comparisons in .ci/bench)
+//   BenchStore import <file>         reads and records a `timew export` file, timing each step
 //   BenchStore open-child <dir>     opens the store, prints the error if any (tests)
 //   BenchStore crash-child <dir> <boot-id> <now-µs>
 //                                    opens a tracker, runs a project, prints "ready", waits to
@@ -63,7 +64,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 func ms(_ value: Double) -> String { String(format: "%9.3f ms", value) }
 
-let keep = arguments.count >= 2 && arguments[1] != "history"
+let keep = arguments.count >= 2 && !["history", "import"].contains(arguments[1])
 let base: URL
 if keep {
     base = URL(fileURLWithPath: arguments[1], isDirectory: true)
@@ -247,6 +248,18 @@ func importBenchmark(_ database: URL) throws -> [String] {
         "| biomatimer: import, total                                 | \(ms(total)) | \(ratio(total)) |",
         "| biomatimer: import again (read + check, \(again) added)        | \(ms(againTime)) | \(ratio(againTime)) |",
     ]
+}
+
+// `BenchStore import <timew-export.json>`: reads and records one export into a fresh store,
+// with the time of each step (for profiling the import on its own).
+if arguments.count >= 3, arguments[1] == "import" {
+    let text = try String(contentsOfFile: arguments[2], encoding: .utf8)
+    var parsed: [ImportedInterval] = []
+    let parseTime = try measure { parsed = try TimewarriorImport.parse(text) }
+    let tracker = try Tracker(dataDirectory: base.appendingPathComponent("import"), rules: rules, now: start, bootID: bootID)
+    let storeTime = try measure { _ = try tracker.importIntervals(parsed, format: .timewarrior, at: start) }
+    print("\(parsed.count) intervals: read \(ms(parseTime)), recorded \(ms(storeTime))")
+    exit(0)
 }
 
 // `BenchStore history <data-dir> <timew-db>`: the same history in both, and nothing else.

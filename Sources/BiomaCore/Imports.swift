@@ -104,6 +104,7 @@ public enum TimewarriorImport {
         let entries = try ImportRules.topArray(text, what: "Timewarrior export", example: "`timew export` writes")
         var result: [ImportedInterval] = []
         result.reserveCapacity(entries.count)
+        var validated: [String: String] = [:]
         for (offset, value) in entries.enumerated() {
             let entry = offset + 1
             var id: String?
@@ -145,7 +146,7 @@ public enum TimewarriorImport {
                 guard case .string = annotation else { throw bad("\"annotation\" must be a string, found \(annotation.kind)") }
             }
             if end == start { continue }
-            let project = try ImportRules.project(tags, tagMap, bad, noun: "tag")
+            let project = try ImportRules.project(tags, tagMap, bad, noun: "tag", validated: &validated)
             result.append(ImportedInterval(start: start, end: end, projectName: project, entry: entry, entryID: id))
         }
         try ImportRules.checkOverlaps(result, .timewarrior)
@@ -154,7 +155,11 @@ public enum TimewarriorImport {
 
     /// `YYYYMMDDTHHMMSSZ` (UTC), the only form `timew export` writes.
     public static func parseTime(_ text: String) -> Micros? {
-        let b = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parseTime(bytes: $0) }
+    }
+
+    static func parseTime(bytes b: UnsafeBufferPointer<UInt8>) -> Micros? {
         guard b.count == 16, b[8] == UInt8(ascii: "T"), b[15] == UInt8(ascii: "Z") else { return nil }
         func digits(_ range: Range<Int>) -> Int? {
             var value = 0
@@ -192,6 +197,7 @@ public enum WatsonImport {
         let frames = try ImportRules.topArray(text, what: "Watson frames file", example: "Watson keeps in ~/.config/watson/frames")
         var result: [ImportedInterval] = []
         result.reserveCapacity(frames.count)
+        var validated: [String: String] = [:]
         for (offset, value) in frames.enumerated() {
             let entry = offset + 1
             var id: String?
@@ -236,7 +242,7 @@ public enum WatsonImport {
                 throw bad("updated_at \(ImportRules.shown(fields[5])) is not a time in seconds since 1970")
             }
             if end == start { continue }
-            let name = try ImportRules.project(labels, tagMap, bad, noun: "project or tag")
+            let name = try ImportRules.project(labels, tagMap, bad, noun: "project or tag", validated: &validated)
             result.append(ImportedInterval(start: start, end: end, projectName: name, entry: entry, entryID: id))
         }
         try ImportRules.checkOverlaps(result, .watson)
@@ -303,13 +309,17 @@ enum ImportRules {
     /// The project for an entry's labels through the map; a name biomatimer cannot take is an
     /// error suggesting a mapping.
     static func project(
-        _ labels: [String], _ tagMap: TagMap, _ bad: (String) -> TrackerError, noun: String
+        _ labels: [String], _ tagMap: TagMap, _ bad: (String) -> TrackerError, noun: String,
+        validated: inout [String: String]
     ) throws(TrackerError) -> String? {
         let (name, label) = tagMap.project(for: labels)
         guard let name else { return nil }
         guard let label else { return name }
+        if let known = validated[label] { return known }
         do {
-            return try Project.validatedName(label)
+            let valid = try Project.validatedName(label)
+            validated[label] = valid
+            return valid
         } catch {
             throw bad(
                 "its \(noun) \(ImportRules.shown(.string(label))) cannot be a project name (\(error.message.dropLastPeriod)); map it to one with --tag-map (TagMap)")

@@ -21,17 +21,20 @@ extension Tracker {
         try change(at: now) { model, db in
             var projectIDs: [String: String] = [:]
             for project in model.projects { projectIDs[Project.nameKey(project.name)] = project.id }
+            // Names as written, to their project (the many entries of one project look it up once).
+            var byName: [String: String] = [:]
             var rows: [(interval: Interval, line: Int)] = []
             rows.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
                 var projectID: String?
                 if let name = item.projectName {
-                    let key = Project.nameKey(name)
-                    if let id = projectIDs[key] {
+                    if let id = byName[name] {
                         projectID = id
                     } else {
-                        let id = try Tracker.insertProject(name: name, color: "", into: &model, db)
+                        let key = Project.nameKey(name)
+                        let id = try projectIDs[key] ?? Tracker.insertProject(name: name, color: "", into: &model, db)
                         projectIDs[key] = id
+                        byName[name] = id
                         projectID = id
                     }
                 }
