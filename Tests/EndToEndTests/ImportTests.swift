@@ -237,6 +237,23 @@ struct ImportEndToEndTests {
         #expect(r.stderr == "", "no progress line without a terminal")
     }
 
+    /// The private bus keeps dbus-daemon's default max_message_size (32 MiB): a bigger import
+    /// is dropped by the bus, and the command says why instead of blaming the daemon.
+    @Test func tooBigForTheBus() throws {
+        let f = try DaemonFixture()
+        _ = try f.cli(["status"])
+        let before = try f.durableState()
+        let file = f.dataDirectory.appendingPathComponent("big.json")
+        try ("[" + String(repeating: " ", count: 33 << 20) + "]").write(to: file, atomically: false, encoding: .utf8)
+        let r = try f.cli(["import", "--from", "timewarrior", file.path])
+        try? FileManager.default.removeItem(at: file)
+        #expect(r.status == 1)
+        #expect(
+            r.stderr.contains("big.json has 33 MiB: the bus may have refused a message that large (its max_message_size). Split it and import the parts."),
+            "\(r.stderr)")
+        #expect(try f.durableState() == before)
+    }
+
     @Test func importOverDBus() throws {
         let f = try DaemonFixture()
         _ = try f.cli(["status"])
