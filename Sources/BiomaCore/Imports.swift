@@ -101,12 +101,10 @@ public struct TagMap: Sendable, Equatable {
 /// are ignored. An interval with no length (end equal to start) holds no time and is left out.
 public enum TimewarriorImport {
     public static func parse(_ text: String, tagMap: TagMap = TagMap()) throws(TrackerError) -> [ImportedInterval] {
-        let entries = try ImportRules.topArray(text, what: "Timewarrior export", example: "`timew export` writes")
         var result: [ImportedInterval] = []
-        result.reserveCapacity(entries.count)
         var validated: [String: String] = [:]
-        for (offset, value) in entries.enumerated() {
-            let entry = offset + 1
+        try ImportRules.forEachElement(text, what: "Timewarrior export", example: "`timew export` writes") {
+            (entry, value) throws(TrackerError) in
             var id: String?
             func bad(_ why: String) -> TrackerError {
                 ImportRules.bad(ImportFormat.timewarrior.entryLabel(entry, id: id), why)
@@ -145,7 +143,7 @@ public enum TimewarriorImport {
             if let annotation = value["annotation"] {
                 guard case .string = annotation else { throw bad("\"annotation\" must be a string, found \(annotation.kind)") }
             }
-            if end == start { continue }
+            if end == start { return }
             let project = try ImportRules.project(tags, tagMap, bad, noun: "tag", validated: &validated)
             result.append(ImportedInterval(start: start, end: end, projectName: project, entry: entry, entryID: id))
         }
@@ -194,12 +192,10 @@ public enum TimewarriorImport {
 /// closed. A frame with no length holds no time and is left out.
 public enum WatsonImport {
     public static func parse(_ text: String, tagMap: TagMap = TagMap()) throws(TrackerError) -> [ImportedInterval] {
-        let frames = try ImportRules.topArray(text, what: "Watson frames file", example: "Watson keeps in ~/.config/watson/frames")
         var result: [ImportedInterval] = []
-        result.reserveCapacity(frames.count)
         var validated: [String: String] = [:]
-        for (offset, value) in frames.enumerated() {
-            let entry = offset + 1
+        try ImportRules.forEachElement(text, what: "Watson frames file", example: "Watson keeps in ~/.config/watson/frames") {
+            (entry, value) throws(TrackerError) in
             var id: String?
             func bad(_ why: String) -> TrackerError {
                 ImportRules.bad(ImportFormat.watson.entryLabel(entry, id: id), why)
@@ -241,7 +237,7 @@ public enum WatsonImport {
             if fields.count > 5, seconds(fields[5]) == nil {
                 throw bad("updated_at \(ImportRules.shown(fields[5])) is not a time in seconds since 1970")
             }
-            if end == start { continue }
+            if end == start { return }
             let name = try ImportRules.project(labels, tagMap, bad, noun: "project or tag", validated: &validated)
             result.append(ImportedInterval(start: start, end: end, projectName: name, entry: entry, entryID: id))
         }
@@ -276,21 +272,37 @@ enum ImportRules {
         .invalidImport("\(label): \(why). Nothing was imported.")
     }
 
-    /// The top-level array of a JSON file.
-    static func topArray(_ text: String, what: String, example: String) throws(TrackerError) -> [StrictJSON] {
+    /// Hands each element of a JSON file's top-level array to `body`, with its place from 1.
+    static func forEachElement(
+        _ text: String, what: String, example: String, _ body: (Int, StrictJSON) throws(TrackerError) -> Void
+    ) throws(TrackerError) {
         if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             throw .invalidImport("The \(what) is empty: expected a JSON array as \(example) ([] when there is nothing).")
         }
-        let json: StrictJSON
-        do {
-            json = try StrictJSON.parse(text)
-        } catch {
-            throw .invalidImport("The \(what) is not valid JSON: \(error). Nothing was imported.")
+        func invalid(_ error: StrictJSON.SyntaxError) -> TrackerError {
+            .invalidImport("The \(what) is not valid JSON: \(error). Nothing was imported.")
         }
-        guard case .array(let elements) = json else {
+        guard var elements = StrictJSON.ArrayReader(text) else {
+            let json: StrictJSON
+            do {
+                json = try StrictJSON.parse(text)
+            } catch {
+                throw invalid(error)
+            }
             throw .invalidImport("The \(what) must be a JSON array as \(example), not \(json.kind). Nothing was imported.")
         }
-        return elements
+        var place = 0
+        while true {
+            let element: StrictJSON?
+            do {
+                element = try elements.next()
+            } catch {
+                throw invalid(error)
+            }
+            guard let element else { return }
+            place += 1
+            try body(place, element)
+        }
     }
 
     /// A short rendering of a value for messages.

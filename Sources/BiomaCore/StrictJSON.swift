@@ -45,6 +45,50 @@ public indirect enum StrictJSON: Equatable, Sendable {
         return value
     }
 
+    /// Reads a JSON text that is an array one element at a time, so that the whole array is
+    /// never held (`timew export` of years is a million values). `next()` checks the text as
+    /// `parse` does, the end included.
+    public struct ArrayReader {
+        private var reader: Reader
+        private var first = true
+        private var done = false
+
+        /// Nil when the text is not an array (`parse` then says what it is, or what is wrong).
+        public init?(_ text: String) {
+            reader = Reader(bytes: Array(text.utf8))
+            reader.skipSpace()
+            guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "[") else { return nil }
+            reader.index += 1
+        }
+
+        /// The next element, nil after the last one.
+        public mutating func next() throws(SyntaxError) -> StrictJSON? {
+            if done { return nil }
+            reader.skipSpace()
+            if first {
+                first = false
+                if reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "]") {
+                    return try finish()
+                }
+            } else {
+                guard reader.index < reader.bytes.count else { throw reader.error("',' or ']'") }
+                if reader.bytes[reader.index] == UInt8(ascii: "]") { return try finish() }
+                guard reader.bytes[reader.index] == UInt8(ascii: ",") else { throw reader.error("',' or ']'") }
+                reader.index += 1
+                reader.skipSpace()
+            }
+            return try reader.value(depth: 1)
+        }
+
+        private mutating func finish() throws(SyntaxError) -> StrictJSON? {
+            reader.index += 1
+            reader.skipSpace()
+            guard reader.index == reader.bytes.count else { throw reader.error("the end of the text after the value") }
+            done = true
+            return nil
+        }
+    }
+
     /// What kind of value this is, for messages ("a string", "an array", …).
     public var kind: String {
         switch self {
@@ -63,7 +107,7 @@ public indirect enum StrictJSON: Equatable, Sendable {
         return members.first(where: { $0.key == key })?.value
     }
 
-    private struct Reader {
+    fileprivate struct Reader {
         let bytes: [UInt8]
         var index = 0
 

@@ -82,6 +82,39 @@ private func importMessage<T>(_ body: () throws -> T) -> String? {
         }
     }
 
+    /// Reading an array element by element accepts and refuses exactly what `parse` does, with
+    /// the same messages.
+    @Test func arrayReaderAgreesWithParse() {
+        let texts = [
+            "[]", " [ ] \n", "[1]", "[1,2 , [3,{\"a\":[]}]]", "[1,]", "[,1]", "[1 2]", "[1", "[", "[1]]", "[1] x",
+            "[\"a\", \"b\\u00e9\"]", "[{\"a\":1,\"a\":2}]", "[\n  {\"é\": 1 x", "[1,\n\n  tru]", "\u{FEFF}[true]",
+        ]
+        for text in texts {
+            var collected: Result<[StrictJSON], StrictJSON.SyntaxError> = .success([])
+            if var reader = StrictJSON.ArrayReader(text) {
+                var elements: [StrictJSON] = []
+                collected = Result { () throws(StrictJSON.SyntaxError) -> [StrictJSON] in
+                    while let element = try reader.next() { elements.append(element) }
+                    #expect(try reader.next() == nil)
+                    return elements
+                }
+            } else {
+                Issue.record("\(text.debugDescription) not read as an array")
+            }
+            let parsed = Result { () throws(StrictJSON.SyntaxError) -> [StrictJSON] in
+                guard case .array(let elements) = try StrictJSON.parse(text) else { return [] }
+                return elements
+            }
+            switch (collected, parsed) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(text.debugDescription)")
+            case (.failure(let a), .failure(let b)): #expect(a == b, "\(text.debugDescription)")
+            default: Issue.record("\(text.debugDescription): \(collected) but parse gives \(parsed)")
+            }
+        }
+        #expect(StrictJSON.ArrayReader(" {\"a\": []}") == nil)
+        #expect(StrictJSON.ArrayReader("") == nil)
+    }
+
     @Test func nestingIsBounded() throws {
         let deep = String(repeating: "[", count: StrictJSON.maxDepth) + String(repeating: "]", count: StrictJSON.maxDepth)
         _ = try StrictJSON.parse(deep)
