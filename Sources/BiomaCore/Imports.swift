@@ -203,7 +203,7 @@ public enum WatsonImport {
             guard case .array(let fields) = value else {
                 throw bad("expected an array [start, stop, project, id, tags, updated_at], found \(value.kind)")
             }
-            if fields.count > 3, case .string(let text) = fields[3] { id = text }
+            if fields.count > 3, case .string(let text) = fields[3] { id = ImportRules.plainID(text) }
             guard (4...6).contains(fields.count) else {
                 throw bad("expected 4 to 6 fields [start, stop, project, id, tags, updated_at], found \(fields.count)")
             }
@@ -303,6 +303,14 @@ enum ImportRules {
             place += 1
             try body(place, element)
         }
+    }
+
+    /// An id as it can be shown in a message: as it is when it is short, plain text (Watson's
+    /// are 32 hexadecimal digits), else quoted with control characters escaped.
+    static func plainID(_ id: String) -> String {
+        let plain = !id.isEmpty && id.count <= 40
+            && id.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "(" && $0 != ")" }
+        return plain ? id : shown(.string(id))
     }
 
     /// A short rendering of a value for messages.
