@@ -237,16 +237,22 @@ func importBenchmark(_ database: URL) throws -> [String] {
         again = try tracker.importIntervals(try TimewarriorImport.parse(export), format: .timewarrior, at: start).count
     }
     let total = parseTime + storeTime
-    func ratio(_ value: Double) -> String { String(format: "%16.2f", value / exportTime) }
+    func row(_ label: String, _ time: Double) -> String {
+        let padded = label + String(repeating: " ", count: max(0, 56 - label.count))
+        return "| \(padded) | \(ms(time)) | \(String(format: "%13.2f×", time / exportTime)) |"
+    }
+    let size = String(format: "%.1f", Double(export.utf8.count) / 1_048_576)
     return [
         "",
-        "| importing `timew export` (\(parsed.count) intervals, \(export.utf8.count / 1_048_576) MiB)  |      time    | ÷ timew export |",
-        "|-----------------------------------------------------------|--------------|----------------|",
-        "| timew export (Timewarrior writing them)                   | \(ms(exportTime)) | \(ratio(exportTime)) |",
-        "| biomatimer: read the JSON (TimewarriorImport.parse)       | \(ms(parseTime)) | \(ratio(parseTime)) |",
-        "| biomatimer: record \(added) in one transaction (empty store) | \(ms(storeTime)) | \(ratio(storeTime)) |",
-        "| biomatimer: import, total                                 | \(ms(total)) | \(ratio(total)) |",
-        "| biomatimer: import again (read + check, \(again) added)        | \(ms(againTime)) | \(ratio(againTime)) |",
+        "importing `timew export` of the same history: \(parsed.count) intervals, \(size) MiB of JSON",
+        "",
+        "| \("step".padding(toLength: 56, withPad: " ", startingAt: 0)) |         time | ÷ timew export |",
+        "|\(String(repeating: "-", count: 58))|--------------|----------------|",
+        row("timew export (Timewarrior writing them)", exportTime),
+        row("biomatimer: read the JSON (TimewarriorImport.parse)", parseTime),
+        row("biomatimer: record \(added) in one transaction (empty store)", storeTime),
+        row("biomatimer: import, in all", total),
+        row("biomatimer: import again (read and check, \(again) added)", againTime),
     ]
 }
 
