@@ -244,13 +244,13 @@ func importBenchmark(_ database: URL) throws -> [String] {
     let size = String(format: "%.1f", Double(export.utf8.count) / 1_048_576)
     return [
         "",
-        "importing `timew export` of the same history: \(parsed.count) intervals, \(size) MiB of JSON",
+        "importing `timew export` of the same history: \(parsed.count) intervals read, \(added) recorded, \(size) MiB of JSON",
         "",
         "| \("step".padding(toLength: 56, withPad: " ", startingAt: 0)) |         time | ÷ timew export |",
         "|\(String(repeating: "-", count: 58))|--------------|----------------|",
         row("timew export (Timewarrior writing them)", exportTime),
         row("biomatimer: read the JSON (TimewarriorImport.parse)", parseTime),
-        row("biomatimer: record \(added) in one transaction (empty store)", storeTime),
+        row("biomatimer: record them in one transaction (empty store)", storeTime),
         row("biomatimer: import, in all", total),
         row("biomatimer: import again (read and check, \(again) added)", againTime),
     ]
