@@ -4,6 +4,7 @@
 //   BenchStore history <data-dir> <timew-db>
 //                                    writes the same ten years into a biomatimer store and a
 //                                    Timewarrior database (for the client comparisons in .ci/bench)
+//   BenchStore import <file>         reads and records a `timew export` file, timing each step
 //   BenchStore open-child <dir>     opens the store, prints the error if any (tests)
 //   BenchStore crash-child <dir> <boot-id> <now-µs>
 //                                    opens a tracker, runs a project, prints "ready", waits to
@@ -63,7 +64,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 func ms(_ value: Double) -> String { String(format: "%9.3f ms", value) }
 
-let keep = arguments.count >= 2 && arguments[1] != "history"
+let keep = arguments.count >= 2 && !["history", "import"].contains(arguments[1])
 let base: URL
 if keep {
     base = URL(fileURLWithPath: arguments[1], isDirectory: true)
@@ -220,6 +221,75 @@ func timew(_ args: [String], database: URL) -> Double? {
     } catch { return nil }
 }
 
+/// `timew export` of the whole history, captured, and how long Timewarrior took to write it.
+func timewExport(database: URL) throws -> (text: String, ms: Double) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timew")
+    process.arguments = ["export"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["TIMEWARRIORDB"] = database.path
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    var data = Data()
+    let time = try measure {
+        try process.run()
+        data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+    }
+    guard process.terminationStatus == 0 else { throw TrackerError.invalidArgument("timew export failed") }
+    return (String(decoding: data, as: UTF8.self), time)
+}
+
+/// Importing Timewarrior's export of the whole history into an empty store (reading the
+/// JSON, then one transaction), and again into the store that now holds it (every interval
+/// checked, none added), against the time `timew export` takes to write it.
+func importBenchmark(_ database: URL) throws -> [String] {
+    let exports = try (0..<3).map { _ in try timewExport(database: database) }
+    let export = exports[0].text
+    let exportTime = exports.map(\.ms).min()!
+    var parsed: [ImportedInterval] = []
+    let parseTime = median(try (0..<3).map { _ in try measure { parsed = try TimewarriorImport.parse(export) } })
+    let tracker = try Tracker(dataDirectory: base.appendingPathComponent("import"), rules: rules, now: start, bootID: bootID)
+    var added = 0
+    let storeTime = try measure { added = try tracker.importIntervals(parsed, format: .timewarrior, at: start).count }
+    var again = -1
+    let againTime = try measure {
+        again = try tracker.importIntervals(try TimewarriorImport.parse(export), format: .timewarrior, at: start).count
+    }
+    let total = parseTime + storeTime
+    func row(_ label: String, _ time: Double) -> String {
+        let padded = label + String(repeating: " ", count: max(0, 56 - label.count))
+        return "| \(padded) | \(ms(time)) | \(String(format: "%13.2f×", time / exportTime)) |"
+    }
+    let size = String(format: "%.1f", Double(export.utf8.count) / 1_048_576)
+    return [
+        "",
+        "importing `timew export` of the same history: \(parsed.count) intervals read, \(added) recorded, \(size) MiB of JSON",
+        "",
+        "| \("step".padding(toLength: 56, withPad: " ", startingAt: 0)) |         time | ÷ timew export |",
+        "|\(String(repeating: "-", count: 58))|--------------|----------------|",
+        row("timew export (Timewarrior writing them)", exportTime),
+        row("biomatimer: read the JSON (TimewarriorImport.parse)", parseTime),
+        row("biomatimer: record them in one transaction (empty store)", storeTime),
+        row("biomatimer: import, in all", total),
+        row("biomatimer: import again (read and check, \(again) added)", againTime),
+    ]
+}
+
+// `BenchStore import <timew-export.json>`: reads and records one export into a fresh store,
+// with the time of each step (for profiling the import on its own).
+if arguments.count >= 3, arguments[1] == "import" {
+    let text = try String(contentsOfFile: arguments[2], encoding: .utf8)
+    var parsed: [ImportedInterval] = []
+    let parseTime = try measure { parsed = try TimewarriorImport.parse(text) }
+    let tracker = try Tracker(dataDirectory: base.appendingPathComponent("import"), rules: rules, now: start, bootID: bootID)
+    let storeTime = try measure { _ = try tracker.importIntervals(parsed, format: .timewarrior, at: start) }
+    print("\(parsed.count) intervals: read \(ms(parseTime)), recorded \(ms(storeTime))")
+    exit(0)
+}
+
 // `BenchStore history <data-dir> <timew-db>`: the same history in both, and nothing else.
 if arguments.count >= 4, arguments[1] == "history" {
     let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
@@ -240,6 +310,7 @@ let full = try run("full", full: true)
 
 var timewYear: Double?
 var timewAll: Double?
+var importLines: [String] = []
 if FileManager.default.isExecutableFile(atPath: "/usr/bin/timew") {
     let names = Dictionary(uniqueKeysWithValues: projectNames.enumerated().map { ("p\($0.offset + 1)", $0.element) })
     let database = base.appendingPathComponent("timewarrior")
@@ -251,6 +322,7 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/timew") {
     timewAll = [0, 1].compactMap { _ in
         timew(["summary", "\(firstDay)", "-", "\(today.adding(days: 1))"], database: database)
     }.min()
+    importLines = try importBenchmark(database)
 }
 
 print("")
@@ -280,3 +352,4 @@ if let timewYear, let timewAll {
 } else {
     print("timew not available or failed: no Timewarrior comparison")
 }
+for line in importLines { print(line) }

@@ -77,6 +77,8 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
     case noFocus(String)
     /// The preset reference (id or name) given.
     case noSuchPreset(String)
+    /// A sentence naming the entry or line of imported data that is wrong, and why.
+    case invalidImport(String)
     /// A sentence naming the database path and the cause.
     case storage(String)
 
@@ -104,7 +106,7 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "No focus preset named or with id '\(ref)'."
         case .noSuchInterval(let id):
             return "No interval with id '\(id)' (`biomatimer log` shows them)."
-        case .invalidArgument(let text), .storage(let text), .noFocus(let text), .overlap(let text), .nothingToUndo(let text):
+        case .invalidArgument(let text), .invalidImport(let text), .storage(let text), .noFocus(let text), .overlap(let text), .nothingToUndo(let text):
             return text
         }
     }

@@ -46,6 +46,7 @@ public enum TimerAPI {
         case .invalidArgument: name = "InvalidArgument"
         case .noFocus: name = "NoFocus"
         case .noSuchPreset: name = "NoSuchPreset"
+        case .invalidImport: name = "InvalidImport"
         case .storage: name = "Storage"
         }
         return DBusMethodError(errorPrefix + name, error.message)

@@ -276,7 +276,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     try change { try keepAway(at: $0) }
                     return []
                 },
-            ] + editMethods())
+            ] + editMethods() + importMethods())
     }
 
     private func statusText(format: String, options: [String: DBusValue]) throws -> String {

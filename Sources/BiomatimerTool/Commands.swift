@@ -298,20 +298,6 @@ struct Export: ParsableCommand {
     }
 }
 
-struct Import: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Import intervals from a CSV file made by export; all or nothing.")
-    @Argument(help: "The CSV file, or - for standard input.") var file: String
-    func run() throws {
-        let data = file == "-" ? try readStandardInput() : try readFile(file)
-        guard let text = String(validating: data, as: UTF8.self), !text.utf8.contains(0) else {
-            throw ClientFailure(exitCode: 1, "\(file) is not UTF-8 text.")
-        }
-        let count = try callDaemon("ImportCSV", [.string(text)]).first?.int64 ?? 0
-        print("Imported \(count) interval\(count == 1 ? "" : "s").")
-    }
-}
-
 struct ResetHistory: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset-history", abstract: "Delete all recorded time (a backup is kept).")
