@@ -167,6 +167,7 @@ public final class Watcher: @unchecked Sendable {
                 guard let client = try? TimerClient(address: address) else { continue }
                 switch action {
                 case .toggle: _ = try? client.call("Toggle")
+                case .toggleFocus: _ = try? client.call("TogglePause", interface: TimerNames.focusInterface)
                 case .nextProject, .previousProject:
                     if let step = action.cycleStep { _ = try? client.call("CycleProject", [.int32(step)]) }
                 }

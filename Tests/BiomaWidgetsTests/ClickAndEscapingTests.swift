@@ -12,9 +12,11 @@ import Testing
         #expect(BarClick(i3blocksLine: ##"{"button":3}"##)?.action == .nextProject)
         #expect(BarClick(i3blocksLine: ##"{"button":4}"##)?.action == .previousProject)
         #expect(BarClick(i3blocksLine: ##"{"button":5}"##)?.action == .nextProject)
-        // Middle click parses but means nothing.
+        // Middle click pauses or resumes the focus timer; side buttons mean nothing.
         #expect(BarClick(i3blocksLine: ##"{"button":2}"##) == BarClick(button: 2))
-        #expect(BarClick(i3blocksLine: ##"{"button":2}"##)?.action == nil)
+        #expect(BarClick(i3blocksLine: ##"{"button":2}"##)?.action == .toggleFocus)
+        #expect(BarClick(i3blocksLine: ##"{"button":8}"##)?.action == nil)
+        #expect(WidgetAction.toggleFocus.cycleStep == nil)
     }
 
     /// What i3blocks 1.5 writes for a `format=json` persistent block: the leading

@@ -46,7 +46,7 @@ import Testing
     @Test func renderersWakeOnlyForTheTimesTheyShow() throws {
         let state = Fixture.project()
         // The island shows no project times: its next change is the work daily total's.
-        #expect(IslandRenderer().displayedTimes == .work)
+        #expect(IslandRenderer().displayedTimes == .line)
         #expect(nextRedraw(after: Fixture.now, state: state, showing: IslandRenderer().displayedTimes) == Fixture.t0 + 1_300_000)
         #expect(nextRedraw(after: Fixture.now, state: state, showing: WaybarRenderer().displayedTimes) == Fixture.t0 + 1_100_000)
         let sessionOnly = try TemplateRenderer(template: "{mark} {session}")

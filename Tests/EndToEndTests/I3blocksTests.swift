@@ -136,6 +136,24 @@ struct I3blocksTests {
         // The button block keeps its label after running its command.
         let button = statusLineBlocks(last.text)?.first { $0["name"] as? String == "biomatimer-click" }
         #expect(button?["full_text"] as? String == "⏯")
+
+        // A countdown leads the line; a middle click (the click block's
+        // `2) biomatimer focus toggle`) pauses it.
+        #expect(try f.cli(["focus", "countdown", "10m", "--label", "Tea"]).status == 0)
+        let countdown = block("the countdown") { ($0["full_text"] as? String)?.hasPrefix("◷ ") == true }
+        #expect(
+            (countdown?["full_text"] as? String)?.wholeMatch(of: #/◷ (10:00|9:5\d) Countdown · Tea │ ‖ \d+:\d\d:\d\d/#) != nil,
+            "\(countdown ?? [:])")
+        #expect((countdown?["short_text"] as? String)?.hasPrefix("◷ ") == true)
+        click(2)
+        #expect(
+            waitUntil(timeout: 5) {
+                (try? jsonObject(f.cli(["status", "--json"]).stdout)?["focus"] as? [String: Any])??["state"] as? String == "paused"
+            }, "middle click did not pause the focus timer; stderr: \(errors.text)")
+        let pausedFocus = block("the paused countdown") { ($0["full_text"] as? String)?.hasPrefix("‖ ") == true }
+        #expect(
+            (pausedFocus?["full_text"] as? String)?.wholeMatch(of: #/‖ (10:00|9:5\d) Countdown · Tea │ ‖ \d+:\d\d:\d\d/#) != nil,
+            "\(pausedFocus ?? [:])")
         #expect(bar.status == nil, "i3blocks still runs")
     }
 }

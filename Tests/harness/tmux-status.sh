@@ -3,8 +3,15 @@
 # server, attaches a client in a pseudo-terminal (script(1)), captures the terminal
 # output, stops everything, and prints the status line's right part.
 #
-# usage: tmux-status.sh --command COMMAND [--wait SECONDS] [--raw] [--keep FILE]
+# usage: tmux-status.sh (--command COMMAND | --config FILE) [--wait SECONDS] [--raw]
+#                        [--keep FILE] [--keys FILE]
 #   --command  what #() runs, e.g. 'biomatimer status --format tmux'
+#   --config   source FILE (e.g. Widgets/tmux/tmux.conf) instead: its status-right and key
+#              bindings as a user has them; its commands run with this script's PATH and
+#              environment (tmux's server inherits them). An error in FILE fails the run.
+#   --keys     write the server's key bindings (list-keys) to FILE
+#   --type     TEXT (a printf format, e.g. '\002T' for prefix T) typed into the client's
+#              terminal one second after it attached, as a user's keystrokes
 #   --wait     seconds the client stays attached (default 3)
 #   --raw      print the captured segment with its escape sequences, made visible
 #              (e.g. the project colour \x1b[38;5;33m), instead of plain text
@@ -14,17 +21,21 @@
 # Needs (Debian): tmux, util-linux (script), python3.
 
 set -u
-cmd="" wait_s=3 raw=0 keep=""
+cmd="" wait_s=3 raw=0 keep="" config="" keys="" type=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --command) cmd=${2:?}; shift 2 ;;
     --wait) wait_s=${2:?}; shift 2 ;;
     --raw) raw=1; shift ;;
     --keep) keep=${2:?}; shift 2 ;;
+    --config) config=${2:?}; shift 2 ;;
+    --keys) keys=${2:?}; shift 2 ;;
+    --type) type=${2:?}; shift 2 ;;
     *) echo "tmux-status.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
-[ -n "$cmd" ] || { echo "tmux-status.sh: --command is required" >&2; exit 2; }
+[ -n "$cmd" ] || [ -n "$config" ] || { echo "tmux-status.sh: --command or --config is required" >&2; exit 2; }
+[ -z "$config" ] || [ -r "$config" ] || { echo "tmux-status.sh: cannot read $config" >&2; exit 2; }
 
 work=$(mktemp -d /tmp/tmux-status.XXXXXX) || exit 1
 socket="$work/socket"
@@ -37,13 +48,21 @@ trap cleanup EXIT INT TERM
 
 # A bare server: no user config, one window running a long sleep as the only pane.
 tmux -S "$socket" -f /dev/null new-session -d -x 160 -y 5 "sleep 600" || exit 1
-tmux -S "$socket" set -g status-right-length 150
-tmux -S "$socket" set -g status-interval 1
-tmux -S "$socket" set -g status-right "#(sh $work/command)"
+if [ -n "$config" ]; then
+    tmux -S "$socket" source-file "$config" || { echo "tmux-status.sh: tmux refused $config" >&2; exit 1; }
+else
+    tmux -S "$socket" set -g status-right-length 150
+    tmux -S "$socket" set -g status-interval 1
+    tmux -S "$socket" set -g status-right "#(sh $work/command)"
+fi
+[ -n "$keys" ] && tmux -S "$socket" list-keys >"$keys"
 
 # The client draws the status line into the capture; timeout detaches it.
-# Its stdin is an idle pipe: no keystrokes reach the pane.
-sleep "$wait_s" | TERM=xterm-256color timeout "$wait_s" script -qfc "tmux -S $socket attach" \
+# Its stdin is a pipe: idle, or carrying --type's keystrokes after a second.
+{
+    if [ -n "$type" ]; then sleep 1; printf "$type"; fi
+    sleep "$wait_s"
+} | TERM=xterm-256color timeout "$wait_s" script -qfc "tmux -S $socket attach" \
     "$work/capture" >/dev/null 2>&1
 [ -n "$keep" ] && cp "$work/capture" "$keep"
 

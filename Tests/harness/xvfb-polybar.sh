@@ -5,6 +5,7 @@
 #
 # usage: xvfb-polybar.sh --config MODULE.ini --out DIR [--module NAME]
 #                        [--exec COMMAND] [--expect TEXT] [--wait SECONDS] [--size WxH]
+#                        [--click X,Y,BUTTON]... [--after SECONDS]
 #
 #   --config   ini file defining [module/NAME] (default NAME: biomatimer)
 #   --exec     runs COMMAND instead of the module's exec (through a module that
@@ -12,14 +13,18 @@
 #   --expect   succeed only if TEXT appears in module-output.log (needs --exec)
 #   --wait     seconds to let the bar run before the screenshot (default 3)
 #   --size     screen size (default 800x60)
+#   --click    after --wait and --expect, click at X,Y with BUTTON (1 left, 2 middle,
+#              3 right, 4/5 scroll) through xdotool; repeatable; each logged to clicks.log
+#   --after    seconds between the last click and the screenshot (default 1)
 #   --out      artefacts: screenshot.png, polybar.log, module-output.log, bar.ini
 #
 # Exit status: 0 when the screenshot was taken (and --expect matched), 1 otherwise,
 # 2 for usage errors. Waits are bounded; every process started is stopped.
-# Needs (Debian): polybar xvfb x11-apps (xwd) netpbm (xwdtopnm, pnmtopng) fonts-dejavu-core.
+# Needs (Debian): polybar xvfb x11-apps (xwd) netpbm (xwdtopnm, pnmtopng) fonts-dejavu-core,
+# and xdotool for --click.
 
 set -u
-config="" out="" module=biomatimer exec_cmd="" expect="" wait_s=3 size=800x60
+config="" out="" module=biomatimer exec_cmd="" expect="" wait_s=3 size=800x60 clicks="" after_s=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --config) config=${2:?}; shift 2 ;;
@@ -29,6 +34,8 @@ while [ $# -gt 0 ]; do
     --expect) expect=${2:?}; shift 2 ;;
     --wait) wait_s=${2:?}; shift 2 ;;
     --size) size=${2:?}; shift 2 ;;
+    --click) clicks="$clicks ${2:?}"; shift 2 ;;
+    --after) after_s=${2:?}; shift 2 ;;
     *) echo "xvfb-polybar.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -87,7 +94,7 @@ teardown() {
     left=$(tagged)
     [ -n "$left" ] && kill -KILL $left 2>/dev/null
     wait 2>/dev/null
-    for f in polybar.log module-output.log bar.ini xvfb.log; do
+    for f in polybar.log module-output.log bar.ini xvfb.log clicks.log; do
         [ -f "$work/$f" ] && cp "$work/$f" "$out/$f"
     done
     rm -rf "$work"
@@ -125,6 +132,16 @@ if [ -n "$expect" ]; then
         [ $i -ge 50 ] && fail "the module never printed \"$expect\""
         sleep 0.1; i=$((i + 1))
     done
+fi
+if [ -n "$clicks" ]; then
+    command -v xdotool >/dev/null 2>&1 || fail "--click needs xdotool"
+    for click in $clicks; do
+        x=${click%%,*}; rest=${click#*,}; y=${rest%%,*}; button=${rest#*,}
+        DISPLAY=$display xdotool mousemove "$x" "$y" click "$button" || fail "xdotool could not click $click"
+        echo "$click" >>"$work/clicks.log"
+        sleep 0.5
+    done
+    sleep "$after_s"
 fi
 xwd -display "$display" -root -silent | xwdtopnm 2>/dev/null | pnmtopng >"$out/screenshot.png" 2>/dev/null ||
     fail "could not take a screenshot"

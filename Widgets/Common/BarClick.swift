@@ -1,8 +1,8 @@
 import FoundationEssentials
 
 // Clicks on the widget. Every bar maps its mouse buttons the same way: left click
-// toggles work, right click and scrolling down go to the next project, scrolling up to
-// the previous one. Waybar and polybar run commands for clicks (see their configs);
+// toggles work, middle click pauses or resumes the focus timer, right click and scrolling
+// down go to the next project, scrolling up to the previous one. Waybar and polybar run commands for clicks (see their configs);
 // i3blocks 1.5+ writes one line per click to a persistent block's stdin, parsed here.
 // i3blocks 1.4 (Debian 12) does not: see `I3blocksClicks.stdinCarriesClicks`.
 
@@ -14,22 +14,25 @@ public enum WidgetAction: String, Sendable, Equatable, CaseIterable {
     case nextProject
     /// `biomatimer project prev` (D-Bus `CycleProject(-1)`).
     case previousProject
+    /// `biomatimer focus toggle` (D-Bus `org.biomatimer.Focus1.TogglePause()`).
+    case toggleFocus
 
-    /// The action for an X11/i3bar button number: 1 left, 3 right, 4 scroll up,
-    /// 5 scroll down. Other buttons (middle, side) do nothing.
+    /// The action for an X11/i3bar button number: 1 left, 2 middle, 3 right, 4 scroll up,
+    /// 5 scroll down. Other buttons (side) do nothing.
     public init?(button: Int) {
         switch button {
         case 1: self = .toggle
+        case 2: self = .toggleFocus
         case 3, 5: self = .nextProject
         case 4: self = .previousProject
         default: return nil
         }
     }
 
-    /// The `CycleProject` step, or nil for toggle.
+    /// The `CycleProject` step, or nil for the toggles.
     public var cycleStep: Int32? {
         switch self {
-        case .toggle: return nil
+        case .toggle, .toggleFocus: return nil
         case .nextProject: return 1
         case .previousProject: return -1
         }

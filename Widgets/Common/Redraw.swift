@@ -75,9 +75,10 @@ public func nextRedraw(after now: Int64, times: [MovingTime]) -> Int64? {
 }
 
 /// The first instant after `now` at which any displayed time (work session, work daily
-/// total, project session, project daily total) reaches its next whole second, i.e. when
-/// a renderer's output for `state` next changes; nil when nothing moves (work stopped and
-/// no project active, or offline): then the watcher waits for the next D-Bus signal only.
+/// total, project session, project daily total, the focus timer's time left) reaches its
+/// next displayed second, i.e. when a renderer's output for `state` next changes; nil when
+/// nothing moves (work stopped, no project active, no focus phase running, or offline):
+/// then the watcher waits for the next D-Bus signal only.
 public func nextRedraw(after now: Int64, state: WidgetState) -> Int64? {
     nextRedraw(after: now, state: state, showing: .all)
 }
@@ -93,8 +94,10 @@ public func nextRedraw(after now: Int64, state: WidgetState, showing times: Disp
 extension WidgetState {
     /// The displayed times that move with the clock now, of those `times` selects.
     public func movingTimes(showing times: DisplayedTimes) -> [MovingTime] {
-        guard isTicking else { return [] }
         var moving: [MovingTime] = []
+        // The focus timer's time left counts down while a phase runs, whatever work does.
+        if times.contains(.focus), let left = focusRemaining { moving.append(left) }
+        guard isTicking else { return moving }
         if timer.running {
             if times.contains(.session) { moving.append(MovingTime(timer.sessionTime, at: timer.updatedAt, .up)) }
             if times.contains(.daily) { moving.append(MovingTime(timer.dailyTotal, at: timer.updatedAt, .up)) }

@@ -35,6 +35,8 @@ public struct WidgetDisplay: Sendable, Equatable {
     public var openTasks: Int
     /// `⚑2` when tasks are due, else empty.
     public var dueMark: String
+    /// The focus timer (inactive when there is none or the daemon is offline).
+    public var focus: FocusDisplay
 
     public init(_ state: WidgetState, now: Int64, options: RenderOptions) {
         let glyphs = options.glyphs
@@ -51,6 +53,7 @@ public struct WidgetDisplay: Sendable, Equatable {
         dueTasks = state.online ? Int(state.tasks.dueTasks) : 0
         openTasks = state.online ? Int(state.tasks.openTasks) : 0
         dueMark = dueTasks > 0 ? "\(glyphs.tasksDue)\(dueTasks)" : ""
+        focus = FocusDisplay(state, now: now, options: options)
         if hasProject {
             let name = state.activeProjectName.isEmpty ? state.activeProject : state.activeProjectName
             projectFullName = TextEscaping.singleLine(name)

@@ -16,7 +16,8 @@ extension WidgetRenderer {
     public var displayedTimes: DisplayedTimes { .all }
 }
 
-/// Which of the four moving values an output shows.
+/// Which of the moving values an output shows: the four work and project times, and the
+/// focus timer's time left (which counts down).
 public struct DisplayedTimes: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -25,10 +26,14 @@ public struct DisplayedTimes: OptionSet, Sendable, Hashable {
     public static let daily = DisplayedTimes(rawValue: 1 << 1)
     public static let projectSession = DisplayedTimes(rawValue: 1 << 2)
     public static let projectDaily = DisplayedTimes(rawValue: 1 << 3)
+    /// The focus timer's time left (and its progress).
+    public static let focus = DisplayedTimes(rawValue: 1 << 4)
 
-    /// The work timer's session and today's total: what the island line shows.
+    /// The work timer's session and today's total.
     public static let work: DisplayedTimes = [.session, .daily]
-    public static let all: DisplayedTimes = [.session, .daily, .projectSession, .projectDaily]
+    /// What the island line (and the bars built on it) shows: the work times and the focus timer.
+    public static let line: DisplayedTimes = [.session, .daily, .focus]
+    public static let all: DisplayedTimes = [.session, .daily, .projectSession, .projectDaily, .focus]
 }
 
 /// A renderer selectable by name with `--format NAME`.

@@ -11,15 +11,18 @@ public struct I3blocksRenderer: NamedWidgetRenderer, Equatable {
         self.options = options
     }
 
-    /// The line shows the work times only.
-    public var displayedTimes: DisplayedTimes { .work }
+    /// The line shows the work times and the focus timer, no project times.
+    public var displayedTimes: DisplayedTimes { .line }
 
     public func render(_ state: WidgetState, now: Int64) -> String {
         let display = WidgetDisplay(state, now: now, options: options)
         let full = IslandRenderer.line(display, escape: TextEscaping.pango)
         let short =
             display.phase == .offline
-            ? full : TextEscaping.pango("\(display.mark) \(display.session)")
+            ? full
+            : display.focus.leads
+                ? TextEscaping.pango(display.focus.shortSegment)
+                : TextEscaping.pango("\(display.mark) \(display.session)")
         var line = "{\"full_text\":" + TextEscaping.json(full)
             + ",\"short_text\":" + TextEscaping.json(short)
         if let color = display.color {

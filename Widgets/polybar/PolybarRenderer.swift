@@ -9,8 +9,8 @@ public struct PolybarRenderer: NamedWidgetRenderer, Equatable {
         self.options = options
     }
 
-    /// The line shows the work times only.
-    public var displayedTimes: DisplayedTimes { .work }
+    /// The line shows the work times and the focus timer, no project times.
+    public var displayedTimes: DisplayedTimes { .line }
 
     public func render(_ state: WidgetState, now: Int64) -> String {
         IslandRenderer.line(

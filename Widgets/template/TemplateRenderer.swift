@@ -28,6 +28,33 @@ public enum TemplateField: String, Sendable, CaseIterable {
     case dueTasks = "due_tasks"
     /// Tasks not done.
     case openTasks = "open_tasks"
+    /// The focus timer as the island shows it (`◷ 12:34 Work 2/4 · Deep work`), empty when off.
+    case focus
+    /// The focus timer's mark (`◷`, `‖`, `◌`, `✓`), empty when off.
+    case focusMark = "focus_mark"
+    /// `off`, `running`, `paused`, `waiting` or `done`.
+    case focusState = "focus_state"
+    /// `pomodoro`, `countdown` or `intervals`, empty when off.
+    case focusKind = "focus_kind"
+    /// `work`, `short-break`, `long-break`, `countdown`, `active`, `rest` (while waiting:
+    /// the next one), empty when off.
+    case focusPhase = "focus_phase"
+    /// The phase in words: `Work`, `Short break`, …
+    case focusPhaseName = "focus_phase_name"
+    /// Time left in the phase, `12:34` or `1:02:03`, counting down.
+    case focusRemaining = "focus_remaining"
+    /// The round, from 1 (empty for a countdown or when off).
+    case focusRound = "focus_round"
+    /// The planned rounds, empty when endless (or a countdown, or off).
+    case focusRounds = "focus_rounds"
+    /// `2/4`, or `2` when endless; empty for a countdown.
+    case focusRoundText = "focus_round_text"
+    /// The label (shortened), empty when none.
+    case focusLabel = "focus_label"
+    /// The phase's progress, 0–100 (0 when off).
+    case focusProgress = "focus_progress"
+    /// Work phases and active rounds completed today.
+    case focusCompleted = "focus_completed"
 
     /// The moving values this field's text depends on.
     var times: DisplayedTimes {
@@ -37,7 +64,11 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .projectSession: return .projectSession
         case .projectDaily: return .projectDaily
         case .percentage: return [.projectDaily, .daily]
-        case .project, .projectID, .color, .day, .state, .mark, .dueTasks, .openTasks: return []
+        case .focus, .focusRemaining, .focusProgress: return .focus
+        case .project, .projectID, .color, .day, .state, .mark, .dueTasks, .openTasks, .focusMark, .focusState,
+            .focusKind, .focusPhase, .focusPhaseName, .focusRound, .focusRounds, .focusRoundText, .focusLabel,
+            .focusCompleted:
+            return []
         }
     }
 
@@ -56,6 +87,22 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .mark: return display.mark
         case .dueTasks: return String(display.dueTasks)
         case .openTasks: return String(display.openTasks)
+        case .focus: return display.focus.segment
+        case .focusMark: return display.focus.mark
+        case .focusState: return display.focus.state.rawValue
+        case .focusKind: return display.focus.kind
+        case .focusPhase: return display.focus.phase
+        case .focusPhaseName: return display.focus.phaseName
+        case .focusRemaining: return display.focus.remaining
+        case .focusRound:
+            return display.focus.round.isEmpty ? "" : String(display.focus.round.prefix { $0 != "/" })
+        case .focusRounds:
+            guard let slash = display.focus.round.firstIndex(of: "/") else { return "" }
+            return String(display.focus.round[display.focus.round.index(after: slash)...])
+        case .focusRoundText: return display.focus.round
+        case .focusLabel: return display.focus.label
+        case .focusProgress: return String(display.focus.progress)
+        case .focusCompleted: return String(display.focus.completedToday)
         }
     }
 }

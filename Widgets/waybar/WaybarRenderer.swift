@@ -1,6 +1,7 @@
 // Waybar custom module with `return-type: json`: one JSON object per line.
 // Waybar reads `text` and `tooltip` as Pango markup, so both are Pango-escaped, then
-// JSON-escaped.
+// JSON-escaped. A focus timer adds its classes (`focus`, `focus-running`, `kind-pomodoro`,
+// `phase-work`…), names its state in `alt` and gives its phase's progress as `percentage`.
 
 /// `{"text":…,"alt":…,"tooltip":…,"class":[…],"percentage":…}`.
 public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
@@ -19,21 +20,29 @@ public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
         var classes = [display.phase.rawValue]
         if display.hasProject { classes.append("project") }
         if display.dueTasks > 0 { classes.append("tasks-due") }
+        classes += display.focus.cssClasses
+        // With a focus timer, `alt` names its state and `percentage` is the phase's progress.
+        let focus = display.focus
+        let alt = focus.active ? "focus-\(focus.state.rawValue)" : display.phase.rawValue
+        let percentage = focus.active ? focus.progress : display.percentage
         return "{\"text\":" + TextEscaping.json(text)
-            + ",\"alt\":" + TextEscaping.json(display.phase.rawValue)
+            + ",\"alt\":" + TextEscaping.json(alt)
             + ",\"tooltip\":" + TextEscaping.json(TextEscaping.pango(Self.tooltip(display)))
             + ",\"class\":[" + classes.map(TextEscaping.json).joined(separator: ",") + "]"
-            + ",\"percentage\":\(display.percentage)}"
+            + ",\"percentage\":\(percentage)}"
     }
 
     /// Two lines: work, then the project (its full name: a tooltip has room), each as
-    /// session and today's total.
+    /// session and today's total; with a focus timer, two lines about it first.
     static func tooltip(_ display: WidgetDisplay) -> String {
         if display.phase == .offline { return "biomatimer: the daemon is not running" }
+        let focus =
+            display.focus.active
+            ? "\(display.focus.sentence)\nCompleted today: \(display.focus.completedToday)\n" : ""
         let work = "Work: \(display.session) session, \(display.daily) today"
         let tasks = display.dueTasks > 0 ? "\nTasks due: \(display.dueTasks) of \(display.openTasks) open" : ""
-        guard display.hasProject else { return work + "\nNo project running" + tasks }
-        return work
+        guard display.hasProject else { return focus + work + "\nNo project running" + tasks }
+        return focus + work
             + "\n\(display.projectFullName): \(display.projectSession) session, \(display.projectDaily) today" + tasks
     }
 }

@@ -1,0 +1,104 @@
+import BiomaDaemon
+import DBusKit
+import Foundation
+import Testing
+
+import TestSupport
+
+extension DaemonFixture {
+    /// `busctl call` on `org.biomatimer.Focus1` (the same object as the timer).
+    @discardableResult
+    func focusCall(_ member: String, _ signatureAndArguments: [String] = []) throws -> ProcessResult {
+        let result = try busctl(
+            ["call", TimerAPI.busName, TimerAPI.objectPath, TimerNames.focusInterface, member] + signatureAndArguments)
+        #expect(result.status == 0, "Focus1.\(member): \(result.stderr)")
+        return result
+    }
+
+    /// Starts a countdown of `seconds` with `label` through busctl.
+    func startCountdown(seconds: Int64, label: String) throws {
+        try focusCall("StartCountdown", ["xa{sv}", "\(seconds * 1_000_000)", "1", "Label", "s", label])
+    }
+}
+
+/// The time left (`M:SS` or `H:MM:SS`) after a focus mark in a line, in seconds.
+func focusSeconds(_ line: String) -> Int? {
+    guard let match = line.firstMatch(of: #/[◷‖] (?:(\d+):)?(\d+):(\d\d)/#) else { return nil }
+    let hours = match.1.flatMap { Int($0) } ?? 0
+    guard let minutes = Int(match.2), let seconds = Int(match.3) else { return nil }
+    return hours * 3600 + minutes * 60 + seconds
+}
+
+/// `biomatimer watch` following a real daemon's focus timer: one line per displayed second
+/// while a countdown runs, none while it is paused or done.
+@Suite(.timeLimit(.minutes(1)))
+struct FocusWatchTests {
+    @Test func aCountdownTicksDownPausesStillAndEndsDone() throws {
+        let f = try DaemonFixture()
+        let watch = try watch(f, ["--format", "island"])
+        defer { watch.stop() }
+        #expect(watch.lines.next(timeout: 5)?.text == "○ 0:00:00 (0:00:00)")
+
+        // Running: the countdown leads, one line per second, each one second less.
+        try f.startCountdown(seconds: 600, label: "Tea")
+        let first = try #require(watch.lines.next(timeout: 3), "no line after StartCountdown: \(watch.errors)")
+        #expect(first.text == "◷ 10:00 Countdown · Tea" || first.text == "◷ 9:59 Countdown · Tea", "\(first.text)")
+        let tick1 = try #require(watch.lines.next(timeout: 2.5), "no tick of the countdown")
+        let tick2 = try #require(watch.lines.next(timeout: 2.5), "no second tick of the countdown")
+        let s0 = try #require(focusSeconds(first.text)), s1 = try #require(focusSeconds(tick1.text))
+        let s2 = try #require(focusSeconds(tick2.text))
+        #expect(s1 == s0 - 1 && s2 == s1 - 1, "seconds \(s0), \(s1), \(s2)")
+        let gap = tick2.at.timeIntervalSince(tick1.at)
+        #expect(gap > 0.6 && gap < 1.4, "ticks \(gap) s apart")
+
+        // Paused: the time left frozen with the pause mark, and the watch sleeps.
+        try f.focusCall("TogglePause")
+        let paused = try #require(watch.lines.next(timeout: 3) { $0.hasPrefix("‖") }, "no paused line")
+        #expect(paused.text.hasSuffix(" Countdown · Tea"), "\(paused.text)")
+        #expect(watch.lines.collect(for: 0.3).map(\.text) == [])
+        let pausedSwitches = try #require(contextSwitches(of: watch.process.pid))
+        #expect(watch.lines.collect(for: 1.2).map(\.text) == [], "lines while paused")
+        #expect(contextSwitches(of: watch.process.pid) == pausedSwitches, "the watch woke while paused")
+
+        // Done: a short countdown ends; "Tea done" stays and nothing ticks.
+        try f.startCountdown(seconds: 1, label: "Tea")
+        let done = try #require(watch.lines.next(timeout: 4) { $0 == "✓ Tea done" }, "no done line: \(watch.errors)")
+        #expect(done.text == "✓ Tea done")
+        #expect(watch.lines.collect(for: 1.2).map(\.text) == [], "lines while done")
+
+        // Stopped: exactly the line without a focus timer.
+        try f.focusCall("StopFocus")
+        #expect(watch.lines.next(timeout: 3)?.text == "○ 0:00:00 (0:00:00)")
+    }
+
+    /// Every format the C front and the tool print shows the focus timer (the daemon renders
+    /// `status --format`), the same as a watch.
+    @Test func statusShowsTheFocusTimerInEveryFormat() throws {
+        let f = try DaemonFixture()
+        try f.startCountdown(seconds: 3600, label: "Tea")
+        _ = try f.focusCall("TogglePause")
+        let plain = try f.cli(["status"])
+        #expect(plain.stdout == "0:00:00 (0:00:00)\nFocus paused: Countdown, 1:00:00 left · Tea\n", "\(plain.stderr)")
+        #expect(try f.cli(["status", "--format", "island"]).stdout == "‖ 1:00:00 Countdown · Tea\n")
+        #expect(try f.cli(["status", "--format", "tmux"]).stdout == "‖ 1:00:00 Countdown · Tea\n")
+        #expect(try f.cli(["status", "--format", "polybar"]).stdout == "‖ 1:00:00 Countdown · Tea\n")
+        #expect(
+            try f.cli(["status", "--format", "{focus_state} {focus_kind} {focus_remaining} {focus_label}"]).stdout
+                == "paused countdown 1:00:00 Tea\n")
+        let waybar = try #require(jsonObject(try f.cli(["status", "--format", "waybar"]).stdout))
+        #expect(waybar["class"] as? [String] == ["idle", "focus", "focus-paused", "kind-countdown", "phase-countdown"])
+        #expect(waybar["alt"] as? String == "focus-paused" && waybar["percentage"] as? Int == 0)
+        let i3blocks = try #require(jsonObject(try f.cli(["status", "--format", "i3blocks"]).stdout))
+        #expect(i3blocks["full_text"] as? String == "‖ 1:00:00 Countdown · Tea")
+        let json = try #require(jsonObject(try f.cli(["status", "--json"]).stdout))
+        let focus = try #require(json["focus"] as? [String: Any])
+        #expect(focus["state"] as? String == "paused" && focus["kind"] as? String == "countdown")
+        // Paused a moment after the start: the time left is frozen just under an hour,
+        // displayed as the seconds begun.
+        let remaining = try #require(focus["remaining"] as? Int)
+        #expect(remaining > 3_590_000_000 && remaining <= 3_600_000_000, "\(remaining)")
+        #expect(focus["remaining_text"] as? String == "1:00:00")
+        let again = try #require(jsonObject(try f.cli(["status", "--json"]).stdout)?["focus"] as? [String: Any])
+        #expect(again["remaining"] as? Int == remaining, "the paused time left moved")
+    }
+}
