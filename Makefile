@@ -8,10 +8,12 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
-# Build and test: libdbus, a bus, and the independent peers the tests drive.
+# Build and test: libdbus, a bus, and the independent peers the tests drive (rsvg-convert and
+# xmllint read the SVG chart).
 DEPS_CORE := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin systemd \
-	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db
-# The real bars of the widget tests, and timewarrior for the benchmarks' comparisons.
+	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db \
+	librsvg2-bin libxml2-utils
+# The real bars of the widget tests, and timewarrior for the import tests and the benchmarks' comparisons.
 DEPS_BARS := i3blocks sway waybar grim fonts-dejavu-core polybar xvfb x11-apps netpbm xdotool tmux \
 	timewarrior hyperfine
 DEPS := $(DEPS_CORE) $(DEPS_BARS)

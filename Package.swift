@@ -49,7 +49,7 @@ let package = Package(
             name: "BiomaWidgets",
             dependencies: ["TimerControl"],
             path: "Widgets",
-            exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
+            exclude: ["README.md", "chart/README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
         ),
         // The daemon: the tracker published as /org/biomatimer/Timer1.
         .target(

@@ -4,6 +4,7 @@
 //   BenchStore history <data-dir> <timew-db>
 //                                    writes the same ten years into a biomatimer store and a
 //                                    Timewarrior database (for the client comparisons in .ci/bench)
+//   BenchStore import <file>         reads and records a `timew export` file, timing each step
 //   BenchStore open-child <dir>     opens the store, prints the error if any (tests)
 //   BenchStore crash-child <dir> <boot-id> <now-µs>
 //                                    opens a tracker, runs a project, prints "ready", waits to
@@ -63,7 +64,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 func ms(_ value: Double) -> String { String(format: "%9.3f ms", value) }
 
-let keep = arguments.count >= 2 && arguments[1] != "history"
+let keep = arguments.count >= 2 && !["history", "import"].contains(arguments[1])
 let base: URL
 if keep {
     base = URL(fileURLWithPath: arguments[1], isDirectory: true)
@@ -86,6 +87,7 @@ struct Results {
     var changeMedian = 0.0, changeP99 = 0.0, startupFirst = 0.0, startup = 0.0, year = 0.0, all = 0.0
     var backup = 0.0
     var intervals = 0
+    var edit = 0.0, undo = 0.0, week = 0.0, reset = 0.0, resetUndo = 0.0
 }
 
 /// Generates ~40 intervals a day over `firstDay..<today`, 12 projects and some time with none.
@@ -148,10 +150,31 @@ func run(_ label: String, full: Bool) throws -> Results {
     }
     results.changeMedian = median(changes)
     results.changeP99 = percentile(changes, 0.99)
+    // Editing the past, five years back: an add over recorded time (--replace) and its undo,
+    // 100 of each, each one commit; and listing a week's intervals. The edited week is
+    // recorded in both stores (in the empty one, only that week), so both edits do the same.
+    let week = rules.period(.week, containing: today.adding(days: -5 * 365))
+    let (weekStart, weekEnd) = (rules.start(of: week.from), rules.start(of: week.to.adding(days: 1)))
+    _ = try tracker.appendHistory(
+        history(projectIDs: ids).filter { $0.start >= weekStart && $0.end <= weekEnd }, at: now)
+    let past = rules.start(of: today.adding(days: -5 * 365)) + 9 * 3600 * microsPerSecond
+    var edits: [Double] = []
+    var undos: [Double] = []
+    for _ in 0..<100 {
+        edits.append(try measure { _ = try tracker.addInterval(start: past, end: past + 1_800_000_000, project: nil, replace: true, at: now) })
+        undos.append(try measure { _ = try tracker.undo(at: now) })
+    }
+    results.edit = median(edits)
+    results.undo = median(undos)
+    results.week = median(try (0..<20).map { _ in try measure { _ = try tracker.intervals(from: week.from, to: week.to) } })
     results.backup = try measure { try tracker.backup(reason: "bench", at: now) }
     let lastYear = today.adding(days: -365)
     results.year = median(try (0..<5).map { _ in try measure { _ = try tracker.report(.year, containing: lastYear, at: now) } })
     results.all = median(try (0..<5).map { _ in try measure { _ = try tracker.report(from: firstDay, to: today, at: now) } })
+    // Last: reset-history (a backup, then every row journaled in one INSERT … SELECT) and its
+    // undo (every row back under its id).
+    results.reset = try measure { try tracker.resetHistory(at: now) }
+    results.resetUndo = try measure { _ = try tracker.undo(at: now) }
     return results
 }
 
@@ -198,6 +221,75 @@ func timew(_ args: [String], database: URL) -> Double? {
     } catch { return nil }
 }
 
+/// `timew export` of the whole history, captured, and how long Timewarrior took to write it.
+func timewExport(database: URL) throws -> (text: String, ms: Double) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timew")
+    process.arguments = ["export"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["TIMEWARRIORDB"] = database.path
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    var data = Data()
+    let time = try measure {
+        try process.run()
+        data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+    }
+    guard process.terminationStatus == 0 else { throw TrackerError.invalidArgument("timew export failed") }
+    return (String(decoding: data, as: UTF8.self), time)
+}
+
+/// Importing Timewarrior's export of the whole history into an empty store (reading the
+/// JSON, then one transaction), and again into the store that now holds it (every interval
+/// checked, none added), against the time `timew export` takes to write it.
+func importBenchmark(_ database: URL) throws -> [String] {
+    let exports = try (0..<3).map { _ in try timewExport(database: database) }
+    let export = exports[0].text
+    let exportTime = exports.map(\.ms).min()!
+    var parsed: [ImportedInterval] = []
+    let parseTime = median(try (0..<3).map { _ in try measure { parsed = try TimewarriorImport.parse(export) } })
+    let tracker = try Tracker(dataDirectory: base.appendingPathComponent("import"), rules: rules, now: start, bootID: bootID)
+    var added = 0
+    let storeTime = try measure { added = try tracker.importIntervals(parsed, format: .timewarrior, at: start).count }
+    var again = -1
+    let againTime = try measure {
+        again = try tracker.importIntervals(try TimewarriorImport.parse(export), format: .timewarrior, at: start).count
+    }
+    let total = parseTime + storeTime
+    func row(_ label: String, _ time: Double) -> String {
+        let padded = label + String(repeating: " ", count: max(0, 56 - label.count))
+        return "| \(padded) | \(ms(time)) | \(String(format: "%13.2f×", time / exportTime)) |"
+    }
+    let size = String(format: "%.1f", Double(export.utf8.count) / 1_048_576)
+    return [
+        "",
+        "importing `timew export` of the same history: \(parsed.count) intervals read, \(added) recorded, \(size) MiB of JSON",
+        "",
+        "| \("step".padding(toLength: 56, withPad: " ", startingAt: 0)) |         time | ÷ timew export |",
+        "|\(String(repeating: "-", count: 58))|--------------|----------------|",
+        row("timew export (Timewarrior writing them)", exportTime),
+        row("biomatimer: read the JSON (TimewarriorImport.parse)", parseTime),
+        row("biomatimer: record them in one transaction (empty store)", storeTime),
+        row("biomatimer: import, in all", total),
+        row("biomatimer: import again (read and check, \(again) added)", againTime),
+    ]
+}
+
+// `BenchStore import <timew-export.json>`: reads and records one export into a fresh store,
+// with the time of each step (for profiling the import on its own).
+if arguments.count >= 3, arguments[1] == "import" {
+    let text = try String(contentsOfFile: arguments[2], encoding: .utf8)
+    var parsed: [ImportedInterval] = []
+    let parseTime = try measure { parsed = try TimewarriorImport.parse(text) }
+    let tracker = try Tracker(dataDirectory: base.appendingPathComponent("import"), rules: rules, now: start, bootID: bootID)
+    let storeTime = try measure { _ = try tracker.importIntervals(parsed, format: .timewarrior, at: start) }
+    print("\(parsed.count) intervals: read \(ms(parseTime)), recorded \(ms(storeTime))")
+    exit(0)
+}
+
 // `BenchStore history <data-dir> <timew-db>`: the same history in both, and nothing else.
 if arguments.count >= 4, arguments[1] == "history" {
     let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
@@ -218,6 +310,7 @@ let full = try run("full", full: true)
 
 var timewYear: Double?
 var timewAll: Double?
+var importLines: [String] = []
 if FileManager.default.isExecutableFile(atPath: "/usr/bin/timew") {
     let names = Dictionary(uniqueKeysWithValues: projectNames.enumerated().map { ("p\($0.offset + 1)", $0.element) })
     let database = base.appendingPathComponent("timewarrior")
@@ -229,6 +322,7 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/timew") {
     timewAll = [0, 1].compactMap { _ in
         timew(["summary", "\(firstDay)", "-", "\(today.adding(days: 1))"], database: database)
     }.min()
+    importLines = try importBenchmark(database)
 }
 
 print("")
@@ -239,9 +333,15 @@ print("| state change commit, p99                 | \(ms(empty.changeP99)) | \(m
 print("| startup to today's totals (first open)   | \(ms(empty.startupFirst)) | \(ms(full.startupFirst)) |          |")
 print("| startup to today's totals (median of 5)  | \(ms(empty.startup)) | \(ms(full.startup)) |          |")
 print("| backup (SQLite online backup, daily)     | \(ms(empty.backup)) | \(ms(full.backup)) |          |")
+print("| edit: add --replace 5 years back, median | \(ms(empty.edit)) | \(ms(full.edit)) | flat     |")
+print("| undo of that edit, median                | \(ms(empty.undo)) | \(ms(full.undo)) | flat     |")
+print("| a week's intervals with ids (log --week) | \(ms(empty.week)) | \(ms(full.week)) | flat     |")
 print("| year report                              | \(ms(empty.year)) | \(ms(full.year)) | < 10 ms  |")
 print("| all-time report (\(years) years)               | \(ms(empty.all)) | \(ms(full.all)) | < 100 ms |")
 let boundaryTime = median((0..<5).map { _ in measure { _ = rules.boundaries(from: firstDay, to: today) } })
+print("| reset-history (backup, rows journaled)   | \(ms(empty.reset)) | \(ms(full.reset)) |          |")
+print("| undo of the reset (every row back)       | \(ms(empty.resetUndo)) | \(ms(full.resetUndo)) |          |")
+print("  edits and the week's list: the empty store holds only the edited week, so both change the same rows")
 print("  of the all-time report: computing \(today.ordinal - firstDay.ordinal + 2) day boundaries took \(ms(boundaryTime))")
 print("")
 if let timewYear, let timewAll {
@@ -252,3 +352,4 @@ if let timewYear, let timewAll {
 } else {
     print("timew not available or failed: no Timewarrior comparison")
 }
+for line in importLines { print(line) }

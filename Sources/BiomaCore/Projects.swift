@@ -65,12 +65,20 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
     case nameTaken(String)
     /// The task id given.
     case noSuchTask(String)
+    /// The interval id given.
+    case noSuchInterval(String)
+    /// A sentence naming the intervals in the way.
+    case overlap(String)
+    /// A sentence: the journal is empty.
+    case nothingToUndo(String)
     /// A sentence saying what is wrong.
     case invalidArgument(String)
     /// No focus timer, or none in a state the operation applies to: a sentence.
     case noFocus(String)
     /// The preset reference (id or name) given.
     case noSuchPreset(String)
+    /// A sentence naming the entry or line of imported data that is wrong, and why.
+    case invalidImport(String)
     /// A sentence naming the database path and the cause.
     case storage(String)
 
@@ -96,7 +104,9 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "No task with id '\(id)' (`biomatimer task list --all` shows them)."
         case .noSuchPreset(let ref):
             return "No focus preset named or with id '\(ref)'."
-        case .invalidArgument(let text), .storage(let text), .noFocus(let text):
+        case .noSuchInterval(let id):
+            return "No interval with id '\(id)' (`biomatimer log` shows them)."
+        case .invalidArgument(let text), .invalidImport(let text), .storage(let text), .noFocus(let text), .overlap(let text), .nothingToUndo(let text):
             return text
         }
     }

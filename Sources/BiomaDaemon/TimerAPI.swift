@@ -40,9 +40,13 @@ public enum TimerAPI {
         case .invalidColor: name = "InvalidColor"
         case .nameTaken: name = "NameTaken"
         case .noSuchTask: name = "NoSuchTask"
+        case .noSuchInterval: name = "NoSuchInterval"
+        case .overlap: name = "Overlap"
+        case .nothingToUndo: name = "NothingToUndo"
         case .invalidArgument: name = "InvalidArgument"
         case .noFocus: name = "NoFocus"
         case .noSuchPreset: name = "NoSuchPreset"
+        case .invalidImport: name = "InvalidImport"
         case .storage: name = "Storage"
         }
         return DBusMethodError(errorPrefix + name, error.message)

@@ -228,10 +228,17 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     "ReportText", in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
                 ) { [self] call in
-                    let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json"])
+                    let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
                     let json = try options.bool("Json") == true
                     let color = try options.bool("Color") == true
-                    let report = try report(period: call.arguments[0].string!, day: call.arguments[1].string!).vardict ?? [:]
+                    let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
+                    switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
+                    case (false, false, false): break
+                    case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
+                    case (false, false, true): return [.string(try svgText(period: period, day: day))]
+                    default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
+                    }
+                    let report = try report(period: period, day: day).vardict ?? [:]
                     let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
                     return [.string(text)]
                 },
@@ -269,7 +276,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     try change { try keepAway(at: $0) }
                     return []
                 },
-            ])
+            ] + editMethods() + importMethods())
     }
 
     private func statusText(format: String, options: [String: DBusValue]) throws -> String {

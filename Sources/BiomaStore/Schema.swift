@@ -100,8 +100,53 @@ enum Schema {
                     );
                     """)
         }
+        // v5: the journal of edits, for Undo. The interval table is rebuilt with AUTOINCREMENT
+        // so that an id is never given twice: an undo puts deleted rows back under their ids.
+        migrator.registerMigration("v5-edit-journal") { db in
+            try db.execute(sql: Schema.editJournalSQL)
+        }
         return migrator
     }
+
+    static let editJournalSQL = """
+        CREATE TABLE interval_v5 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            start_us INTEGER NOT NULL,
+            end_us INTEGER,
+            project_id TEXT REFERENCES project(id) ON DELETE CASCADE,
+            CHECK (end_us IS NULL OR end_us > start_us)
+        );
+        INSERT INTO interval_v5 (id, start_us, end_us, project_id) SELECT id, start_us, end_us, project_id FROM interval;
+        DROP TABLE interval;
+        ALTER TABLE interval_v5 RENAME TO interval;
+        CREATE INDEX interval_start ON interval(start_us);
+        CREATE INDEX interval_project ON interval(project_id);
+        CREATE INDEX interval_end ON interval(end_us);
+        CREATE UNIQUE INDEX interval_single_open ON interval(ifnull(end_us, 0)) WHERE end_us IS NULL;
+        -- One entry per edit, newest last: kind (add, update, delete, split, reset-history,
+        -- import), the words Undo answers with, and the stopwatch's run starts around the
+        -- edit when it moved the running interval.
+        CREATE TABLE edit_journal (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            what TEXT NOT NULL,
+            created_us INTEGER NOT NULL,
+            run_saved INTEGER NOT NULL DEFAULT 0,
+            work_run_before INTEGER, project_run_before INTEGER,
+            work_run_after INTEGER, project_run_after INTEGER
+        );
+        -- Each row the edit touched, by id: its image before (none: inserted) and after
+        -- (none: deleted).
+        CREATE TABLE edit_journal_row (
+            seq INTEGER NOT NULL REFERENCES edit_journal(seq) ON DELETE CASCADE,
+            id INTEGER NOT NULL,
+            had_before INTEGER NOT NULL,
+            before_start_us INTEGER, before_end_us INTEGER, before_project_id TEXT,
+            has_after INTEGER NOT NULL,
+            after_start_us INTEGER, after_end_us INTEGER, after_project_id TEXT
+        );
+        CREATE INDEX edit_journal_row_seq ON edit_journal_row(seq);
+        """
 
     /// Test hook: a database at `path` migrated only up to `version`, then `sql` run on it.
     static func makeDatabaseForTesting(at path: String, upTo version: String, then sql: String) throws {

@@ -4,13 +4,18 @@ import GRDB
 
 /// Recorded time as a whole: reset, CSV export and import, bulk appends.
 extension Tracker {
-    /// Deletes all recorded time, after a backup. A running timer goes on from `now`.
+    /// Deletes all recorded time, after a backup and journaled (`undo` restores every row). A
+    /// running timer goes on from `now`.
     public func resetHistory(at now: Micros) throws {
         try backup(reason: "before-reset-history", at: now)
         try change(at: now) { model, db in
             let changes = model.state.resetHistory(at: now)
+            try Tracker.journalReset(at: now, db)
             try db.execute(sql: "DELETE FROM interval")
             try Tracker.apply(changes, openBefore: nil, db)
+            if let open = try Tracker.rows(db, overlapping: now, .max).first(where: \.running) {
+                try Tracker.journalRunningAfterReset(open, db)
+            }
             return []
         }
     }
@@ -54,7 +59,11 @@ extension Tracker {
                 }
                 items.append((Interval(start: row.start, end: row.end, projectID: projectID), row.line))
             }
-            count = try Tracker.insertHistory(items, state: model.state, rules: rules, db)
+            let added = try Tracker.insertHistory(items, state: model.state, rules: rules, db)
+            count = added.count
+            if count > 0 {
+                try Tracker.journalAdded(ids: added, what: "import of \(count) interval\(count == 1 ? "" : "s") (csv)", at: now, db)
+            }
             return []
         }
         return count
@@ -70,40 +79,44 @@ extension Tracker {
                 throw TrackerError.noSuchProject(interval.projectID!)
             }
             count = try Tracker.insertHistory(
-                intervals.enumerated().map { ($0.element, $0.offset + 1) }, state: model.state, rules: rules, label: "Interval", db)
+                intervals.enumerated().map { ($0.element, $0.offset + 1) }, state: model.state, rules: rules, label: "Interval", db
+            ).count
             return []
         }
         return count
     }
 
     /// Inserts intervals after checking they overlap neither each other nor recorded time (an
-    /// interval equal to a recorded one is skipped). `line` names the culprit in errors.
+    /// interval equal to a recorded one is skipped). `line` names the culprit in errors, as
+    /// `name(line)` when given, else as "`label` `line`". Returns the rowids of the intervals added.
     static func insertHistory(
-        _ items: [(interval: Interval, line: Int)], state: TimerState, rules: DayRules, label: String = "CSV line", _ db: Database
-    ) throws -> Int {
+        _ items: [(interval: Interval, line: Int)], state: TimerState, rules: DayRules, label: String = "CSV line",
+        name: ((Int) -> String)? = nil, _ db: Database
+    ) throws -> [Int64] {
         let sorted = items.sorted { ($0.interval.start, $0.line) < ($1.interval.start, $1.line) }
-        guard let first = sorted.first else { return 0 }
+        guard let first = sorted.first else { return [] }
         func text(_ interval: Interval) -> String {
             "\(IntervalCSV.formatInstant(interval.start, rules: rules)) – \(IntervalCSV.formatInstant(interval.end, rules: rules))"
         }
+        func named(_ line: Int) -> String { name?(line) ?? "\(label) \(line)" }
         func overlap(_ item: (interval: Interval, line: Int), _ what: String) -> TrackerError {
             guard item.interval.end > item.interval.start else {
-                return .invalidArgument("\(label) \(item.line): the end is not after the start. Nothing was imported.")
+                return .invalidArgument("\(named(item.line)): the end is not after the start. Nothing was imported.")
             }
-            return .invalidArgument("\(label) \(item.line) (\(text(item.interval))) overlaps \(what). Nothing was imported.")
+            return .invalidArgument("\(named(item.line)) (\(text(item.interval))) overlaps \(what). Nothing was imported.")
         }
         let last = sorted.map(\.interval.end).max()!
         let existing = try closedIntervals(db, overlapping: first.interval.start, last)
         var cursor = 0
         var previous: (interval: Interval, line: Int)?
-        var count = 0
+        var added: [Int64] = []
         let insert = try db.cachedStatement(sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, ?)")
         for item in sorted {
             let interval = item.interval
             guard interval.end > interval.start else { throw overlap(item, "") }
             if let previous, interval.start < previous.interval.end {
                 if previous.interval == interval { continue }
-                throw overlap(item, "\(label.lowercased()) \(previous.line) (\(text(previous.interval)))")
+                throw overlap(item, "\(name?(previous.line) ?? "\(label.lowercased()) \(previous.line)") (\(text(previous.interval)))")
             }
             previous = item
             if let open = state.open, interval.end > open.start {
@@ -115,8 +128,8 @@ extension Tracker {
                 throw overlap(item, "recorded time \(text(existing[cursor]))")
             }
             try insert.execute(arguments: [interval.start, interval.end, interval.projectID])
-            count += 1
+            added.append(db.lastInsertedRowID)
         }
-        return count
+        return added
     }
 }

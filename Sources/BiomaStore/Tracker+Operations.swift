@@ -172,7 +172,7 @@ extension Tracker {
         try change(at: now) { model, db in
             var kept = removed
             if let project = kept.projectID, !model.projects.contains(where: { $0.id == project }) { kept.projectID = nil }
-            let added = try Tracker.insertHistory([(kept, 1)], state: model.state, rules: rules, label: "The away time", db)
+            let added = try Tracker.insertHistory([(kept, 1)], state: model.state, rules: rules, label: "The away time", db).count
             guard added == 1 else { throw TrackerError.invalidArgument("The away time is already recorded as work.") }
             model.state.credit(kept)
             return []

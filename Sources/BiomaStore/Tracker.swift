@@ -151,19 +151,30 @@ public final class Tracker: @unchecked Sendable {
         }
         return try locked {
             let boundaries = rules.boundaries(from: from, to: to)
-            var intervals = try readOrThrow {
-                try Tracker.closedIntervals($0, overlapping: boundaries.first!, boundaries.last!)
-            }
-            if let open = model.state.open, now > open.start {
-                intervals.append(Interval(start: open.start, end: now, projectID: open.projectID))
-            }
             var report = Report(
-                from: from, to: to, boundaries: boundaries, intervals: intervals, projects: model.projects)
+                from: from, to: to, boundaries: boundaries, intervals: try intervals(from: from, to: to, at: now),
+                projects: model.projects)
             let focus = try readOrThrow {
                 try Tracker.focusRecords($0, overlapping: boundaries.first!, boundaries.last!)
             }
             report.add(FocusTotals(focus, boundaries: boundaries))
             return report
+        }
+    }
+
+    /// The intervals overlapping the days `from...to` (not clipped), in order, the running one
+    /// last and closed at `now` (left out before it has lasted any time).
+    public func intervals(from: Day, to: Day, at now: Micros) throws -> [Interval] {
+        guard from <= to else {
+            throw TrackerError.invalidArgument("The range starts (\(from)) after it ends (\(to)).")
+        }
+        return try locked {
+            let (low, high) = (rules.start(of: from), rules.start(of: to.adding(days: 1)))
+            var intervals = try readOrThrow { try Tracker.closedIntervals($0, overlapping: low, high) }
+            if let open = model.state.open, now > open.start, open.start < high, now > low {
+                intervals.append(Interval(start: open.start, end: now, projectID: open.projectID))
+            }
+            return intervals
         }
     }
 

@@ -24,7 +24,8 @@ struct Biomatimer: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, ProjectCommand.self, FocusCommand.self,
-            TaskCommand.self, AwayCommand.self,
+            TaskCommand.self, AwayCommand.self, Log.self, AddInterval.self, EditInterval.self, SplitInterval.self,
+            DeleteInterval.self, Undo.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])
 }
@@ -243,10 +244,19 @@ struct ProjectDelete: ParsableCommand {
 
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "report", abstract: "Totals for a day, week, month or year, per project and per day.")
+        commandName: "report", abstract: "Totals for a day, week, month or year, per project and per day.",
+        discussion: """
+            --chart draws each day of the period as a 24-hour strip (midnight to midnight) in the \
+            projects' colours: work without a project ░, unaccounted time ·, each project its own \
+            glyph without colour. --svg FILE writes the day as a 24-hour ring, midnight at the top, \
+            with the current time in red for today.
+            """)
     @Flag(exclusivity: .exclusive) var period: Period = .day
     @Option(help: "A day inside the period, YYYY-MM-DD (default today).") var date: String?
     @Flag(help: "JSON for scripts.") var json = false
+    @Flag(help: "Draw each day as a 24-hour strip in the projects' colours, with a legend.") var chart = false
+    @Option(help: ArgumentHelp("Write the day's 24-hour ring chart as SVG to <file> (- for standard output).", valueName: "file"))
+    var svg: String?
 
     enum Period: String, EnumerableFlag {
         case day, week, month, year
@@ -254,9 +264,11 @@ struct ReportCommand: ParsableCommand {
 
     func validate() throws {
         if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
+        try validateChart()
     }
 
     func run() throws {
+        if chart || svg != nil { return try runChart() }
         let report = try callDaemon("Report", [.string(period.rawValue), .string(date ?? "")]).first?.vardict ?? [:]
         print(json ? ReportText.json(report) : ReportText.table(report, style: Terminal.style()), terminator: "")
     }
@@ -283,20 +295,6 @@ struct Export: ParsableCommand {
         } else {
             writeStandardOutput(csv)
         }
-    }
-}
-
-struct Import: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Import intervals from a CSV file made by export; all or nothing.")
-    @Argument(help: "The CSV file, or - for standard input.") var file: String
-    func run() throws {
-        let data = file == "-" ? try readStandardInput() : try readFile(file)
-        guard let text = String(validating: data, as: UTF8.self), !text.utf8.contains(0) else {
-            throw ClientFailure(exitCode: 1, "\(file) is not UTF-8 text.")
-        }
-        let count = try callDaemon("ImportCSV", [.string(text)]).first?.int64 ?? 0
-        print("Imported \(count) interval\(count == 1 ? "" : "s").")
     }
 }
 

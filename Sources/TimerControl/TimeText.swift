@@ -52,6 +52,8 @@ public enum WhenText {
         case notATime(String)
         /// A local time the clocks skip (a daylight-saving change).
         case doesNotExist(String)
+        /// Not two times joined by `-`.
+        case notARange(String)
 
         public var description: String {
             switch self {
@@ -59,8 +61,44 @@ public enum WhenText {
                 return "'\(text)' is not a time: use 15:00, tomorrow 09:00, 2026-11-23 09:00 or +2h."
             case .doesNotExist(let text):
                 return "'\(text)' does not exist in this time zone (the clocks skip it that day)."
+            case .notARange(let text):
+                return "'\(text)' is not a time range: use START-END, e.g. 09:00-12:30 or yesterday 17:30-18:15."
             }
         }
+    }
+
+    /// Microseconds since the epoch for `text`, relative to `now`; a bare clock (`09:00`) is
+    /// on `day` (`YYYY-MM-DD`) when one is given, else today.
+    public static func parse(_ text: String, now: Int64, day: String?) throws(Failure) -> Int64 {
+        guard let day else { return try parse(text, now: now) }
+        let trimmed = text.filter { $0 != " " }
+        guard let date = parseDate(day), let (hour, minute) = parseClock(trimmed) else { return try parse(text, now: now) }
+        return try instant(date, hour: hour, minute: minute, text: "\(day) \(trimmed)")
+    }
+
+    /// `09:00-12:30`, `yesterday 17:30-18:15`, `2026-11-20T22:00-01:00`: two instants split
+    /// at a `-` where both sides are times. An end given as a bare clock is on the start's day,
+    /// or the next day when it is not after the start (`22:00-01:00`).
+    public static func parseRange(_ text: String, now: Int64, day: String?) throws(Failure) -> (start: Int64, end: Int64) {
+        let characters = Array(text)
+        var skipped: Failure?
+        for index in characters.indices where characters[index] == "-" && index > 0 {
+            let left = String(characters[..<index])
+            let right = String(characters[(index + 1)...])
+            let clock = right.filter { $0 != " " }
+            do {
+                let start = try parse(left, now: now, day: day)
+                guard let (hour, minute) = parseClock(clock) else { return (start, try parse(right, now: now, day: day)) }
+                let date = localDate(start)
+                let end = try instant(date, hour: hour, minute: minute, text: "\(text)")
+                if end > start { return (start, end) }
+                return (start, try instant(shifted(date, days: 1), hour: hour, minute: minute, text: text))
+            } catch {
+                // A side that names a time the clocks skip says so, unless another split works.
+                if case .doesNotExist = error { skipped = error }
+            }
+        }
+        throw skipped ?? .notARange(text)
     }
 
     /// Microseconds since the epoch for `text`, relative to `now`.

@@ -302,7 +302,7 @@ struct CLITests {
                 ["report", "--date", "2026-02-30"],
                 """
                 Error: --date 2026-02-30 is not a day: use YYYY-MM-DD.
-                Usage: biomatimer report [--day] [--week] [--month] [--year] [--date <date>] [--json]
+                Usage: biomatimer report [--day] [--week] [--month] [--year] [--date <date>] [--json] [--chart] [--svg <file>]
                   See 'biomatimer report --help' for more information.
 
                 """

@@ -1,0 +1,81 @@
+import BiomaCore
+import BiomaStore
+import DBusKit
+
+/// Editing the past on `org.biomatimer.Timer1`: list intervals with their ids, add, change,
+/// delete and split them, and undo. Each edit is one store transaction and, through `change`,
+/// one `PropertiesChanged` when it changes what is published (today's totals, the running
+/// interval's start).
+extension TimerService {
+    func editMethods() -> [DBusMethod] {
+        [
+            DBusMethod(
+                "ListIntervals", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
+            ) { [self] call in
+                let now = clock.now()
+                let today = tracker.rules.day(containing: now)
+                let from = try Self.optionalDay(call.arguments[0].string!, "from_day") ?? today
+                let to = try Self.optionalDay(call.arguments[1].string!, "to_day") ?? today
+                if from > to { throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).") }
+                let rows: [IntervalRow]
+                do {
+                    rows = try tracker.intervals(from: from, to: to)
+                } catch {
+                    throw TimerAPI.dbusError(error)
+                }
+                return [.array(.array(.dictEntry(.string, .variant)), rows.map(Self.encode))]
+            },
+            DBusMethod(
+                "AddInterval", in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
+                out: [.init("id", "s")]
+            ) { [self] call in
+                let options = try Options(call.arguments[3].vardict ?? [:], allowed: ["Replace"])
+                let replace = try options.bool("Replace") == true
+                let start = call.arguments[0].int64!
+                let end = call.arguments[1].int64!
+                let project = call.arguments[2].string!
+                return [
+                    .string(
+                        try change {
+                            try tracker.addInterval(
+                                start: start, end: end, project: project.isEmpty ? nil : project, replace: replace, at: $0)
+                        })
+                ]
+            },
+            DBusMethod("UpdateInterval", in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] call in
+                let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Replace"])
+                var changes = Tracker.IntervalChanges()
+                changes.start = try options.int64("Start")
+                changes.end = try options.int64("End")
+                if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
+                changes.replace = try options.bool("Replace") == true
+                if changes.start == nil && changes.end == nil && changes.project == nil {
+                    throw TimerAPI.invalidArgument("No changes given: use the keys Start, End or Project (and Replace).")
+                }
+                let id = call.arguments[0].string!
+                try change { try tracker.updateInterval(id, changes, at: $0) }
+                return []
+            },
+            DBusMethod("DeleteInterval", in: [.init("id", "s")]) { [self] call in
+                let id = call.arguments[0].string!
+                try change { try tracker.deleteInterval(id, at: $0) }
+                return []
+            },
+            DBusMethod("SplitInterval", in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
+                let id = call.arguments[0].string!
+                let at = call.arguments[1].int64!
+                return [.string(try change { try tracker.splitInterval(id, at: at, now: $0) })]
+            },
+            DBusMethod("Undo", out: [.init("what", "s")]) { [self] _ in
+                [.string(try change { try tracker.undo(at: $0) })]
+            },
+        ]
+    }
+
+    static func encode(_ row: IntervalRow) -> DBusValue {
+        .vardict(ordered: [
+            ("Id", .string(String(row.id))), ("Start", .int64(row.start)), ("End", .int64(row.end ?? 0)),
+            ("Project", .string(row.projectID ?? "")),
+        ])
+    }
+}

@@ -1,0 +1,70 @@
+import BiomaCore
+import BiomaStore
+import DBusKit
+
+/// `Import`: time from another tracker (or biomatimer's own CSV), all or nothing.
+extension TimerService {
+    func importMethods() -> [DBusMethod] {
+        [
+            DBusMethod(
+                "Import", in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
+                out: [.init("count", "u")]
+            ) { [self] call in
+                let format = try Self.importFormat(call.arguments[0].string!)
+                let data = call.arguments[1].string!
+                let tagMap = try Self.importTagMap(call.arguments[2].vardict ?? [:], format: format)
+                let count = try change { now in
+                    switch format {
+                    case .csv:
+                        // Through Import, a bad row is bad data like any other format's.
+                        do {
+                            return try tracker.importCSV(data, at: now)
+                        } catch TrackerError.invalidArgument(let message) {
+                            throw TrackerError.invalidImport(message)
+                        }
+                    case .timewarrior:
+                        return try tracker.importIntervals(
+                            TimewarriorImport.parse(data, tagMap: tagMap), format: format, at: now
+                        ).count
+                    case .watson:
+                        return try tracker.importIntervals(WatsonImport.parse(data, tagMap: tagMap), format: format, at: now)
+                            .count
+                    }
+                }
+                return [.uint32(UInt32(clamping: count))]
+            }
+        ]
+    }
+
+    static func importFormat(_ text: String) throws -> ImportFormat {
+        guard let format = ImportFormat(rawValue: text) else {
+            throw TimerAPI.invalidArgument(
+                "Unknown import format \(quoted(text)): use \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        return format
+    }
+
+    /// The options: `TagMap` a{ss} (tag → project name, `""` for no project), for the
+    /// Timewarrior and Watson formats.
+    static func importTagMap(_ values: [String: DBusValue], format: ImportFormat) throws -> TagMap {
+        let options = try Options(values, allowed: ["TagMap"])
+        guard let value = options.values["TagMap"] else { return TagMap() }
+        guard case .array(.dictEntry(.string, .string), let entries) = value else {
+            throw TimerAPI.invalidArgument("TagMap must be of type a{ss}, not \(value.signature).")
+        }
+        guard format != .csv || entries.isEmpty else {
+            throw TimerAPI.invalidArgument("TagMap is for the timewarrior and watson formats: CSV names its projects.")
+        }
+        var map: [String: String] = [:]
+        for case .dictEntry(.string(let tag), .string(let name)) in entries {
+            guard map.updateValue(name, forKey: tag) == nil else {
+                throw TimerAPI.invalidArgument("TagMap names the tag \(quoted(tag)) twice.")
+            }
+        }
+        do {
+            return try TagMap(map)
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
+    }
+}

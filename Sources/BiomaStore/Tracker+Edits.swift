@@ -1,0 +1,385 @@
+import BiomaCore
+import Foundation
+import GRDB
+
+/// Editing recorded time: list, add, change, delete and split intervals, and undo. The rules
+/// are `IntervalEdits` (BiomaCore); here each edit is one transaction that reads only the rows
+/// around it (bounded index ranges on start and end), applies the plan, moves the running
+/// stopwatch with the running interval, and writes the edit's journal entry.
+///
+/// The journal (`edit_journal`, `edit_journal_row`, migration v5-edit-journal) keeps, per
+/// edit, every row it touched before and after; `undo` takes the newest entry back and deletes
+/// it. A history reset and imports are journaled the same way (`journalAdded`). The newest
+/// `journalKept` entries are kept.
+extension Tracker {
+    /// Entries kept in the journal (older ones go as new ones come).
+    public static let journalKept = 100
+
+    /// What `updateInterval` changes; nil leaves it. `project` `.some(nil)` removes it.
+    public struct IntervalChanges: Sendable, Equatable {
+        public var start: Micros?
+        public var end: Micros?
+        public var project: String??
+        public var replace = false
+        public init(start: Micros? = nil, end: Micros? = nil, project: String?? = nil, replace: Bool = false) {
+            self.start = start
+            self.end = end
+            self.project = project
+            self.replace = replace
+        }
+    }
+
+    // MARK: Reading
+
+    /// The intervals overlapping the days `from...to`, the running one included, by start.
+    public func intervals(from: Day, to: Day) throws -> [IntervalRow] {
+        guard from <= to else {
+            throw TrackerError.invalidArgument("The range starts (\(from)) after it ends (\(to)).")
+        }
+        return try locked {
+            let low = rules.start(of: from)
+            let high = rules.start(of: to.adding(days: 1))
+            return try readOrThrow { try Tracker.rows($0, overlapping: low, high) }
+        }
+    }
+
+    // MARK: Edits
+
+    /// Adds `[start, end)` as work under `project` (an id or name; nil: none). Returns its id.
+    public func addInterval(start: Micros, end: Micros, project: String?, replace: Bool, at now: Micros) throws -> String {
+        let plan = try edit(kind: "add", at: now) { model, db in
+            let projectID = try project.map { try model.projects.resolve($0).id }
+            let rows = try Tracker.rows(db, overlapping: start, max(end, start))
+            let plan = try planned(model) {
+                try IntervalEdits.add(
+                    start: start, end: end, projectID: projectID, replace: replace, rows: rows, now: now,
+                    nextID: try Tracker.nextID(db))
+            }
+            return (plan, "add " + describe(start: start, end: end, projectID: projectID, model))
+        }
+        return String(plan.resultID ?? 0)
+    }
+
+    /// Changes an interval's start, end, project.
+    public func updateInterval(_ ref: String, _ changes: IntervalChanges, at now: Micros) throws {
+        _ = try edit(kind: "update", moving: changes.start == nil ? nil : try? Tracker.intervalID(ref), at: now) { model, db in
+            let id = try Tracker.intervalID(ref)
+            guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
+            let projectID = try changes.project.map { ref in try ref.map { try model.projects.resolve($0).id } }
+            var rows = [old]
+            if changes.start != nil || changes.end != nil {
+                let start = changes.start ?? old.start
+                let end = old.end == nil ? Micros.max : (changes.end ?? old.end!)
+                rows += try Tracker.rows(db, overlapping: start, max(start, end)).filter { $0.id != id }
+            }
+            let plan = try planned(model, editing: id) {
+                try IntervalEdits.update(
+                    id: id, start: changes.start, end: changes.end, projectID: projectID, replace: changes.replace,
+                    rows: rows, now: now, nextID: try Tracker.nextID(db))
+            }
+            return (plan, "edit of interval \(id) (was \(describe(old, model)))")
+        }
+    }
+
+    /// Deletes a recorded interval (not the running one).
+    public func deleteInterval(_ ref: String, at now: Micros) throws {
+        _ = try edit(kind: "delete", at: now) { model, db in
+            let id = try Tracker.intervalID(ref)
+            guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
+            let plan = try planned(model) { try IntervalEdits.delete(id: id, rows: [old]) }
+            return (plan, "delete of interval \(id) (\(describe(old, model)))")
+        }
+    }
+
+    /// Splits an interval at `instant`; returns the id of the second part.
+    public func splitInterval(_ ref: String, at instant: Micros, now: Micros) throws -> String {
+        let plan = try edit(kind: "split", at: now) { model, db in
+            let id = try Tracker.intervalID(ref)
+            guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
+            let plan = try planned(model) {
+                try IntervalEdits.split(id: id, at: instant, rows: [old], now: now, nextID: try Tracker.nextID(db))
+            }
+            let clock = EditText.describe(start: instant, end: instant, project: nil, rules: rules)
+            return (plan, "split of interval \(id) at \(clock.prefix { $0 != "–" }) (\(describe(old, model)))")
+        }
+        return String(plan.resultID ?? 0)
+    }
+
+    /// Takes the newest journaled edit back; returns what it undid, in words.
+    public func undo(at now: Micros) throws -> String {
+        var what = ""
+        try change(at: now) { model, db in
+            guard
+                let entry = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT seq, what, run_saved, work_run_before, project_run_before, work_run_after, project_run_after
+                        FROM edit_journal ORDER BY seq DESC LIMIT 1
+                        """)
+            else {
+                throw TrackerError.nothingToUndo("Nothing to undo: no edit of recorded time is left in the journal.")
+            }
+            let seq: Int64 = entry[0]
+            what = entry[1]
+            let changes = try Tracker.journalRows(db, seq: seq)
+            var current: [Int64: IntervalRow] = [:]
+            for change in changes where change.after != nil {
+                current[change.id] = try Tracker.row(db, id: change.id)
+            }
+            let restored = changes.compactMap(\.before)
+            var others: [IntervalRow] = []
+            if let low = restored.map(\.start).min(), let high = restored.map({ $0.end ?? .max }).max() {
+                others = try Tracker.rows(db, overlapping: low, high)
+            }
+            let inverse: [RowChange]
+            do {
+                inverse = try IntervalEdits.undo(
+                    changes, current: current, others: others, projects: Set(model.projects.map(\.id)))
+            } catch let error as EditFailure {
+                guard case .cannotUndo(let why) = error else { throw Tracker.trackerError(error, model, rules) }
+                throw TrackerError.invalidArgument(
+                    "Cannot undo the \(what): \(why). Nothing was changed (the journal keeps it).")
+            }
+            try Tracker.applyRows(inverse, db)
+            if let open = inverse.compactMap(\.after).first(where: \.running) {
+                let segment = OpenSegment(start: open.start, projectID: open.projectID)
+                let saved: Bool = entry[2]
+                let before: [Micros?] = [entry[3], entry[4]]
+                let after: [Micros?] = [entry[5], entry[6]]
+                if saved, model.state.open != nil, [model.state.workRunStart, model.state.projectRunStart] == after {
+                    model.state.open = segment
+                    model.state.workRunStart = before[0]
+                    model.state.projectRunStart = before[1]
+                } else {
+                    model.state.follow(open: segment, movedStart: false)
+                }
+            }
+            try db.execute(sql: "DELETE FROM edit_journal WHERE seq = ?", arguments: [seq])
+            return []
+        }
+        return "Undid: " + what
+    }
+
+    /// Journals intervals just added, in the caller's transaction, as one edit `undo` takes
+    /// back (an import calls this with the ids it inserted and a description, e.g.
+    /// "import of 12 intervals from Timewarrior"). Nothing when `ids` is empty.
+    static func journalAdded(ids: [Int64], what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
+        var changes: [RowChange] = []
+        for id in ids {
+            guard let row = try row(db, id: id) else { continue }
+            changes.append(RowChange(id: id, before: nil, after: row))
+        }
+        guard !changes.isEmpty else { return }
+        _ = try journal(kind: kind, what: what, changes: changes, run: nil, at: now, db)
+    }
+
+    /// The same for every interval inserted in this transaction from `firstID` on (take
+    /// `nextID(db)` before inserting): one INSERT … SELECT, however many.
+    static func journalAdded(idsFrom firstID: Int64, what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
+        guard try Int64.fetchOne(db, sql: "SELECT max(id) FROM interval").map({ $0 >= firstID }) == true else { return }
+        let seq = try journal(kind: kind, what: what, changes: [], run: nil, at: now, db)
+        try db.execute(
+            sql: """
+                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id)
+                SELECT ?, id, 0, 1, start_us, end_us, project_id FROM interval WHERE id >= ?
+                """, arguments: [seq, firstID])
+    }
+
+    /// The journal entry of a history reset: every row, in one INSERT … SELECT.
+    static func journalReset(at now: Micros, _ db: Database) throws {
+        let seq = try journal(kind: "reset-history", what: "reset-history", changes: [], run: nil, at: now, db)
+        try db.execute(
+            sql: """
+                INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id, has_after)
+                SELECT ?, id, 1, start_us, end_us, project_id, 0 FROM interval
+                """, arguments: [seq])
+        let count = db.changesCount
+        try db.execute(
+            sql: "UPDATE edit_journal SET what = ? WHERE seq = ?",
+            arguments: ["reset-history (\(count) interval\(count == 1 ? "" : "s") deleted)", seq])
+    }
+
+    /// The running interval a reset restarted, in the reset's entry.
+    static func journalRunningAfterReset(_ open: IntervalRow, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id)
+                VALUES ((SELECT max(seq) FROM edit_journal), ?, 0, 1, ?, NULL, ?)
+                """, arguments: [open.id, open.start, open.projectID])
+    }
+
+    // MARK: -
+
+    /// One edit in one transaction: `body` plans it from the model and the rows it reads; the
+    /// plan is applied, the running stopwatch follows the running interval, and the journal
+    /// gets the entry. An empty plan changes nothing and journals nothing.
+    ///
+    /// `moving`: the interval whose start the caller moves; when it is the running one, the
+    /// stopwatch's run moves with it (`TimerState.follow`).
+    func edit(
+        kind: String, moving: Int64? = nil, at now: Micros, _ body: (Model, Database) throws -> (EditPlan, String)
+    ) throws -> EditPlan {
+        var result = EditPlan(changes: [], resultID: nil, nextID: 0)
+        try change(at: now) { model, db in
+            let (plan, what) = try body(model, db)
+            result = plan
+            guard !plan.isEmpty else { return [] }
+            try Tracker.applyRows(plan.changes, db)
+            var run: (before: [Micros?], after: [Micros?])?
+            if let open = plan.openAfter {
+                let before = [model.state.workRunStart, model.state.projectRunStart]
+                let moved = moving == open.id && plan.openBefore?.id == open.id
+                model.state.follow(open: OpenSegment(start: open.start, projectID: open.projectID), movedStart: moved)
+                run = (before, [model.state.workRunStart, model.state.projectRunStart])
+            }
+            _ = try Tracker.journal(kind: kind, what: what, changes: plan.changes, run: run, at: now, db)
+            return []
+        }
+        return result
+    }
+
+    /// Runs a core rule, its refusals as `TrackerError`s naming intervals and projects.
+    /// `editing`: the existing interval the edit moves, named so in an overlap.
+    func planned(_ model: Model, editing: Int64? = nil, _ body: () throws -> EditPlan) throws -> EditPlan {
+        do {
+            return try body()
+        } catch let error as EditFailure {
+            throw Tracker.trackerError(error, model, rules, editing: editing)
+        }
+    }
+
+    static func trackerError(_ failure: EditFailure, _ model: Model, _ rules: DayRules, editing: Int64? = nil) -> TrackerError {
+        switch failure {
+        case .noSuchInterval(let id): return .noSuchInterval(id)
+        case .invalid(let text): return .invalidArgument(text)
+        case .cannotUndo(let text): return .invalidArgument("Cannot undo: \(text).")
+        case .overlap(let interval, let others):
+            return .overlap(
+                EditText.overlap(
+                    interval, others, moved: interval.id == editing,
+                    projectName: { id in model.projects.first { $0.id == id }?.name }, rules: rules))
+        }
+    }
+
+    func describe(start: Micros, end: Micros?, projectID: String?, _ model: Model) -> String {
+        EditText.describe(
+            start: start, end: end, project: projectID.flatMap { id in model.projects.first { $0.id == id }?.name },
+            rules: rules)
+    }
+
+    func describe(_ row: IntervalRow, _ model: Model) -> String {
+        describe(start: row.start, end: row.end, projectID: row.projectID, model)
+    }
+
+    /// An interval id as callers give it: digits.
+    static func intervalID(_ ref: String) throws -> Int64 {
+        guard !ref.isEmpty, ref.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let id = Int64(ref), id > 0 else {
+            throw TrackerError.noSuchInterval(ref)
+        }
+        return id
+    }
+
+    // MARK: SQL
+
+    static let rowSQL = "SELECT id, start_us, end_us, project_id FROM interval"
+
+    static func intervalRow(_ row: Row) -> IntervalRow {
+        IntervalRow(id: row[0], start: row[1], end: row[2], projectID: row[3])
+    }
+
+    static func row(_ db: Database, id: Int64) throws -> IntervalRow? {
+        try Row.fetchOne(db.cachedStatement(sql: rowSQL + " WHERE id = ?"), arguments: [id]).map(intervalRow)
+    }
+
+    /// Every row overlapping [low, high), the running one included, by start: rows ending in
+    /// (low, high], at most one ending later, and the running one: bounded index ranges.
+    static func rows(_ db: Database, overlapping low: Micros, _ high: Micros) throws -> [IntervalRow] {
+        var result: [IntervalRow] = []
+        let cursor = try Row.fetchCursor(
+            db.cachedStatement(sql: rowSQL + " WHERE end_us > ? AND end_us <= ? ORDER BY end_us"), arguments: [low, high])
+        while let row = try cursor.next() {
+            let interval = intervalRow(row)
+            if interval.start < high { result.append(interval) }
+        }
+        if high < .max,
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: rowSQL + " WHERE end_us > ? ORDER BY end_us LIMIT 1"), arguments: [high])
+        {
+            let interval = intervalRow(row)
+            if interval.start < high { result.append(interval) }
+        }
+        if let open = try Row.fetchOne(db.cachedStatement(sql: rowSQL + " WHERE end_us IS NULL")).map(intervalRow),
+            open.start < high
+        {
+            result.append(open)
+        }
+        return result.sorted { $0.start < $1.start }
+    }
+
+    /// The id the next inserted row gets (ids are never reused: AUTOINCREMENT).
+    static func nextID(_ db: Database) throws -> Int64 {
+        let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'interval'") ?? 0
+        let highest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM interval") ?? 0
+        return max(seq, highest) + 1
+    }
+
+    static func applyRows(_ changes: [RowChange], _ db: Database) throws {
+        for change in changes {
+            if let after = change.after {
+                let sql =
+                    change.before == nil
+                    ? "INSERT INTO interval (start_us, end_us, project_id, id) VALUES (?, ?, ?, ?)"
+                    : "UPDATE interval SET start_us = ?, end_us = ?, project_id = ? WHERE id = ?"
+                try db.cachedStatement(sql: sql).execute(arguments: [after.start, after.end, after.projectID, change.id])
+            } else {
+                try db.cachedStatement(sql: "DELETE FROM interval WHERE id = ?").execute(arguments: [change.id])
+            }
+        }
+    }
+
+    /// Writes a journal entry and drops the oldest beyond `journalKept`; returns its number.
+    static func journal(
+        kind: String, what: String, changes: [RowChange], run: (before: [Micros?], after: [Micros?])?, at now: Micros,
+        _ db: Database
+    ) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO edit_journal (kind, what, created_us, run_saved, work_run_before, project_run_before,
+                    work_run_after, project_run_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                kind, what, now, run != nil, run?.before[0], run?.before[1], run?.after[0], run?.after[1],
+            ])
+        let seq = db.lastInsertedRowID
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id,
+                    has_after, after_start_us, after_end_us, after_project_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for change in changes {
+            try insert.execute(arguments: [
+                seq, change.id, change.before != nil, change.before?.start, change.before?.end, change.before?.projectID,
+                change.after != nil, change.after?.start, change.after?.end, change.after?.projectID,
+            ])
+        }
+        try db.execute(sql: "DELETE FROM edit_journal WHERE seq <= ?", arguments: [seq - Int64(journalKept)])
+        return seq
+    }
+
+    static func journalRows(_ db: Database, seq: Int64) throws -> [RowChange] {
+        var changes: [RowChange] = []
+        let cursor = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT id, had_before, before_start_us, before_end_us, before_project_id,
+                    has_after, after_start_us, after_end_us, after_project_id FROM edit_journal_row WHERE seq = ?
+                """, arguments: [seq])
+        while let row = try cursor.next() {
+            let id: Int64 = row[0]
+            let before: IntervalRow? = row[1] ? IntervalRow(id: id, start: row[2], end: row[3], projectID: row[4]) : nil
+            let after: IntervalRow? = row[5] ? IntervalRow(id: id, start: row[6], end: row[7], projectID: row[8]) : nil
+            changes.append(RowChange(id: id, before: before, after: after))
+        }
+        return changes
+    }
+}

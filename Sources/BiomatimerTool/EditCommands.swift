@@ -1,0 +1,201 @@
+import ArgumentParser
+import BiomaWidgets
+import DBusCore
+import TimerControl
+
+// Editing the past: `biomatimer log`, `add`, `edit`, `split`, `delete`, `undo` (the interval
+// methods of org.biomatimer.Timer1). Times are parsed here, into instants in the local zone: a
+// bad one, or one the clocks skip on a daylight-saving day, is a usage error before any call.
+
+/// `--date D` checked: a day, or a usage error.
+func checkIntervalDay(_ date: String?) throws {
+    if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
+}
+
+/// TIME as an instant (a bare clock on `--date`, if given), or a usage error.
+func intervalTime(_ text: String, option: String, day: String?) throws -> Int64 {
+    do {
+        return try WhenText.parse(text, now: SystemClock().now(), day: day)
+    } catch {
+        throw ValidationError("\(option) \(error.description)")
+    }
+}
+
+/// An interval id as the daemon gives them: digits.
+func checkIntervalID(_ id: String) throws {
+    guard !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        throw ValidationError("'\(id)' is not an interval id: `biomatimer log` shows them (1, 2, …).")
+    }
+}
+
+struct Log: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List recorded intervals with their ids (today, a day or a week).",
+        discussion: "The ids are what edit, split and delete take. The running interval shows `running`.")
+    @Flag(exclusivity: .exclusive) var period: Period = .day
+    @Option(help: "A day inside the period, YYYY-MM-DD (default today).") var date: String?
+    @Flag(help: "JSON for scripts.") var json = false
+
+    enum Period: String, EnumerableFlag {
+        case day, week
+    }
+
+    func validate() throws { try checkIntervalDay(date) }
+
+    func run() throws {
+        let client = try TimerClient()
+        var from = date ?? ""
+        var to = date ?? ""
+        if period == .week {
+            // The daemon knows where weeks start (week_start, day_start).
+            let report = try client.call("Report", [.string("week"), .string(date ?? "")]).first?.vardict ?? [:]
+            from = report["From"]?.string ?? ""
+            to = report["To"]?.string ?? ""
+        }
+        let rows = (try client.call("ListIntervals", [.string(from), .string(to)]).first?.array ?? []).compactMap(\.vardict)
+        let names = Dictionary(
+            (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let now = SystemClock().now()
+        if json {
+            print(
+                JSON.array(
+                    rows.map { r in
+                        let project = r["Project"]?.string ?? ""
+                        let start = r["Start"]?.int64 ?? 0
+                        let end = r["End"]?.int64 ?? 0
+                        return .object([
+                            "id": .string(r["Id"]?.string ?? ""), "project": .string(project),
+                            "project_name": .string(names[project] ?? ""), "start": .int(start),
+                            "end": end == 0 ? .null : .int(end), "running": .bool(end == 0),
+                            "duration": .int(max(0, (end == 0 ? now : end) - start)),
+                        ])
+                    }
+                ).text)
+            return
+        }
+        if rows.isEmpty {
+            print("No recorded time. Add some with: biomatimer add 09:00-12:30 [--date YYYY-MM-DD] [--project P]")
+            return
+        }
+        print("\(Terminal.pad("ID", 7)) \(Terminal.pad("PROJECT", 20)) \(Terminal.pad("START", 16)) \(Terminal.pad("END", 16)) DURATION")
+        var total: Int64 = 0
+        for r in rows {
+            let start = r["Start"]?.int64 ?? 0
+            let end = r["End"]?.int64 ?? 0
+            let duration = max(0, (end == 0 ? now : end) - start)
+            total += duration
+            let project = names[r["Project"]?.string ?? ""].map(Terminal.singleLine) ?? "-"
+            print(
+                "\(Terminal.pad(r["Id"]?.string ?? "", 7)) \(Terminal.pad(project, 20)) "
+                    + "\(Terminal.pad(WhenText.describe(start, now: now), 16)) "
+                    + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now), 16)) "
+                    + DurationFormat.hms(duration))
+        }
+        print("\(Terminal.pad("", 7)) \(Terminal.pad("total", 20)) \(Terminal.pad("", 16)) \(Terminal.pad("", 16)) \(DurationFormat.hms(total))")
+    }
+}
+
+struct AddInterval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Record work you did not time: add an interval; prints its id.",
+        discussion: """
+            RANGE is START-END: 09:00-12:30 (today, or on --date), yesterday 17:30-18:15, \
+            2026-11-20T09:00-2026-11-20T12:30; an end clock before the start is the next day \
+            (22:00-01:00). Time already recorded in the way is refused, naming it, unless --replace.
+            """)
+    @Argument(help: "START-END, e.g. 09:00-12:30.") var range: String
+    @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
+    @Option(help: "A project's id or name.") var project: String?
+    @Flag(help: "Overwrite recorded time in the way (trimming, splitting or deleting it).") var replace = false
+
+    func span() throws -> (start: Int64, end: Int64) {
+        do {
+            return try WhenText.parseRange(range, now: SystemClock().now(), day: date)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func validate() throws {
+        try checkIntervalDay(date)
+        let span = try span()
+        if span.end <= span.start { throw ValidationError("'\(range)': the end must be after the start.") }
+    }
+
+    func run() throws {
+        let span = try span()
+        let options: [String: DBusValue] = replace ? ["Replace": .boolean(true)] : [:]
+        let reply = try callDaemon("AddInterval", [.int64(span.start), .int64(span.end), .string(project ?? ""), .vardict(options)])
+        print(reply.first?.string ?? "")
+    }
+}
+
+struct EditInterval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Change an interval's start, end or project.",
+        discussion: """
+            TIME is 09:00 (today, or on --date), yesterday 17:30, 2026-11-20T09:00. The running \
+            interval's start can move (not after now); it has no end yet.
+            """)
+    @Argument(help: "The interval's id (biomatimer log shows them).") var id: String
+    @Option(parsing: .unconditional, help: "A new start (TIME, e.g. 09:00 or -20m).") var start: String?
+    @Option(parsing: .unconditional, help: "A new end (TIME).") var end: String?
+    @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
+    @Option(help: "A project's id or name.") var project: String?
+    @Flag(help: "No project.") var noProject = false
+    @Flag(help: "Overwrite recorded time in the way.") var replace = false
+
+    func validate() throws {
+        try checkIntervalID(id)
+        try checkIntervalDay(date)
+        if let start { _ = try intervalTime(start, option: "--start", day: date) }
+        if let end { _ = try intervalTime(end, option: "--end", day: date) }
+        if project != nil && noProject { throw ValidationError("--project and --no-project exclude each other.") }
+        if start == nil && end == nil && project == nil && !noProject {
+            throw ValidationError("Nothing to change: give --start, --end, --project or --no-project.")
+        }
+    }
+
+    func run() throws {
+        var changes: [String: DBusValue] = [:]
+        if let start { changes["Start"] = .int64(try intervalTime(start, option: "--start", day: date)) }
+        if let end { changes["End"] = .int64(try intervalTime(end, option: "--end", day: date)) }
+        if let project { changes["Project"] = .string(project) }
+        if noProject { changes["Project"] = .string("") }
+        if replace { changes["Replace"] = .boolean(true) }
+        _ = try callDaemon("UpdateInterval", [.string(id), .vardict(changes)])
+    }
+}
+
+struct SplitInterval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "split", abstract: "Split an interval in two at a time; prints the second part's id.")
+    @Argument(help: "The interval's id.") var id: String
+    @Argument(help: "Where (TIME), inside the interval.") var at: String
+    @Option(help: "The day of a bare clock time, YYYY-MM-DD (default today).") var date: String?
+
+    func validate() throws {
+        try checkIntervalID(id)
+        try checkIntervalDay(date)
+        _ = try intervalTime(at, option: "AT", day: date)
+    }
+
+    func run() throws {
+        let reply = try callDaemon("SplitInterval", [.string(id), .int64(try intervalTime(at, option: "AT", day: date))])
+        print(reply.first?.string ?? "")
+    }
+}
+
+struct DeleteInterval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a recorded interval (undo brings it back).")
+    @Argument(help: "The interval's id.") var id: String
+    func validate() throws { try checkIntervalID(id) }
+    func run() throws { _ = try callDaemon("DeleteInterval", [.string(id)]) }
+}
+
+struct Undo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Take back the last edit of recorded time (add, edit, split, delete, reset-history); again for the one before.")
+    func run() throws { print(try callDaemon("Undo").first?.string ?? "") }
+}
