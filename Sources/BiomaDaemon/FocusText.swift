@@ -1,18 +1,10 @@
 import BiomaCore
+import BiomaWidgets
 import TimerControl
 
 /// The words of the focus timer's notifications.
 enum FocusText {
-    static func name(_ phase: FocusPhase) -> String {
-        switch phase {
-        case .work: return "Work"
-        case .shortBreak: return "Short break"
-        case .longBreak: return "Long break"
-        case .countdown: return "Countdown"
-        case .active: return "Active"
-        case .rest: return "Rest"
-        }
-    }
+    static func name(_ phase: FocusPhase) -> String { FocusDisplay.phaseNames[phase.rawValue] ?? phase.rawValue }
 
     /// What ended and what comes next.
     static func notice(_ end: FocusPhaseEnd, plan: FocusPlan?, projects: [Project]) -> (summary: String, body: String) {

@@ -4,32 +4,16 @@ import TimerControl
 
 /// What `biomatimer focus status|history|preset list` print.
 enum FocusText {
-    static func phaseName(_ phase: String) -> String {
-        switch phase {
-        case "short-break": return "short break"
-        case "long-break": return "long break"
-        default: return phase
-        }
-    }
+    static func phaseName(_ phase: String) -> String { FocusDisplay.phaseNames[phase] ?? phase }
 
-    /// `pomodoro · work 2/4 · 12:34 left · Client A`, or `no focus timer`.
+    /// `Focus: Work 2/4, 12:34 left · Deep work · Client A` (the bars' tooltip sentence and the
+    /// project's name), or `No focus timer`.
     static func line(_ focus: FocusStatus, now: Int64, projectName: String?) -> String {
-        guard focus.isActive else { return "no focus timer" }
-        var parts = [focus.label.isEmpty ? focus.kind : "\(Terminal.singleLine(focus.label)) (\(focus.kind))"]
-        var phase = phaseName(focus.phase)
-        if focus.kind != "countdown" {
-            phase += focus.rounds > 0 ? " \(focus.round)/\(focus.rounds)" : " \(focus.round)"
-        }
-        parts.append(phase)
-        let left = DurationText.clock(focus.remaining(at: now) + 999_999)
-        switch focus.state {
-        case "running": parts.append("\(left) left")
-        case "paused": parts.append("\(left) left, paused")
-        case "waiting": parts.append("waiting to start (\(left))")
-        default: parts.append("done")
-        }
-        if let projectName { parts.append(Terminal.singleLine(projectName)) }
-        return parts.joined(separator: " · ")
+        guard focus.isActive else { return "No focus timer" }
+        var state = WidgetState(timer: TimerStatus())
+        state.focus = focus
+        let sentence = FocusDisplay(state, now: now, options: RenderOptions()).sentence
+        return sentence + (projectName.map { " · " + Terminal.singleLine($0) } ?? "")
     }
 
     static func json(_ focus: FocusStatus, now: Int64) -> JSON {

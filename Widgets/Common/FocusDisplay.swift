@@ -188,17 +188,10 @@ public struct FocusDisplay: Sendable, Equatable {
     }
 
     /// `12:34` under an hour, `1:02:03` from an hour (whole seconds).
-    public static func clock(_ seconds: Int64) -> String {
-        let s = Swift.max(0, seconds)
-        let hours = s / 3600
-        let minutes = (s / 60) % 60
-        let rest = s % 60
-        let ss = rest < 10 ? "0\(rest)" : "\(rest)"
-        if hours == 0 { return "\(minutes):\(ss)" }
-        return "\(hours):\(minutes < 10 ? "0\(minutes)" : "\(minutes)"):\(ss)"
-    }
+    public static func clock(_ seconds: Int64) -> String { DurationText.clock(seconds: seconds) }
 
-    static let phaseNames = [
+    /// The phases in words, by their published names.
+    public static let phaseNames = [
         "work": "Work", "short-break": "Short break", "long-break": "Long break", "countdown": "Countdown",
         "active": "Active", "rest": "Rest",
     ]
