@@ -93,8 +93,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     /// The machine slept at `instant`: a running focus phase (work, countdown, active) pauses
     /// there; a break runs on in wall time.
     private func sleep(at instant: Micros) {
-        guard let focus = tracker.focus, focus.state == .running, focus.plan.drivesWork(in: focus.phase) || focus.phase.isFocus
-        else { return }
+        guard let focus = tracker.focus, focus.state == .running else { return }
         _ = try? operate { _, focus, _ in
             guard var timer = focus else { return FocusOutcome() }
             var outcome = timer.advance(to: instant, lateAfter: Self.lateAfter)
