@@ -56,6 +56,9 @@ struct TaskReminderTests {
         let reached = Int64(Date().timeIntervalSince1970 * 1_000_000)
         #expect(reached >= due && reached - due < 1_500_000, "the signal came \(reached - due) µs after the instant")
         #expect(seen.all.last == ["DueTasks": .uint32(1), "NextDue": .int64(0)])
+        // The notification goes out after the server's capabilities are known: it may reach
+        // the server just after the signal reaches us.
+        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
         var notes = try server.notifications()
         #expect(notes.count == 1)
         let note = try #require(notes.first)
