@@ -13,9 +13,10 @@ SWIFT ?= swift
 DEPS_CORE := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin systemd \
 	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db \
 	librsvg2-bin libxml2-utils
-# The real bars of the widget tests, and timewarrior for the import tests and the benchmarks' comparisons.
+# The real bars of the widget tests, timewarrior for the import tests and the benchmarks'
+# comparisons, and chromium, the browser that draws the SVG chart (headless screenshots).
 DEPS_BARS := i3blocks sway waybar grim fonts-dejavu-core polybar xvfb x11-apps netpbm xdotool tmux \
-	timewarrior hyperfine
+	timewarrior hyperfine chromium
 DEPS := $(DEPS_CORE) $(DEPS_BARS)
 
 .PHONY: all build test run bench deps clean
