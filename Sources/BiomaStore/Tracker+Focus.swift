@@ -30,17 +30,23 @@ extension Tracker {
     }
 
     /// Pomodoros and active rounds completed in `day`.
+    /// Counted once per day and change (every change forgets the count).
     public func focusCompleted(on day: Day) -> Int {
         let (low, high) = rules.bounds(of: day)
         return locked {
-            (try? database.read { db in
-                try Int.fetchOne(
-                    db,
-                    sql: """
-                        SELECT count(*) FROM focus_phase
-                        WHERE end_us > ? AND end_us <= ? AND completed = 1 AND phase IN ('work', 'active')
-                        """, arguments: [low, high])
-            }) ?? 0
+            if let cached = focusCompletedCache, cached.day == day { return cached.count }
+            guard
+                let count = try? database.read({ db in
+                    try Int.fetchOne(
+                        db,
+                        sql: """
+                            SELECT count(*) FROM focus_phase
+                            WHERE end_us > ? AND end_us <= ? AND completed = 1 AND phase IN ('work', 'active')
+                            """, arguments: [low, high])
+                }) ?? 0
+            else { return 0 }
+            focusCompletedCache = (day, count)
+            return count
         }
     }
 

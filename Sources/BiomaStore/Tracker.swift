@@ -27,6 +27,8 @@ public final class Tracker: @unchecked Sendable {
     let bootID: String
     var model: Model
     var todayCache: (day: Day, closed: [Interval])?
+    /// Focus phases completed in a day, as last counted (bars ask at every poll and change).
+    var focusCompletedCache: (day: Day, count: Int)?
     var lastDailyBackup: Day?
     /// The day a daily backup was last tried (succeeded or not): one try per day and start.
     var lastDailyBackupAttempt: Day?
@@ -214,6 +216,7 @@ public final class Tracker: @unchecked Sendable {
             }
             model = after
             todayCache = nil
+            focusCompletedCache = nil
         }
     }
 
