@@ -107,11 +107,8 @@ struct ChartSVGBrowserTests {
     @Test func segmentsSitAtTheHoursTheyHappened() throws {
         let render = try BrowserRender(ChartSVG.render(ChartSVGRenderTests.picture(now: nil, arcs: ChartSVGRenderTests.day)))
         defer { render.remove() }
-        let times = ["10:30", "03:00", "14:00", "16:30", "12:30", "23:59", "00:01", "09:05", "11:55"]
-        let colors = try render.colors(times.map(SVGRender.ring))
-        #expect(
-            colors == ["#FF0000", "#E0E0E0", "#0000FF", "#8E8E93", "#E0E0E0", "#E0E0E0", "#E0E0E0", "#FF0000", "#FF0000"],
-            "\(zip(times, colors).map { "\($0) \($1)" })")
+        let colors = try render.colors(ChartSVGRenderTests.dayTimes.map(SVGRender.ring))
+        #expect(colors == ChartSVGRenderTests.dayColors, "\(zip(ChartSVGRenderTests.dayTimes, colors).map { "\($0) \($1)" })")
         #expect(try render.colors([SVGRender.hand("16:40")]) == ["#FFFFFF"])
         #expect(try render.differences(Self.samples) == [])
     }
@@ -120,10 +117,7 @@ struct ChartSVGBrowserTests {
         let render = try BrowserRender(
             ChartSVG.render(ChartSVGRenderTests.picture(now: 16 * 3600 + 40 * 60, arcs: ChartSVGRenderTests.day)))
         defer { render.remove() }
-        let colors = try render.colors([
-            SVGRender.hand("16:40"), SVGRender.ring("16:40"), SVGRender.hand("15:40"), SVGRender.ring("16:10"),
-        ])
-        #expect(colors == ["#FF0000", "#FF0000", "#FFFFFF", "#8E8E93"])
+        #expect(try render.colors(ChartSVGRenderTests.handPoints) == ChartSVGRenderTests.handColors)
         #expect(try render.differences(Self.samples) == [])
     }
 

@@ -73,6 +73,15 @@ struct ChartSVGRenderTests {
             ])
     }
 
+    /// Where `day` is looked at, and what is there.
+    static let dayTimes = ["10:30", "03:00", "14:00", "16:30", "12:30", "23:59", "00:01", "09:05", "11:55"]
+    static let dayColors = ["#FF0000", "#E0E0E0", "#0000FF", "#8E8E93", "#E0E0E0", "#E0E0E0", "#E0E0E0", "#FF0000", "#FF0000"]
+    /// Today at 16:40: on and around the hand.
+    static let handPoints = [
+        SVGRender.hand("16:40"), SVGRender.ring("16:40"), SVGRender.hand("15:40"), SVGRender.ring("16:10"),
+    ]
+    static let handColors = ["#FF0000", "#FF0000", "#FFFFFF", "#8E8E93"]
+
     static let day: [(Double, Double, DayPicture.Kind)] = [
         (0, 9, .unaccounted), (9, 12, .project(0)), (12, 13, .unaccounted), (13, 15, .project(1)),
         (15, 16, .unaccounted), (16, 17, .noProject), (17, 24, .unaccounted),
@@ -81,11 +90,8 @@ struct ChartSVGRenderTests {
     @Test func segmentsSitAtTheHoursTheyHappened() throws {
         let render = try SVGRender(ChartSVG.render(Self.picture(now: nil, arcs: Self.day)))
         defer { render.remove() }
-        let times = ["10:30", "03:00", "14:00", "16:30", "12:30", "23:59", "00:01", "09:05", "11:55"]
-        let colors = try render.colors(times.map(SVGRender.ring))
-        #expect(
-            colors == ["#FF0000", "#E0E0E0", "#0000FF", "#8E8E93", "#E0E0E0", "#E0E0E0", "#E0E0E0", "#FF0000", "#FF0000"],
-            "\(zip(times, colors).map { "\($0) \($1)" })")
+        let colors = try render.colors(Self.dayTimes.map(SVGRender.ring))
+        #expect(colors == Self.dayColors, "\(zip(Self.dayTimes, colors).map { "\($0) \($1)" })")
         // No hand on a day that is not today: inside the ring is the white page.
         #expect(try render.colors([SVGRender.hand("16:40")]) == ["#FFFFFF"])
     }
@@ -94,10 +100,7 @@ struct ChartSVGRenderTests {
     @Test func theHandForToday() throws {
         let render = try SVGRender(ChartSVG.render(Self.picture(now: 16 * 3600 + 40 * 60, arcs: Self.day)))
         defer { render.remove() }
-        let colors = try render.colors([
-            SVGRender.hand("16:40"), SVGRender.ring("16:40"), SVGRender.hand("15:40"), SVGRender.ring("16:10"),
-        ])
-        #expect(colors == ["#FF0000", "#FF0000", "#FFFFFF", "#8E8E93"])
+        #expect(try render.colors(Self.handPoints) == Self.handColors)
     }
 
     /// A whole day of one project is a whole ring (two half sectors), and the hour a DST day

@@ -395,10 +395,7 @@ struct DaemonDayBoundaryTests {
         let f = try DaemonFixture(activation: false)
         var env = f.environment
         env["TZ"] = "UTC"
-        let daemon = try ChildProcess(
-            "/usr/bin/faketime",
-            ["-f", "@2026-11-22 23:59:58", DaemonFixture.binary, "daemon", "--data-dir", f.dataDirectory.path],
-            environment: env)
+        let daemon = try f.startDaemon(at: "2026-11-22 23:59:58", environment: env)
         defer { daemon.terminate() }
         #expect(waitUntil { (try? f.daemonPID()) != nil }, "the daemon did not start under faketime")
         let monitor = try PropertiesMonitor(environment: f.environment)

@@ -182,7 +182,7 @@ struct FocusEndToEndTests {
         var env = f.environment
         env["FAKETIME"] = "+3h"
         env["LD_PRELOAD"] = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
-        let later = try ChildProcess(DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path], environment: env)
+        let later = try f.startDaemon(environment: env)
         #expect(signals.ended.wait(count: 1, timeout: 10))
         let end = try #require(signals.ended.all.first)
         #expect(end["Late"] == .boolean(true) && end["End"] == .int64(endsAt) && end["Next"] == .string("rest"))
@@ -194,7 +194,7 @@ struct FocusEndToEndTests {
         #expect(note.actions == ["start", "Start", "skip", "Skip"])
         later.terminate()
         // Started again: nothing more is announced.
-        let again = try ChildProcess(DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path], environment: env)
+        let again = try f.startDaemon(environment: env)
         defer { again.terminate() }
         #expect(waitUntil { (try? f.daemonPID()) != nil })
         try await Task.sleep(for: .seconds(0.5))
@@ -209,10 +209,7 @@ struct FocusEndToEndTests {
         let f = try DaemonFixture(activation: false)
         var env = f.environment
         env["TZ"] = "UTC"
-        let daemon = try ChildProcess(
-            "/usr/bin/faketime",
-            ["-f", "@2026-11-22 23:59:58", DaemonFixture.binary, "daemon", "--data-dir", f.dataDirectory.path],
-            environment: env)
+        let daemon = try f.startDaemon(at: "2026-11-22 23:59:58", environment: env)
         defer { daemon.terminate() }
         #expect(waitUntil { (try? f.daemonPID()) != nil }, "the daemon did not start under faketime")
         _ = try focus(f, "StartPomodoro", [.vardict(["Work": .int64(4_000_000)])])
@@ -323,7 +320,7 @@ struct FocusEndToEndTests {
         let f = try DaemonFixture(activation: false)
         var env = f.environment
         env["XDG_CONFIG_HOME"] = config.path
-        let daemon = try ChildProcess(DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path], environment: env)
+        let daemon = try f.startDaemon(environment: env)
         defer { daemon.terminate() }
         #expect(waitUntil { (try? f.daemonPID()) != nil })
         #expect(try f.cli(["focus", "countdown", "1s", "--label", "Tea"]).status == 0)

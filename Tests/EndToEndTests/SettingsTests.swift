@@ -48,9 +48,7 @@ struct SettingsTests {
         var env = f.environment
         env["TZ"] = "UTC"
         env["XDG_CONFIG_HOME"] = config.path
-        let daemon = try ChildProcess(
-            "/usr/bin/faketime", ["-f", "@2026-11-23 03:00:00", DaemonFixture.binary, "daemon", "--data-dir", f.dataDirectory.path],
-            environment: env)
+        let daemon = try f.startDaemon(at: "2026-11-23 03:00:00", environment: env)
         defer { daemon.terminate() }
         #expect(waitUntil { (try? f.daemonPID()) != nil })
         #expect(try f.properties()["Day"] == .string("2026-11-22"))
