@@ -32,13 +32,11 @@ final class DaemonFixture: @unchecked Sendable {
     var environment: [String: String] { bus.environment }
 
     /// Starts `biomatimer daemon` on this bus and this data folder (not by activation), its
-    /// clock started at `instant` (`2026-11-22 23:59:58`, through faketime) when given.
+    /// clock started at `instant` (`2026-11-22 23:59:58`, through libfaketime) when given.
     func startDaemon(at instant: String? = nil, environment: [String: String]) throws -> ChildProcess {
-        let daemon = [Self.binary, "daemon", "--data-dir", dataDirectory.path]
-        if let instant {
-            return try ChildProcess("/usr/bin/faketime", ["-f", "@\(instant)"] + daemon, environment: environment)
-        }
-        return try ChildProcess(daemon[0], Array(daemon.dropFirst()), environment: environment)
+        try ChildProcess(
+            Self.binary, ["daemon", "--data-dir", dataDirectory.path],
+            environment: instant.map { fakeTime(environment, at: $0) } ?? environment)
     }
 
     /// Runs `biomatimer ARGS` against this bus.

@@ -24,9 +24,7 @@ struct EditTests {
             f = try DaemonFixture(activation: false)
             env = f.environment
             env["TZ"] = "UTC"
-            process = try ChildProcess(
-                "/usr/bin/faketime", ["-f", "@\(EditTests.start)", DaemonFixture.binary, "daemon", "--data-dir", f.dataDirectory.path],
-                environment: env)
+            process = try f.startDaemon(at: EditTests.start, environment: env)
             guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not start") }
         }
 
@@ -37,7 +35,7 @@ struct EditTests {
         func cli(_ arguments: [String], tz: String = "UTC") throws -> ProcessResult {
             var env = env
             env["TZ"] = tz
-            return try runProcess("/usr/bin/faketime", ["-f", "@\(EditTests.start)", DaemonFixture.binary] + arguments, environment: env)
+            return try runProcess(DaemonFixture.binary, arguments, environment: fakeTime(env, at: EditTests.start))
         }
 
         /// gdbus calling a Timer1 method; its error names are on stderr.

@@ -181,7 +181,7 @@ struct FocusEndToEndTests {
         let signals = try FocusSignals(f)
         var env = f.environment
         env["FAKETIME"] = "+3h"
-        env["LD_PRELOAD"] = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+        env["LD_PRELOAD"] = libfaketime
         let later = try f.startDaemon(environment: env)
         #expect(signals.ended.wait(count: 1, timeout: 10))
         let end = try #require(signals.ended.all.first)

@@ -11,7 +11,7 @@ import TestSupport
 /// return. And a daemon with no system bus at all.
 @Suite(.timeLimit(.minutes(2)))
 struct LogindTests {
-    static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+    static let faketime = libfaketime
 
     /// The mock logind on `bus`, with a session of this uid.
     final class Logind: @unchecked Sendable {

@@ -30,10 +30,7 @@ struct PictureOfTheDayTests {
             env["TZ"] = "UTC"
             env["NO_COLOR"] = nil
             environment = env
-            daemon = try ChildProcess(
-                "/usr/bin/faketime",
-                ["-f", "@2026-01-05 16:40:00", DaemonFixture.binary, "daemon", "--data-dir", fixture.dataDirectory.path],
-                environment: env)
+            daemon = try fixture.startDaemon(at: "2026-01-05 16:40:00", environment: env)
             guard waitUntil(timeout: 20, { (try? fixture.daemonPID()) != nil }) else {
                 daemon.terminate()
                 throw TestSupportError("the daemon did not start under faketime")

@@ -35,3 +35,17 @@ public final class ManualClock: TimeSource, @unchecked Sendable {
     public func now() -> Micros { lock.withLock { value } }
     public func set(_ new: Micros) { lock.withLock { value = new } }
 }
+
+/// libfaketime, preloaded into a program whose clock a test sets.
+public let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+/// `environment` with libfaketime preloaded and the clock starting at `instant`
+/// (`2026-11-22 23:59:58`, in the environment's `TZ`) and running on from there. The library
+/// is preloaded directly: the `faketime` wrapper now and then fails to start a program
+/// ("sem_open: File exists") when several start at once.
+public func fakeTime(_ environment: [String: String], at instant: String) -> [String: String] {
+    var environment = environment
+    environment["LD_PRELOAD"] = libfaketime
+    environment["FAKETIME"] = "@\(instant)"
+    return environment
+}
