@@ -2,22 +2,38 @@ import BiomaWidgets
 import DBusKit
 import TimerControl
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `biomatimer watch`: follows the daemon's `PropertiesChanged` and its name owner, and prints
 /// one line for a bar whenever the displayed text changes. It never polls the daemon: while
 /// the timer runs it wakes exactly when the displayed second changes (from `UpdatedAt`), and
 /// while stopped or offline it sleeps until a signal arrives.
+///
+/// Everything runs on one `EventLoop`: the bus connection, the redraws (one deadline, at the
+/// next instant the displayed text may change), the reconnection after a lost bus and, under
+/// i3blocks, the clicks read from stdin. The main thread only waits: two threads in all.
 public final class Watcher: @unchecked Sendable {
     private let renderer: any WidgetRenderer
     private let output: @Sendable (String) -> Void
     private let clock: any TimeSource
-    private let condition = Condition()
-    // Guarded by `condition`.
+    // Loop thread only.
     private var state = WidgetState.offline
-    private var generation = 0
     private var connected = false
     /// Connected, and the first read of the daemon's state has not answered yet: nothing is
     /// drawn meanwhile, so a bar starting next to a running daemon never flashes `offline`.
     private var awaitingFirstRead = false
+    private var bus: Bus?
+    private var address = BusAddress.session
+    private var loop: EventLoop?
+    private var deadlines: Deadlines?
+    private var redraw: Deadlines.Handle?
+    /// While there is no bus: when to try again.
+    private var retryAt: Int64?
+    private var last: String?
+    private var clickBuffer: [UInt8] = []
+    private var clickWatch: EventLoop.WatchHandle?
 
     public init(renderer: any WidgetRenderer, clock: any TimeSource = SystemClock(), output: @escaping @Sendable (String) -> Void) {
         self.renderer = renderer
@@ -28,33 +44,74 @@ public final class Watcher: @unchecked Sendable {
     /// Connects and follows the daemon until the process ends. When the bus itself is gone it
     /// prints the offline line and tries again every few seconds.
     public func run(address: BusAddress, handleClicks: Bool = false) -> Never {
-        if handleClicks { startClickReader(address: address) }
-        while true {
-            do {
-                let bus = try Bus(address)
-                update { _ in
-                    connected = true
-                    awaitingFirstRead = true
-                }
-                bus.onDisconnect { [self] _ in
-                    update {
-                        $0 = .offline
-                        connected = false
-                        awaitingFirstRead = false
-                    }
-                }
-                // However this ends, the connection and its loop thread go with it.
-                defer { bus.close() }
-                try follow(bus)
-                drawLoop(timeout: nil)
-            } catch {
-                update {
-                    $0 = .offline
-                    connected = false
-                    awaitingFirstRead = false
-                }
-                drawLoop(timeout: 5)
+        do {
+            let loop = try EventLoop()
+            loop.perform { [self] in start(loop, address: address, handleClicks: handleClicks) }
+            loop.wait()
+        } catch {
+            output(renderer.render(.offline, now: clock.now()))
+        }
+        // The loop stops only when it cannot go on.
+        exit(1)
+    }
+
+    /// On the loop thread.
+    private func start(_ loop: EventLoop, address: BusAddress, handleClicks: Bool) {
+        self.loop = loop
+        self.address = address
+        do {
+            let deadlines = try Deadlines(loop: loop)
+            self.deadlines = deadlines
+            redraw = deadlines.add { [self] _ in tick() }
+        } catch {
+            output(renderer.render(.offline, now: clock.now()))
+            exit(1)
+        }
+        if handleClicks { startClickReader(loop) }
+        connect()
+    }
+
+    /// A redraw instant, or the time to try the bus again.
+    private func tick() {
+        if let retryAt, clock.now() >= retryAt {
+            self.retryAt = nil
+            connect()
+        } else {
+            draw()
+        }
+    }
+
+    private func connect() {
+        guard let loop else { return }
+        do {
+            let bus = try Bus(address, loop: loop)
+            self.bus = bus
+            connected = true
+            awaitingFirstRead = true
+            bus.onDisconnect { [self, weak bus] _ in
+                guard let bus, self.bus === bus else { return }
+                self.bus = nil
+                state = .offline
+                connected = false
+                awaitingFirstRead = false
+                // Try again at once, from the deadline rather than inside the bus's end.
+                retryAt = clock.now()
+                draw()
             }
+            do {
+                try follow(bus)
+            } catch {
+                self.bus = nil
+                bus.close()
+                throw error
+            }
+            draw()
+        } catch {
+            state = .offline
+            connected = false
+            awaitingFirstRead = false
+            retryAt = clock.now() + 5 * 1_000_000
+            draw()
         }
     }
 
@@ -117,62 +174,65 @@ public final class Watcher: @unchecked Sendable {
     }
 
     private func update(_ body: (inout WidgetState) -> Void) {
-        condition.lock()
         body(&state)
-        generation += 1
-        condition.broadcast()
-        condition.unlock()
+        draw()
     }
 
-    /// Prints the line now and at every instant the displayed text may change. Returns when
-    /// the bus connection is lost, or after `timeout` seconds when there is none.
-    private func drawLoop(timeout seconds: Int64?) {
-        let end = seconds.map { clock.now() + $0 * 1_000_000 }
-        var last: String?
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if awaitingFirstRead && connected {
-                let seen = generation
-                while generation == seen { condition.wait() }
-                continue
-            }
+    /// Prints the line if it changed, and schedules the next instant the displayed text may
+    /// change (or the next try of the bus).
+    private func draw() {
+        guard let deadlines, let redraw else { return }
+        var next: Int64?
+        if !(awaitingFirstRead && connected) {
             let now = clock.now()
             let line = renderer.render(state, now: now)
             if line != last {
                 output(line)
                 last = line
             }
-            if end == nil && !connected { return }
-            if let end, clock.now() >= end { return }
-            let seen = generation
-            let next = nextRedraw(after: now, state: state, showing: renderer.displayedTimes)
-            var deadline = next
-            if let end { deadline = deadline.map { min($0, end) } ?? end }
-            while generation == seen {
-                if let deadline {
-                    if !condition.wait(untilMicros: deadline) { break }
-                } else {
-                    condition.wait()
-                }
+            next = nextRedraw(after: now, state: state, showing: renderer.displayedTimes)
+        }
+        if let retryAt { next = next.map { min($0, retryAt) } ?? retryAt }
+        deadlines.schedule(redraw, at: next)
+    }
+
+    /// i3blocks ≥ 1.5 writes a persistent block's clicks to its stdin, one JSON object a line:
+    /// read on the loop, each sent as a call on the watch's own connection.
+    private func startClickReader(_ loop: EventLoop) {
+        clickWatch = loop.watch(fd: 0) { [self] _ in
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(0, &chunk, chunk.count)
+            guard n > 0 else {
+                // The end of stdin (or an error): no more clicks.
+                if n == 0 || (errno != EINTR && errno != EAGAIN), let clickWatch { loop.unwatch(clickWatch) }
+                return
+            }
+            clickBuffer.append(contentsOf: chunk[0..<n])
+            while let newline = clickBuffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: clickBuffer[..<newline], as: UTF8.self)
+                clickBuffer.removeSubrange(...newline)
+                click(line)
             }
         }
     }
 
-    /// i3blocks ≥ 1.5 writes a persistent block's clicks to its stdin, one JSON object a line.
-    private func startClickReader(address: BusAddress) {
-        detachThread {
-            while let line = readLine(strippingNewline: true) {
-                guard let action = BarClick(i3blocksLine: line)?.action else { continue }
-                guard let client = try? TimerClient(address: address) else { continue }
-                switch action {
-                case .toggle: _ = try? client.call("Toggle")
-                case .toggleFocus: _ = try? client.call("TogglePause", interface: TimerNames.focusInterface)
-                case .nextProject, .previousProject:
-                    if let step = action.cycleStep { _ = try? client.call("CycleProject", [.int32(step)]) }
-                }
-            }
+    private func click(_ line: String) {
+        guard let action = BarClick(i3blocksLine: line)?.action, let bus else { return }
+        let call: (member: String, arguments: [DBusValue], interface: String)
+        switch action {
+        case .toggle: call = ("Toggle", [], TimerNames.interface)
+        case .toggleFocus: call = ("TogglePause", [], TimerNames.focusInterface)
+        case .nextProject, .previousProject:
+            guard let step = action.cycleStep else { return }
+            call = ("CycleProject", [.int32(step)], TimerNames.interface)
         }
+        guard
+            let message = try? BusMessage.methodCall(
+                destination: TimerNames.busName, path: TimerNames.objectPath, interface: call.interface,
+                member: call.member, arguments: call.arguments)
+        else { return }
+        // The answer changes the daemon's properties, which come back as signals.
+        bus.send(message, timeout: .seconds(10)) { _ in }
     }
 }
 

@@ -28,7 +28,12 @@ public enum IntervalCSV {
     // MARK: Export
 
     public static func encode(_ rows: [Row], timeZone: TimeZone) -> String {
-        var out = header + "\r\n"
+        header + "\r\n" + encodeRows(rows, timeZone: timeZone)
+    }
+
+    /// The rows alone, without the header: a long export written in pieces.
+    public static func encodeRows(_ rows: [Row], timeZone: TimeZone) -> String {
+        var out = ""
         let rules = DayRules(timeZone: timeZone)
         for row in rows {
             let cells = [

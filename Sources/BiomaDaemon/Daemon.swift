@@ -18,8 +18,9 @@ public struct DaemonOptions: Sendable {
     public init() {}
 }
 
-/// `biomatimerd`: one loop thread (the bus's) owns the connection, the tracker, the deadlines
-/// and the signal descriptor. The main thread only waits for the exit code.
+/// `biomatimerd`: one event loop thread owns the session-bus connection, the system-bus
+/// connection (logind), the tracker, the deadlines and the signal descriptor. The main thread
+/// only waits for the exit code.
 public enum Daemon {
     /// Runs until SIGTERM/SIGINT, the loss of the name or of the bus. Returns the exit code.
     public static func run(_ options: DaemonOptions, log: @escaping @Sendable (String) -> Void) -> Int32 {
@@ -27,13 +28,17 @@ public enum Daemon {
         defer { Glibc.close(signalFD) }
         let clock = SystemClock()
         let directory = options.dataDirectory ?? Tracker.defaultDataDirectory()
+        let loop: EventLoop
         let bus: Bus
         do {
-            bus = try Bus(options.address)
+            loop = try EventLoop()
+            bus = try Bus(options.address, loop: loop)
         } catch {
             log("\(error)")
             return 3
         }
+        // Whatever the way out, the loop thread ends before the process does.
+        defer { loop.stop() }
         let exit = ExitSignal()
         // One daemon per store, whatever the bus: the store lock is held for the process's life.
         let storeLock: StoreLock
@@ -66,19 +71,19 @@ public enum Daemon {
             log("lost the bus (\(reason)); exiting")
             exit.finish(1)
         }
-        bus.watchReadable(fd: signalFD) {
+        loop.watch(fd: signalFD) { _ in
             var info = signalfd_siginfo()
             _ = read(signalFD, &info, MemoryLayout<signalfd_siginfo>.size)
             exit.finish(0)
         }
         let deadlines = try? bus.sync { () throws(BusError) in
-            let deadlines = try Deadlines(bus: bus)
+            let deadlines = try Deadlines(loop: loop)
             object.attach(deadlines)
             return deadlines
         }
         if deadlines == nil { log("cannot create the loop's timer; day boundaries are noticed only at the next call") }
-        // Sleep, lock and idle from logind, on a connection of its own to the system bus.
-        let logind = LogindWatcher(timer: timer, loop: bus, log: log)
+        // Sleep, lock and idle from logind, on a connection to the system bus on the same loop.
+        let logind = LogindWatcher(timer: timer, loop: loop, log: log)
         logind.start()
         let code = exit.wait()
         // Handlers run on the loop thread: once this block runs, none is in flight.
@@ -87,6 +92,8 @@ public enum Daemon {
         }
         try? bus.releaseName(TimerAPI.busName)
         bus.close()
+        logind.stop()
+        loop.stop()
         withExtendedLifetime((storeLock, deadlines, logind)) {}
         return code
     }

@@ -28,8 +28,17 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     private var published: FocusStatus
     private var deadlines: Deadlines?
     private var phaseEnd: Deadlines.Handle?
-    /// The focus timer's notification, replaced at each phase end.
-    private var notice: UInt32 = 0
+    /// The focus timer's notification, replaced at each phase end; saved, so a phase end
+    /// after a restart replaces it too.
+    private var notice: UInt32 = 0 {
+        didSet {
+            do {
+                try tracker.saveShownNotification(notice, for: "focus")
+            } catch {
+                log("cannot record the focus notification (\(error)); after a restart the next one shows beside it")
+            }
+        }
+    }
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, timer: TimerService, notifier: Notifier,
@@ -44,6 +53,11 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         self.log = log
         published = FocusStatus()
         published = status(at: clock.now())
+        do {
+            notice = try tracker.shownNotifications()["focus"] ?? 0
+        } catch {
+            log("cannot read the focus notification's id (\(error)); the next one shows beside it")
+        }
     }
 
     /// The published state at `now`.

@@ -10,7 +10,8 @@ import Glibc
 ///   active first), its `LockedHint`, `IdleHint` and `IdleSinceHint` properties and its
 ///   `Lock`/`Unlock` signals. (The `/session/auto` alias sends no property changes.)
 ///
-/// Events are handed to the session bus's loop thread, where the timer lives. Without a
+/// The system-bus connection is polled by the daemon's one event loop, beside the session bus:
+/// events reach the timer on the thread it lives on. Without a
 /// system bus or without logind, the daemon says once in its log what it cannot watch and
 /// everything else goes on: the suspend gap still catches sleep.
 final class LogindWatcher: @unchecked Sendable {
@@ -20,17 +21,17 @@ final class LogindWatcher: @unchecked Sendable {
     static let session = "org.freedesktop.login1.Session"
 
     private let timer: TimerService
-    /// The session bus: the timer's loop.
-    private let loop: Bus
+    /// The daemon's loop: the timer's thread, and the one the system bus is polled on.
+    private let loop: EventLoop
     private let log: @Sendable (String) -> Void
     private var system: Bus?
-    // System loop thread only.
+    // Loop thread only.
     private var inhibitor: Int32 = -1
     private var sessionPath: String?
     private var locked = false
     private var idle = false
 
-    init(timer: TimerService, loop: Bus, log: @escaping @Sendable (String) -> Void) {
+    init(timer: TimerService, loop: EventLoop, log: @escaping @Sendable (String) -> Void) {
         self.timer = timer
         self.loop = loop
         self.log = log
@@ -38,6 +39,11 @@ final class LogindWatcher: @unchecked Sendable {
 
     deinit {
         if inhibitor >= 0 { close(inhibitor) }
+        system?.close()
+    }
+
+    /// Closes the system-bus connection.
+    func stop() {
         system?.close()
     }
 
@@ -52,7 +58,7 @@ final class LogindWatcher: @unchecked Sendable {
         let address = Self.systemBusAddress()
         let bus: Bus
         do {
-            bus = try Bus(.address(address))
+            bus = try Bus(.address(address), loop: loop)
         } catch {
             log("no system bus at \(address) (\(error)): sleep is still noticed by the clock; lock and idle come only from `biomatimer away`")
             return
@@ -65,8 +71,10 @@ final class LogindWatcher: @unchecked Sendable {
                 guard case .boolean(let sleeping) = message.arguments.first else { return }
                 prepareForSleep(sleeping)
             }
-            try takeInhibitor()
         } catch {
+            log("cannot watch logind for sleep (\(error)): sleep is still noticed by the clock")
+        }
+        takeInhibitor { [log] error in
             log("cannot watch logind for sleep (\(error)): sleep is still noticed by the clock")
         }
         do {
@@ -78,18 +86,31 @@ final class LogindWatcher: @unchecked Sendable {
 
     // MARK: - Sleep
 
-    private func takeInhibitor() throws(BusError) {
-        guard let bus = system else { return }
-        let reply = try bus.callBlocking(
-            destination: Self.name, path: Self.path, interface: Self.manager, member: "Inhibit",
-            [.string("sleep"), .string("biomatimer"), .string("Stopping the work timer before sleep"), .string("delay")],
-            timeout: .seconds(5))
-        guard case .unixFD(let fd) = reply.first else { throw .typeMismatch(expected: "h", actual: reply.first?.signature ?? "") }
-        if inhibitor >= 0 { close(inhibitor) }
-        inhibitor = fd
+    /// Asks logind for a delay lock; the answer arrives on the loop thread (never blocking it).
+    private func takeInhibitor(failed: @escaping @Sendable (BusError) -> Void) {
+        guard let bus = system,
+            let message = try? BusMessage.methodCall(
+                destination: Self.name, path: Self.path, interface: Self.manager, member: "Inhibit",
+                arguments: [
+                    .string("sleep"), .string("biomatimer"), .string("Stopping the work timer before sleep"), .string("delay"),
+                ])
+        else { return }
+        bus.send(message, timeout: .seconds(5)) { [self] result in
+            switch result {
+            case .success(let reply):
+                guard case .unixFD(let fd) = reply.first else {
+                    failed(.typeMismatch(expected: "h", actual: reply.first?.signature ?? ""))
+                    return
+                }
+                if inhibitor >= 0 { close(inhibitor) }
+                inhibitor = fd
+            case .failure(let error):
+                failed(error)
+            }
+        }
     }
 
-    /// On the system loop thread.
+    /// On the loop thread.
     private func prepareForSleep(_ sleeping: Bool) {
         let fd = inhibitor
         if sleeping {
@@ -101,14 +122,8 @@ final class LogindWatcher: @unchecked Sendable {
             }
         } else {
             loop.perform { [timer] in timer.sleepEnds() }
-            // A new lock for the next sleep (off the system loop: it is a blocking call).
-            loop.perform { [self] in
-                do {
-                    try takeInhibitor()
-                } catch {
-                    log("cannot take a new sleep inhibitor (\(error))")
-                }
-            }
+            // A new lock for the next sleep.
+            takeInhibitor { [log] error in log("cannot take a new sleep inhibitor (\(error))") }
         }
     }
 
@@ -145,12 +160,12 @@ final class LogindWatcher: @unchecked Sendable {
                 [self] _ in setLocked(member == "Lock")
             }
         }
-        // The state now.
+        // The state now, applied on the loop thread like every change after it.
         let all = try bus.callBlocking(
             destination: Self.name, path: chosen, interface: "org.freedesktop.DBus.Properties", member: "GetAll",
             [.string(Self.session)], timeout: .seconds(5)
         ).first?.vardict ?? [:]
-        sessionChanged(all)
+        loop.perform { [self] in sessionChanged(all) }
     }
 
     private func property(_ bus: Bus, _ path: String, _ name: String) throws(BusError) -> DBusValue? {
@@ -160,7 +175,7 @@ final class LogindWatcher: @unchecked Sendable {
         ).first?.unwrapped
     }
 
-    /// On the system loop thread (or at start).
+    /// On the loop thread.
     private func sessionChanged(_ changed: [String: DBusValue]) {
         if case .boolean(let value) = changed["LockedHint"] { setLocked(value) }
         if case .boolean(let value) = changed["IdleHint"] {

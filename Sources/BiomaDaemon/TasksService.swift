@@ -25,8 +25,14 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
     private var published: TasksStatus
     private var deadlines: Deadlines?
     private var nextLook: Deadlines.Handle?
-    /// The notification showing each task's reminder, to replace or close it.
-    private var notices: [String: UInt32] = [:]
+    /// The notification showing each task's reminder, to replace or close it, by task id;
+    /// saved, so a reminder after a restart replaces the notification shown before it.
+    private var notices: [String: UInt32] = [:] {
+        didSet {
+            for (id, notification) in notices where oldValue[id] != notification { save(notification, for: id) }
+            for id in oldValue.keys where notices[id] == nil { save(nil, for: id) }
+        }
+    }
 
     public init(tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, log: @escaping @Sendable (String) -> Void) {
         self.tracker = tracker
@@ -35,6 +41,13 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         self.notifier = notifier
         self.log = log
         published = Self.status(tracker.taskSummary(at: clock.now()))
+        do {
+            for (owner, id) in try tracker.shownNotifications() where owner.hasPrefix("task:") {
+                notices[String(owner.dropFirst(5))] = id
+            }
+        } catch {
+            log("cannot read the reminders' notifications (\(error)); a reminder may show twice")
+        }
     }
 
     static func status(_ summary: TaskSummary) -> TasksStatus {
@@ -43,6 +56,14 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         status.dueTasks = UInt32(clamping: summary.due)
         status.nextDue = summary.nextReminder ?? 0
         return status
+    }
+
+    private func save(_ notification: UInt32?, for task: String) {
+        do {
+            try tracker.saveShownNotification(notification, for: "task:" + task)
+        } catch {
+            log("cannot record the reminder's notification (\(error)); after a restart it may show twice")
+        }
     }
 
     // MARK: - Deadlines

@@ -61,8 +61,12 @@ extension TimerService {
         _ = try? change { try applyAway(at: $0) }
     }
 
-    /// `AwayEnd`: the user is back. Nothing when not away.
-    func awayEnd(at now: Micros) {
+    /// `AwayEnd`: the user is back. Nothing when not away. The absence is decided with the
+    /// facts at the return, whether or not its decision deadline fired (the clock may have
+    /// moved under the daemon, or the machine been busy): one that lasted `away_after` is
+    /// removed from work now.
+    func awayEnd(at now: Micros) throws {
+        try applyAway(at: now)
         guard let current = away else { return }
         away = nil
         if let deadlines, let awayDecision { deadlines.schedule(awayDecision, at: nil) }
@@ -157,7 +161,7 @@ extension TimerService {
     func sleepEnds() {
         noteSuspendGap()
         guard let current = away, current.reason == .sleep else { return }
-        _ = try? change { awayEnd(at: $0) }
+        _ = try? change { try awayEnd(at: $0) }
     }
 
     /// `LockedHint`/`Lock`, `IdleHint`: as `AwayBegin`.
@@ -167,6 +171,6 @@ extension TimerService {
 
     /// Unlocked, or no longer idle: as `AwayEnd`.
     func backFromLogind() {
-        _ = try? change { awayEnd(at: $0) }
+        _ = try? change { try awayEnd(at: $0) }
     }
 }

@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import CSystem
 import DBusKit
 
 /// `Import`: time from another tracker (or biomatimer's own CSV), all or nothing.
@@ -13,6 +14,7 @@ extension TimerService {
                 let format = try Self.importFormat(call.arguments[0].string!)
                 let data = call.arguments[1].string!
                 let tagMap = try Self.importTagMap(call.arguments[2].vardict ?? [:], format: format)
+                defer { releaseMemoryAfterBulkWork() }
                 let count = try change { now in
                     switch format {
                     case .csv:
@@ -34,6 +36,18 @@ extension TimerService {
                 return [.uint32(UInt32(clamping: count))]
             }
         ]
+    }
+
+    /// After an import, an export or a history reset: once the reply has left (the next turn
+    /// of the loop), SQLite's cache is emptied and malloc gives its free pages back, so the
+    /// daemon's private memory falls back to its idle size instead of keeping the peak until a
+    /// restart. Whatever reads or writes the bulk data (a string today, a descriptor later)
+    /// calls this when done.
+    func releaseMemoryAfterBulkWork() {
+        bus.loop.later { [tracker] in
+            tracker.releaseMemory()
+            malloc_trim(0)
+        }
     }
 
     static func importFormat(_ text: String) throws -> ImportFormat {

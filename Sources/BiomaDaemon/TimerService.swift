@@ -29,12 +29,23 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     let notifier: Notifier?
     let suspendClock: any SuspendClock
     var suspendGap: SuspendGap
-    /// The current absence: why and since when, and the work removed for it so far.
-    var away: (reason: AwayReason, since: Micros, removed: Interval?)?
-    /// The work removed for the last absence, until counted (`KeepAway`) or superseded.
-    var lastRemoved: Interval?
+    /// The current absence: why and since when, and the work removed for it so far. Saved in
+    /// the store at every change, so a restart goes on with it.
+    var away: (reason: AwayReason, since: Micros, removed: Interval?)? {
+        didSet { saveAway() }
+    }
+    /// The work removed for the last absence, until counted (`KeepAway`) or superseded; saved.
+    var lastRemoved: Interval? {
+        didSet { saveAway() }
+    }
     var awayDecision: Deadlines.Handle?
-    var awayNotice: UInt32 = 0
+    /// The "welcome back" notification shown last; saved, so a restart replaces it.
+    var awayNotice: UInt32 = 0 {
+        didSet {
+            // Not written: a restart then shows the next offer beside the old one, nothing more.
+            try? tracker.saveShownNotification(awayNotice, for: "away")
+        }
+    }
 
     /// Called after every published change and day boundary (the focus timer follows work).
     var afterChange: (() -> Void)?
@@ -53,6 +64,20 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         self.suspendClock = suspendClock
         suspendGap = SuspendGap(suspendClock.gap())
         publishedDay = tracker.snapshot(at: clock.now()).day
+        // What a previous run saved (not readable: not away, nothing to give back, which is
+        // what a store without them means).
+        if let saved = try? tracker.savedAway() {
+            self.away = saved.current.map { ($0.reason, $0.since, $0.removed) }
+            lastRemoved = saved.lastRemoved
+        }
+        awayNotice = (try? tracker.shownNotifications())?["away"] ?? 0
+    }
+
+    /// Writes the absence and the removed away time (in `didSet`, on the loop thread).
+    func saveAway() {
+        // Not written (the store failed): the timers are right, only a restart before the
+        // next change would forget the absence.
+        try? tracker.saveAway(current: away.map { AwayRecord(reason: $0.reason, since: $0.since, removed: $0.removed) }, lastRemoved: lastRemoved)
     }
 
     // MARK: - Deadlines
@@ -70,6 +95,8 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
             scheduleDeadlines(tracker.snapshot(at: clock.now()), restartHeartbeat: true)
         }
         checkDayBoundary()
+        // An absence saved by the previous run: decided now, or its deadline set.
+        if away != nil { decideAway() }
     }
 
     /// The day boundary at the snapshot's; the heartbeat while running, left as it is when it
@@ -106,11 +133,20 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         let now = clock.now()
         let before = published(tracker.snapshot(at: now))
         let result: T
+        let undecided = away != nil && away?.removed == nil
+        do {
+            // A rule tied to a deadline is applied at every change too: the deadline is only
+            // a wake-up (an absence that counts by now is removed before anything else).
+            try applyAway(at: now)
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
         do {
             result = try body(now)
-        } catch let error as DBusMethodError {
-            throw error
         } catch {
+            // The operation changed nothing; what the away rule did is still published.
+            if undecided && away?.removed != nil { publish(before: before, after: tracker.snapshot(at: now)) }
+            if let error = error as? DBusMethodError { throw error }
             throw TimerAPI.dbusError(error)
         }
         publish(before: before, after: tracker.snapshot(at: now))
@@ -249,6 +285,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     if let from, let to, from > to {
                         throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).")
                     }
+                    defer { releaseMemoryAfterBulkWork() }
                     do {
                         return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
                     } catch {
@@ -257,10 +294,12 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                 },
                 DBusMethod("ImportCSV", in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
                     let text = call.arguments[0].string!
+                    defer { releaseMemoryAfterBulkWork() }
                     let count = try change { try tracker.importCSV(text, at: $0) }
                     return [.uint32(UInt32(clamping: count))]
                 },
                 DBusMethod("ResetHistory") { [self] _ in
+                    defer { releaseMemoryAfterBulkWork() }
                     try change { try tracker.resetHistory(at: $0) }
                     return []
                 },
@@ -269,7 +308,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     return []
                 },
                 DBusMethod("AwayEnd") { [self] _ in
-                    try change { awayEnd(at: $0) }
+                    try change { try awayEnd(at: $0) }
                     return []
                 },
                 DBusMethod("KeepAway") { [self] _ in

@@ -82,20 +82,27 @@ extension Tracker {
 
     static func closedIntervals(_ db: Database, overlapping low: Micros, _ high: Micros) throws -> [Interval] {
         var result: [Interval] = []
+        try forEachClosedInterval(db, overlapping: low, high) { result.append($0) }
+        return result
+    }
+
+    /// `closedIntervals`, one at a time from a cursor: nothing but the current row in memory.
+    static func forEachClosedInterval(
+        _ db: Database, overlapping low: Micros, _ high: Micros, _ body: (Interval) throws -> Void
+    ) throws {
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: overlapSQL), arguments: [low, high])
         while let row = try rows.next() {
             let start: Int64 = row[0]
-            if start < high { result.append(Interval(start: start, end: row[1], projectID: row[2])) }
+            if start < high { try body(Interval(start: start, end: row[1], projectID: row[2])) }
         }
         if high < .max,
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: afterSQL), arguments: [high])
         {
             let start: Int64 = row[0]
-            if start < high { result.append(Interval(start: start, end: row[1], projectID: row[2])) }
+            if start < high { try body(Interval(start: start, end: row[1], projectID: row[2])) }
         }
-        return result
     }
 
     static func load(_ db: Database) throws -> (Model, heartbeat: Micros?, boot: String?, lastBackup: String?) {

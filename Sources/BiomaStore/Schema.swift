@@ -105,6 +105,27 @@ enum Schema {
         migrator.registerMigration("v5-edit-journal") { db in
             try db.execute(sql: Schema.editJournalSQL)
         }
+        // v6: what the daemon kept only in memory and must survive a restart: the absence in
+        // progress (and the work removed for it so far), the away time `KeepAway` can give
+        // back, and the ids of the notifications it showed (a reminder after a restart
+        // replaces its old notification).
+        migrator.registerMigration("v6-away-notifications") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE away_state (
+                        slot TEXT PRIMARY KEY CHECK (slot IN ('current', 'last_removed')),
+                        reason TEXT NOT NULL CHECK (reason IN ('sleep', 'lock', 'idle')),
+                        since_us INTEGER NOT NULL,
+                        removed_start_us INTEGER,
+                        removed_end_us INTEGER,
+                        removed_project_id TEXT
+                    );
+                    CREATE TABLE shown_notification (
+                        owner TEXT PRIMARY KEY,
+                        notification_id INTEGER NOT NULL CHECK (notification_id > 0)
+                    );
+                    """)
+        }
         return migrator
     }
 

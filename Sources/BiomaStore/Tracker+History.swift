@@ -23,20 +23,49 @@ extension Tracker {
     /// The recorded (closed) intervals overlapping the days `from...to` (nil: unbounded), as
     /// CSV (see `IntervalCSV`). The running interval is exported once it has been closed.
     public func exportCSV(from: Day?, to: Day?, at now: Micros) throws -> String {
+        var out = ""
+        try exportCSV(from: from, to: to, at: now) { out += $0 }
+        return out
+    }
+
+    /// `exportCSV` streamed: the header, then the rows `batch` at a time, each piece handed to
+    /// `write` (a file descriptor, a pipe) as soon as it is made, read from a cursor, so that a
+    /// long history never sits in memory whole. Follow it with `releaseMemory()`.
+    public func exportCSV(
+        from: Day?, to: Day?, at now: Micros, batch: Int = 1000, write: (String) throws -> Void
+    ) throws {
         if let from, let to, from > to {
             throw TrackerError.invalidArgument("The export range starts (\(from)) after it ends (\(to)).")
         }
-        return try locked {
+        try locked {
             let low = from.map(rules.start(of:)) ?? .min
             let high = to.map { rules.start(of: $0.adding(days: 1)) } ?? .max
-            let intervals = try readOrThrow { try Tracker.closedIntervals($0, overlapping: low, high) }
             let byID = Dictionary(model.projects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let rows = intervals.map { interval in
-                let project = interval.projectID.flatMap { byID[$0] }
-                return IntervalCSV.Row(
-                    projectName: project?.name, color: project?.color, start: interval.start, end: interval.end)
+            let timeZone = rules.timeZone
+            try write(IntervalCSV.header + "\r\n")
+            var rows: [IntervalCSV.Row] = []
+            rows.reserveCapacity(max(1, batch))
+            // An error of `write` is the caller's own, passed through as it is.
+            var writeError: (any Error)?
+            do {
+                try readOrThrow { db in
+                    try Tracker.forEachClosedInterval(db, overlapping: low, high) { interval in
+                    let project = interval.projectID.flatMap { byID[$0] }
+                    rows.append(
+                        IntervalCSV.Row(projectName: project?.name, color: project?.color, start: interval.start, end: interval.end))
+                    if rows.count >= batch {
+                        do { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) } catch {
+                            writeError = error
+                            throw error
+                        }
+                        rows.removeAll(keepingCapacity: true)
+                    }
+                }
+                }
+            } catch {
+                throw writeError ?? error
             }
-            return IntervalCSV.encode(rows, timeZone: rules.timeZone)
+            if !rows.isEmpty { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) }
         }
     }
 
@@ -131,5 +160,16 @@ extension Tracker {
             added.append(db.lastInsertedRowID)
         }
         return added
+    }
+}
+
+extension Tracker {
+    /// Empties SQLite's page cache (`PRAGMA shrink_memory`) after bulk work: ten years read
+    /// or written once need not stay cached. The daemon follows it with `malloc_trim(0)`.
+    public func releaseMemory() {
+        locked {
+            // Only a cache is dropped: a failure leaves it as it was, and nothing is lost.
+            try? database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA shrink_memory") }
+        }
     }
 }

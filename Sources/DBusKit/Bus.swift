@@ -1,32 +1,34 @@
 import CDBus
 import Glibc
 
-/// A bus connection owned by one event-loop thread, for long-lived processes (the daemon, a
-/// widget following changes).
+/// A bus connection on an event loop, for long-lived processes (the daemon, a widget following
+/// changes).
 ///
-/// The loop thread is the only thread that touches libdbus for this connection: it polls the
-/// connection's file descriptors (libdbus watches), runs libdbus timeouts, dispatches incoming
-/// messages and runs work handed to it with `perform`, woken through an eventfd so that a
-/// reply or signal sent from any task leaves at once. Method handlers and signal handlers run
-/// on that thread, one at a time.
+/// The loop's thread is the only thread that touches libdbus for this connection: it polls the
+/// connection's file descriptors (libdbus watches) beside everything else registered on the
+/// `EventLoop`, runs libdbus timeouts, dispatches incoming messages and runs work handed to it
+/// with `perform`, woken through the loop's eventfd so that a reply or signal sent from any task
+/// leaves at once. Method handlers and signal handlers run on that thread, one at a time. Any
+/// number of connections (the session bus and the system bus) share one loop; a bus made
+/// without one gets a loop of its own, which stops when the bus closes.
 public final class Bus: @unchecked Sendable {
     // Set once in init, read-only afterwards.
     let connection: OpaquePointer
     /// This connection's unique name, e.g. `:1.42`.
     public let uniqueName: String
-    let wakeFD: Int32
-    /// The loop thread, for joining (nil once joined); `loopThread` stays for identity checks.
-    var thread: pthread_t?
-    var loopThread = pthread_t()
+    /// The loop this connection is polled on.
+    public let loop: EventLoop
+    /// Whether the loop was made for this bus alone (it stops when the bus closes).
+    let ownsLoop: Bool
 
     // Shared with other threads: guarded by `lock`.
     let lock = Lock()
-    var queue: [() -> Void] = []
     var stopping = false
-    /// Set when the loop thread has returned; work handed over after that runs on the caller.
+    /// Set once the connection has left the loop; work handed over after that runs on the caller.
     var finished = false
     var disconnectHandlers: [@Sendable (String) -> Void] = []
     var closedReason: String?
+    var fdWatches: [Int32: EventLoop.WatchHandle] = [:]
 
     // Loop-thread only.
     var watches: [OpaquePointer] = []
@@ -35,52 +37,49 @@ public final class Bus: @unchecked Sendable {
     var subscriptions: [Int: Subscription] = [:]
     var nextSubscriptionID = 1
     var nameLostHandlers: [String: @Sendable () -> Void] = [:]
-    var fdHandlers: [Int32: @Sendable () -> Void] = [:]
 
-    /// Connects and starts the loop thread.
-    public init(_ address: BusAddress = .session) throws(BusError) {
-        // The eventfd first: once every property is set, a throw runs deinit, which must not
-        // release a connection twice.
-        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard fd >= 0 else { throw .connectionFailed("eventfd: \(String(cString: strerror(errno)))") }
-        do {
-            connection = try RawConnection.open(address)
-        } catch {
-            Glibc.close(fd)
-            throw error
+    /// Connects and registers the connection on `loop`, or on a loop of its own when nil.
+    public init(_ address: BusAddress = .session, loop: EventLoop? = nil) throws(BusError) {
+        let connection = try RawConnection.open(address)
+        if let loop {
+            self.loop = loop
+            ownsLoop = false
+        } else {
+            do {
+                self.loop = try EventLoop()
+            } catch {
+                dbus_connection_close(connection)
+                dbus_connection_unref(connection)
+                throw error
+            }
+            ownsLoop = true
         }
-        wakeFD = fd
+        self.connection = connection
         uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
         installCallbacks()
-        startThread()
+        self.loop.perform { [self] in self.loop.register(self) }
     }
 
     deinit {
         // libdbus insists that a private connection is closed before its last reference goes.
         dbus_connection_close(connection)
         dbus_connection_unref(connection)
-        Glibc.close(wakeFD)
     }
 
     // MARK: - Running work on the loop
 
     /// Runs `work` on the loop thread. From the loop thread itself it runs at once.
     public func perform(_ work: @escaping @Sendable () -> Void) {
-        if isLoopThread {
-            work()
-            return
-        }
         lock.lock()
-        if finished {
-            // No loop left to run it: the connection is closed, so libdbus calls made by
+        let gone = finished
+        lock.unlock()
+        if gone {
+            // No loop polls this connection any more: it is closed, so libdbus calls made by
             // `work` fail at once (sends report `.disconnected`) rather than waiting forever.
-            lock.unlock()
             work()
             return
         }
-        queue.append(work)
-        lock.unlock()
-        wake()
+        loop.perform(work)
     }
 
     /// Runs `work` on the loop thread and waits for its result. Must not be called from a
@@ -98,15 +97,7 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Whether the caller runs on this bus's loop thread.
-    public var isLoopThread: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return isLoopThreadLocked
-    }
-
-    var isLoopThreadLocked: Bool {
-        pthread_equal(loopThread, pthread_self()) != 0
-    }
+    public var isLoopThread: Bool { loop.isLoopThread }
 
     /// Whether the connection is still open.
     public var isConnected: Bool {
@@ -127,33 +118,37 @@ public final class Bus: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Closes the connection and stops the loop thread; waits for it unless called from it.
-    /// A deliberate close is not a lost bus: the disconnect handlers are not called.
+    /// Closes the connection and takes it off the loop (stopping the loop when it is the
+    /// bus's own); waits for that unless called from the loop thread. A deliberate close is
+    /// not a lost bus: the disconnect handlers are not called.
     public func close() {
         lock.lock()
-        let alreadyStopping = stopping
         stopping = true
         disconnectHandlers.removeAll()
-        // Exactly one caller joins the loop thread.
-        let joinable = isLoopThreadLocked ? nil : thread
-        if joinable != nil { thread = nil }
         lock.unlock()
-        if !alreadyStopping {
-            perform { [self] in
-                dbus_connection_close(connection)
-            }
+        if loop.isLoopThread {
+            closeNow()
+        } else {
+            _ = try? loop.sync { [self] () throws(BusError) in closeNow() }
         }
-        wake()
-        if let joinable { pthread_join(joinable, nil) }
+        if ownsLoop { loop.stop() }
     }
 
     /// Polls `fd` in the loop and runs `handler` on the loop thread whenever it is readable
-    /// (a timerfd, a signalfd, a pipe): one loop for everything the process waits on.
+    /// (a timerfd, a signalfd, a pipe): one loop for everything the process waits on. The
+    /// watch ends with the connection.
     public func watchReadable(fd: Int32, _ handler: @escaping @Sendable () -> Void) {
-        perform { [self] in fdHandlers[fd] = handler }
+        let handle = loop.watch(fd: fd) { _ in handler() }
+        lock.lock()
+        let old = fdWatches.updateValue(handle, forKey: fd)
+        lock.unlock()
+        if let old { loop.unwatch(old) }
     }
 
     public func unwatchReadable(fd: Int32) {
-        perform { [self] in fdHandlers[fd] = nil }
+        lock.lock()
+        let old = fdWatches.removeValue(forKey: fd)
+        lock.unlock()
+        if let old { loop.unwatch(old) }
     }
 }

@@ -1,7 +1,7 @@
 import CSystem
 import Glibc
 
-/// Deadlines on the bus's loop thread: any number of absolute `CLOCK_REALTIME` instants, kept
+/// Deadlines on an event loop's thread: any number of absolute `CLOCK_REALTIME` instants, kept
 /// in one timerfd armed at the earliest of them, with `TFD_TIMER_CANCEL_ON_SET`.
 ///
 /// A deadline's handler runs on the loop thread when its instant has come (`.due`; it is then
@@ -10,7 +10,7 @@ import Glibc
 /// so each one re-checks what it waits for and schedules itself again. While nothing is
 /// scheduled the timerfd is disarmed and the loop does not wake for it at all.
 ///
-/// Use it from the loop thread only (handlers, `Bus.perform` blocks).
+/// Use it from the loop thread only (handlers, `EventLoop.perform` and `Bus.perform` blocks).
 public final class Deadlines: @unchecked Sendable {
     public enum Reason: Sendable, Equatable {
         /// The deadline's instant has come.
@@ -31,24 +31,30 @@ public final class Deadlines: @unchecked Sendable {
         let handler: Handler
     }
 
-    private let bus: Bus
+    private let loop: EventLoop
     private let fd: Int32
+    private var watch: EventLoop.WatchHandle?
     private var entries: [Int: Entry] = [:]
     private var nextID = 0
     /// The instant the timerfd is armed at, nil when disarmed.
     private var armed: Int64?
 
-    /// Creates the timerfd and watches it on `bus`'s loop.
-    public init(bus: Bus) throws(BusError) {
+    /// Creates the timerfd and watches it on `loop`.
+    public init(loop: EventLoop) throws(BusError) {
         let fd = timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard fd >= 0 else { throw .outOfMemory }
-        self.bus = bus
+        self.loop = loop
         self.fd = fd
-        bus.watchReadable(fd: fd) { [weak self] in self?.fired() }
+        watch = loop.watch(fd: fd) { [weak self] _ in self?.fired() }
+    }
+
+    /// Creates the timerfd and watches it on `bus`'s loop.
+    public convenience init(bus: Bus) throws(BusError) {
+        try self.init(loop: bus.loop)
     }
 
     deinit {
-        bus.unwatchReadable(fd: fd)
+        if let watch { loop.unwatch(watch) }
         close(fd)
     }
 

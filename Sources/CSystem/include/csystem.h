@@ -4,4 +4,5 @@
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <signal.h>
+#include <malloc.h>
 #endif

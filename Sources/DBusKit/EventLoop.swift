@@ -1,0 +1,260 @@
+import CDBus
+import Glibc
+
+/// One event loop per process, as mako has one: a single thread owns `poll`, the wake-up
+/// eventfd, the work handed over from other threads, general descriptor watches
+/// (`watch(fd:events:_:)`: a timerfd, a signalfd, stdin, inotify) and the bus connections
+/// registered on it (`Bus(address, loop:)`: the session bus and the system bus alike), whose
+/// libdbus watches and timeouts it polls beside everything else. `Deadlines` are a timerfd
+/// watched here.
+///
+/// Everything registered runs on the loop thread, one handler at a time, so what the handlers
+/// share needs no lock.
+public final class EventLoop: @unchecked Sendable {
+    /// A registered descriptor watch.
+    public struct WatchHandle: Hashable, Sendable {
+        let id: Int
+    }
+
+    let wakeFD: Int32
+    private var thread: pthread_t?
+    private var loopThread = pthread_t()
+
+    // Shared with other threads: guarded by `lock`.
+    let lock = Lock()
+    private var queue: [() -> Void] = []
+    private var stopping = false
+    /// Set when the loop thread has returned; work handed over after that runs on the caller.
+    private var finished = false
+    private var nextWatchID = 0
+
+    // Loop-thread only.
+    private var watches: [Int: (fd: Int32, events: Int16, handler: @Sendable (Int16) -> Void)] = [:]
+    var buses: [Bus] = []
+
+    /// Creates the eventfd and starts the loop thread.
+    public init() throws(BusError) {
+        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard fd >= 0 else { throw .connectionFailed("eventfd: \(String(cString: strerror(errno)))") }
+        wakeFD = fd
+        startThread()
+    }
+
+    deinit {
+        Glibc.close(wakeFD)
+    }
+
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: - Running work on the loop
+
+    /// Runs `work` on the loop thread. From the loop thread itself it runs at once.
+    public func perform(_ work: @escaping @Sendable () -> Void) {
+        if isLoopThread {
+            work()
+            return
+        }
+        lock.lock()
+        if finished {
+            // No loop left to run it: whatever `work` calls on a closed connection fails at once.
+            lock.unlock()
+            work()
+            return
+        }
+        queue.append(work)
+        lock.unlock()
+        wake()
+    }
+
+    /// Runs `work` on the loop thread at its next turn, even when called from the loop thread:
+    /// after the handler running now has returned and its reply has been handed to libdbus.
+    public func later(_ work: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if finished {
+            lock.unlock()
+            return
+        }
+        queue.append(work)
+        lock.unlock()
+        wake()
+    }
+
+    /// Runs `work` on the loop thread and waits for its result. Must not be called from a
+    /// handler (it would wait for itself); from the loop thread it simply runs.
+    public func sync<T: Sendable>(_ work: @escaping @Sendable () throws(BusError) -> T) throws(BusError) -> T {
+        if isLoopThread { return try work() }
+        let box = ResultBox<T>()
+        let done = Semaphore()
+        perform {
+            box.result = Result { () throws(BusError) -> T in try work() }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+
+    /// Whether the caller runs on the loop thread.
+    public var isLoopThread: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isLoopThreadLocked
+    }
+
+    var isLoopThreadLocked: Bool {
+        pthread_equal(loopThread, pthread_self()) != 0
+    }
+
+    /// Polls `fd` for `events` (POLLIN by default) and runs `handler` on the loop thread with
+    /// the returned events whenever any is ready.
+    @discardableResult
+    public func watch(fd: Int32, events: Int16 = Int16(POLLIN), _ handler: @escaping @Sendable (Int16) -> Void)
+        -> WatchHandle
+    {
+        lock.lock()
+        nextWatchID += 1
+        let handle = WatchHandle(id: nextWatchID)
+        lock.unlock()
+        perform { [self] in watches[handle.id] = (fd, events, handler) }
+        return handle
+    }
+
+    /// Stops watching; the handler is released on the loop thread.
+    public func unwatch(_ handle: WatchHandle) {
+        perform { [self] in watches[handle.id] = nil }
+    }
+
+    /// Stops the loop: every bus on it is closed (without calling its disconnect handlers),
+    /// queued work still runs, and the caller waits for the thread unless it is the thread.
+    public func stop() {
+        lock.lock()
+        stopping = true
+        let joinable = isLoopThreadLocked ? nil : thread
+        if joinable != nil { thread = nil }
+        lock.unlock()
+        wake()
+        if let joinable { pthread_join(joinable, nil) }
+    }
+
+    /// Blocks the calling thread until the loop has stopped.
+    public func wait() {
+        lock.lock()
+        let joinable = isLoopThreadLocked ? nil : thread
+        if joinable != nil { thread = nil }
+        lock.unlock()
+        if let joinable { pthread_join(joinable, nil) }
+    }
+
+    // MARK: - The thread
+
+    private func startThread() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        // The new thread waits for this lock before its first look at `loopThread`.
+        lock.lock()
+        let rc = pthread_create(
+            &tid, nil,
+            { context in
+                let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, context)
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+        thread = tid
+        loopThread = tid
+        lock.unlock()
+    }
+
+    /// Adds a bus connection (on the loop thread).
+    func register(_ bus: Bus) {
+        buses.append(bus)
+    }
+
+    /// Removes a bus connection that is closed or lost (on the loop thread).
+    func unregister(_ bus: Bus) {
+        buses.removeAll { $0 === bus }
+    }
+
+    private func run() {
+        lock.lock()
+        lock.unlock()
+        var fds: [pollfd] = []
+        while true {
+            // Queued work first: it may send, which libdbus writes at once where it can.
+            lock.lock()
+            var work = queue
+            queue.removeAll(keepingCapacity: true)
+            let stop = stopping
+            lock.unlock()
+            for item in work { item() }
+            // Release the closures (and what they captured) now, not after the next poll: an
+            // idle loop would otherwise keep them alive indefinitely.
+            work.removeAll()
+
+            for bus in buses { bus.dispatchPending() }
+            for bus in buses where bus.isDone { bus.finish("the connection was closed") }
+            if stop {
+                for bus in buses { bus.closeNow() }
+                lock.lock()
+                let leftover = queue
+                queue.removeAll()
+                if leftover.isEmpty { finished = true }
+                lock.unlock()
+                if leftover.isEmpty { break }
+                for item in leftover { item() }
+                continue
+            }
+
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            var polled: [(Bus, [OpaquePointer])] = []
+            for bus in buses {
+                let list = bus.pollDescriptors(into: &fds)
+                polled.append((bus, list))
+            }
+            let watched = watches.sorted { $0.key < $1.key }
+            for (_, entry) in watched { fds.append(pollfd(fd: entry.fd, events: entry.events, revents: 0)) }
+            let now = Self.monotonicMilliseconds()
+            var wait: Int32 = -1
+            for bus in buses {
+                if let remaining = bus.nextTimeout(now: now) { wait = wait < 0 ? remaining : min(wait, remaining) }
+            }
+            let ready = poll(&fds, nfds_t(fds.count), wait)
+            if ready < 0 && errno != EINTR {
+                // Cannot happen with valid descriptors; close rather than spin.
+                for bus in buses { bus.closeNow() }
+                continue
+            }
+
+            if fds[0].revents != 0 {
+                var value: UInt64 = 0
+                _ = read(wakeFD, &value, 8)
+            }
+            var index = 1
+            for (bus, list) in polled {
+                bus.handle(list, revents: fds[index..<(index + list.count)].map(\.revents))
+                index += list.count
+            }
+            for (id, entry) in watched {
+                let revents = fds[index].revents
+                index += 1
+                // A handler may have removed a later watch: look each up again.
+                guard revents != 0, watches[id] != nil else { continue }
+                entry.handler(revents)
+            }
+            let after = Self.monotonicMilliseconds()
+            for bus in buses { bus.runTimeouts(now: after) }
+        }
+        // Nothing handed to a stopped loop may keep objects alive.
+        watches.removeAll()
+        buses.removeAll()
+    }
+
+    static func monotonicMilliseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
+    }
+}
