@@ -25,6 +25,10 @@ public enum Daemon {
     /// Runs until SIGTERM/SIGINT, the loss of the name or of the bus. Returns the exit code.
     public static func run(_ options: DaemonOptions, log: @escaping @Sendable (String) -> Void) -> Int32 {
         let signalFD = blockTerminationSignals()
+        // Blocks of 128 KiB and more (an import's text, an export's reply, the rows between)
+        // are mapped on their own and unmapped when freed. Left to itself, glibc raises this
+        // threshold after the first such free, and later ones stay in the heap after use.
+        mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         defer { Glibc.close(signalFD) }
         let clock = SystemClock()
         let directory = options.dataDirectory ?? Tracker.defaultDataDirectory()

@@ -1,0 +1,77 @@
+import BiomaDaemon
+import Foundation
+import Testing
+
+import TestSupport
+
+/// Memory given back after bulk work: the daemon's private dirty memory a second after
+/// importing ten years of history (Timewarrior's export of BenchStore's ten years: ~40
+/// intervals a day, 12 projects) and exporting it again is back near its idle size, instead of
+/// keeping the peak until a restart.
+@Suite(.timeLimit(.minutes(5)))
+struct MemoryTests {
+    /// `Private_Dirty` of `/proc/PID/smaps_rollup`, in kB.
+    static func privateDirty(_ pid: pid_t) throws -> Int {
+        let text = try String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Private_Dirty:") }),
+            let kB = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw TestSupportError("no Private_Dirty in smaps_rollup:\n\(text)") }
+        return kB
+    }
+
+    /// BenchStore's ten years, as `timew export` writes them (UTC instants, the tag first).
+    static func tenYears(endingBefore now: Date) -> (json: String, count: Int) {
+        let day: TimeInterval = 86_400
+        let lastMidnight = (now.timeIntervalSince1970 / day).rounded(.down) * day
+        let first = lastMidnight - 365 * 10 * day
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        var parts: [String] = []
+        parts.reserveCapacity(365 * 10 * 40)
+        var ordinal = 0
+        var midnight = first
+        while midnight < lastMidnight {
+            let morning = midnight + 7 * 3600
+            for slot in 0..<40 {
+                let begin = morning + TimeInterval(slot * 24 * 60)
+                let length = TimeInterval((10 + (slot * 7 + ordinal) % 13) * 60)
+                let which = (slot + ordinal) % 13
+                let tags = which == 12 ? "" : #","tags":["Project \#(which + 1)"]"#
+                parts.append(
+                    #"{"id":\#(parts.count + 1),"start":"\#(formatter.string(from: Date(timeIntervalSince1970: begin)))","end":"\#(formatter.string(from: Date(timeIntervalSince1970: begin + length)))"\#(tags)}"#
+                )
+            }
+            midnight += day
+            ordinal += 1
+        }
+        return ("[\n" + parts.joined(separator: ",\n") + "\n]\n", parts.count)
+    }
+
+    @Test func importingAndExportingTenYearsGivesTheMemoryBack() async throws {
+        let f = try DaemonFixture()
+        #expect(try f.cli(["status"]).status == 0)
+        let pid = try #require(try f.daemonPID())
+        let idle = try Self.privateDirty(pid)
+
+        let history = Self.tenYears(endingBefore: Date())
+        let file = f.dataDirectory.deletingLastPathComponent().appendingPathComponent("ten-years-\(getpid()).json")
+        try history.json.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let imported = try f.cli(["import", "--from", "timewarrior", file.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("\(history.count)"), "\(imported.stdout)")
+        try await Task.sleep(for: .seconds(1))
+        let afterImport = try Self.privateDirty(pid)
+        #expect(afterImport <= 4096, "\(afterImport) kB private dirty a second after the import (idle: \(idle) kB)")
+
+        let exported = try f.cli(["export"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.split(separator: "\r\n").count == history.count + 1, "the header and every interval")
+        try await Task.sleep(for: .seconds(1))
+        let afterExport = try Self.privateDirty(pid)
+        #expect(afterExport <= 4096, "\(afterExport) kB private dirty a second after the export (idle: \(idle) kB)")
+        #expect(try f.daemonPID() == pid, "the same daemon all along")
+    }
+}
