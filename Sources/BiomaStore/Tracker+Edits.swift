@@ -36,11 +36,9 @@ extension Tracker {
         guard from <= to else {
             throw TrackerError.invalidArgument("The range starts (\(from)) after it ends (\(to)).")
         }
-        return try locked {
-            let low = rules.start(of: from)
-            let high = rules.start(of: to.adding(days: 1))
-            return try readOrThrow { try Tracker.rows($0, overlapping: low, high) }
-        }
+        let low = rules.start(of: from)
+        let high = rules.start(of: to.adding(days: 1))
+        return try readOrThrow { try Tracker.rows($0, overlapping: low, high) }
     }
 
     // MARK: Edits

@@ -5,8 +5,8 @@ import GRDB
 /// The focus timer, its history and its presets: each change one transaction, together with
 /// what it does to the work timer.
 extension Tracker {
-    public var focus: FocusTimer? { locked { model.focus } }
-    public var presets: [FocusPreset] { locked { model.presets } }
+    public var focus: FocusTimer? { model.focus }
+    public var presets: [FocusPreset] { model.presets }
 
     /// Applies one focus operation at `now` in one transaction: the new focus state, the
     /// stretches that ran, and the work timer following it. A `FocusError` becomes a
@@ -33,21 +33,19 @@ extension Tracker {
     /// Counted once per day and change (every change forgets the count).
     public func focusCompleted(on day: Day) -> Int {
         let (low, high) = rules.bounds(of: day)
-        return locked {
-            if let cached = focusCompletedCache, cached.day == day { return cached.count }
-            guard
-                let count = try? database.read({ db in
-                    try Int.fetchOne(
-                        db,
-                        sql: """
-                            SELECT count(*) FROM focus_phase
-                            WHERE end_us > ? AND end_us <= ? AND completed = 1 AND phase IN ('work', 'active')
-                            """, arguments: [low, high])
-                }) ?? 0
-            else { return 0 }
-            focusCompletedCache = (day, count)
-            return count
-        }
+        if let cached = focusCompletedCache, cached.day == day { return cached.count }
+        guard
+            let count = try? database.read({ db in
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM focus_phase
+                        WHERE end_us > ? AND end_us <= ? AND completed = 1 AND phase IN ('work', 'active')
+                        """, arguments: [low, high])
+            }) ?? 0
+        else { return 0 }
+        focusCompletedCache = (day, count)
+        return count
     }
 
     /// The history's stretches overlapping the days `from...to` (nil: unbounded), in order.
@@ -57,7 +55,7 @@ extension Tracker {
         }
         let low = from.map(rules.start(of:)) ?? .min
         let high = to.map { rules.start(of: $0.adding(days: 1)) } ?? .max
-        return try locked { try readOrThrow { try Tracker.focusRecords($0, overlapping: low, high) } }
+        return try readOrThrow { try Tracker.focusRecords($0, overlapping: low, high) }
     }
 
     static func focusRecords(_ db: Database, overlapping low: Micros, _ high: Micros) throws -> [FocusRecord] {

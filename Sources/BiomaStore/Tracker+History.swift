@@ -37,22 +37,22 @@ extension Tracker {
         if let from, let to, from > to {
             throw TrackerError.invalidArgument("The export range starts (\(from)) after it ends (\(to)).")
         }
-        try locked {
-            let low = from.map(rules.start(of:)) ?? .min
-            let high = to.map { rules.start(of: $0.adding(days: 1)) } ?? .max
-            let byID = Dictionary(model.projects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let timeZone = rules.timeZone
-            try write(IntervalCSV.header + "\r\n")
-            var rows: [IntervalCSV.Row] = []
-            rows.reserveCapacity(max(1, batch))
-            // An error of `write` is the caller's own, passed through as it is.
-            var writeError: (any Error)?
-            do {
-                try readOrThrow { db in
-                    try Tracker.forEachClosedInterval(db, overlapping: low, high) { interval in
+        let low = from.map(rules.start(of:)) ?? .min
+        let high = to.map { rules.start(of: $0.adding(days: 1)) } ?? .max
+        let byID = Dictionary(model.projects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let timeZone = rules.timeZone
+        try write(IntervalCSV.header + "\r\n")
+        var rows: [IntervalCSV.Row] = []
+        rows.reserveCapacity(max(1, batch))
+        // An error of `write` is the caller's own, passed through as it is.
+        var writeError: (any Error)?
+        do {
+            try readOrThrow { db in
+                try Tracker.forEachClosedInterval(db, overlapping: low, high) { interval in
                     let project = interval.projectID.flatMap { byID[$0] }
                     rows.append(
-                        IntervalCSV.Row(projectName: project?.name, color: project?.color, start: interval.start, end: interval.end))
+                        IntervalCSV.Row(
+                            projectName: project?.name, color: project?.color, start: interval.start, end: interval.end))
                     if rows.count >= batch {
                         do { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) } catch {
                             writeError = error
@@ -61,12 +61,11 @@ extension Tracker {
                         rows.removeAll(keepingCapacity: true)
                     }
                 }
-                }
-            } catch {
-                throw writeError ?? error
             }
-            if !rows.isEmpty { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) }
+        } catch {
+            throw writeError ?? error
         }
+        if !rows.isEmpty { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) }
     }
 
     /// Imports `exportCSV`'s format, all or nothing; returns the number of intervals added.
@@ -167,9 +166,7 @@ extension Tracker {
     /// Empties SQLite's page cache (`PRAGMA shrink_memory`) after bulk work: ten years read
     /// or written once need not stay cached. The daemon follows it with `malloc_trim(0)`.
     public func releaseMemory() {
-        locked {
-            // Only a cache is dropped: a failure leaves it as it was, and nothing is lost.
-            try? database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA shrink_memory") }
-        }
+        // Only a cache is dropped: a failure leaves it as it was, and nothing is lost.
+        try? database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA shrink_memory") }
     }
 }

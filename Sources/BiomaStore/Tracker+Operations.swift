@@ -19,7 +19,7 @@ extension Tracker {
         try change(at: now) { model, _ in
             model.state.running ? model.state.stop(at: now) : model.state.start(at: now, rules: rules)
         }
-        return locked { model.state.running }
+        return model.state.running
     }
 
     public func reset(at now: Micros) throws {
@@ -121,7 +121,7 @@ extension Tracker {
 
     /// Deletes a project and its recorded time, after a backup.
     public func deleteProject(_ ref: String, at now: Micros) throws {
-        let id = try locked { try model.projects.resolve(ref).id }
+        let id = try model.projects.resolve(ref).id
         try backup(reason: "before-delete-project", at: now)
         try change(at: now) { model, db in
             let changes = model.state.deleteProject(id, at: now)

@@ -4,9 +4,9 @@ import GRDB
 
 /// The task list: each change one transaction, like every other change.
 extension Tracker {
-    public var tasks: [TaskItem] { locked { model.tasks } }
+    public var tasks: [TaskItem] { model.tasks }
 
-    public func taskSummary(at now: Micros) -> TaskSummary { locked { TaskSummary(model.tasks, at: now) } }
+    public func taskSummary(at now: Micros) -> TaskSummary { TaskSummary(model.tasks, at: now) }
 
     /// Adds a task; returns its id (`t1`, `t2`, …). `remind` defaults to true when `due` is set.
     public func addTask(title: String, due: Micros?, remind: Bool?, project: String?, at now: Micros) throws -> String {

@@ -6,60 +6,52 @@ import GRDB
 extension Tracker {
     /// Runs SQL outside any transaction (e.g. `PRAGMA max_page_count` to fill the "disk").
     func executeForTesting(_ sql: String) throws {
-        try locked { try database.writeWithoutTransaction { try $0.execute(sql: sql) } }
+        try database.writeWithoutTransaction { try $0.execute(sql: sql) }
     }
 
     /// SQLite's plans for the queries behind today's totals and reports.
     func queryPlansForTesting() throws -> [String] {
-        try locked {
-            try database.read { db in
-                let queries: [(String, StatementArguments)] = [(Tracker.overlapSQL, [0, 1]), (Tracker.afterSQL, [0])]
-                return try queries.map { query in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }
-                        .joined(separator: "; ")
-                }
+        try database.read { db in
+            let queries: [(String, StatementArguments)] = [(Tracker.overlapSQL, [0, 1]), (Tracker.afterSQL, [0])]
+            return try queries.map { query in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }
+                    .joined(separator: "; ")
             }
         }
     }
 
     /// Every row of every table, as text, to compare the store before and after a call.
     func dumpForTesting() throws -> String {
-        try locked {
-            try database.read { db in
-                var text = ""
-                for table in ["project", "interval", "timer_state", "meta", "edit_journal", "edit_journal_row"] {
-                    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") {
-                        text += "\(table) \(row)\n"
-                    }
+        try database.read { db in
+            var text = ""
+            for table in ["project", "interval", "timer_state", "meta", "edit_journal", "edit_journal_row"] {
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") {
+                    text += "\(table) \(row)\n"
                 }
-                return text
             }
+            return text
         }
     }
 
     /// Every interval row by id, and the stopwatch's running part: what an undo restores.
     func historyForTesting() throws -> (rows: [IntervalRow], open: OpenSegment?, runs: [Micros?]) {
-        try locked {
-            let rows = try database.read { try Row.fetchAll($0, sql: Tracker.rowSQL + " ORDER BY id").map(Tracker.intervalRow) }
-            return (rows, model.state.open, [model.state.workRunStart, model.state.projectRunStart])
-        }
+        let rows = try database.read { try Row.fetchAll($0, sql: Tracker.rowSQL + " ORDER BY id").map(Tracker.intervalRow) }
+        return (rows, model.state.open, [model.state.workRunStart, model.state.projectRunStart])
     }
 
     /// SQLite's plans for the queries behind edits and undo (rows around an instant, by id,
     /// the running one, a journal entry's rows).
     func editQueryPlansForTesting() throws -> [String] {
-        try locked {
-            try database.read { db in
-                let queries: [(String, StatementArguments)] = [
-                    (Tracker.rowSQL + " WHERE end_us > ? AND end_us <= ? ORDER BY end_us", [0, 1]),
-                    (Tracker.rowSQL + " WHERE end_us > ? ORDER BY end_us LIMIT 1", [0]),
-                    (Tracker.rowSQL + " WHERE end_us IS NULL", []), (Tracker.rowSQL + " WHERE id = ?", [1]),
-                    ("SELECT id FROM edit_journal_row WHERE seq = ?", [1]),
-                ]
-                return try queries.map { query in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }
-                        .joined(separator: "; ")
-                }
+        try database.read { db in
+            let queries: [(String, StatementArguments)] = [
+                (Tracker.rowSQL + " WHERE end_us > ? AND end_us <= ? ORDER BY end_us", [0, 1]),
+                (Tracker.rowSQL + " WHERE end_us > ? ORDER BY end_us LIMIT 1", [0]),
+                (Tracker.rowSQL + " WHERE end_us IS NULL", []), (Tracker.rowSQL + " WHERE id = ?", [1]),
+                ("SELECT id FROM edit_journal_row WHERE seq = ?", [1]),
+            ]
+            return try queries.map { query in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }
+                    .joined(separator: "; ")
             }
         }
     }

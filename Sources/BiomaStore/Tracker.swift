@@ -6,8 +6,12 @@ import GRDB
 ///
 /// It is the sole owner of its database. Every state change is one transaction that writes the
 /// new stopwatch state together with the interval changes; a call that fails throws a
-/// `TrackerError` and leaves memory and store as they were. Calls are serialised by an internal
-/// lock, so the object may be shared between threads.
+/// `TrackerError` and leaves memory and store as they were.
+///
+/// It takes no lock: it is used from one thread at a time. In the daemon that is the event
+/// loop's thread, where every handler and deadline runs (tests that drive a service in-process
+/// read the tracker through the same loop). It is `Sendable` only so that the handlers, which
+/// the loop runs, may capture it.
 public final class Tracker: @unchecked Sendable {
     /// How often the daemon calls `heartbeat(at:)` while work runs: at a reboot, at most this
     /// much running time is lost.
@@ -23,7 +27,6 @@ public final class Tracker: @unchecked Sendable {
     public let rules: DayRules
 
     let database: DatabaseQueue
-    let lock = NSRecursiveLock()
     let bootID: String
     var model: Model
     var todayCache: (day: Day, closed: [Interval])?
@@ -122,22 +125,20 @@ public final class Tracker: @unchecked Sendable {
     // MARK: Reading
 
     public func snapshot(at now: Micros) -> TrackerSnapshot {
-        locked {
-            let today = rules.day(containing: now)
-            var closed = todayCache?.day == today ? todayCache?.closed : nil
-            if closed == nil {
-                let (low, high) = rules.bounds(of: today)
-                closed = try? database.read { try Tracker.closedIntervals($0, overlapping: low, high) }
-                if let closed { todayCache = (today, closed) }
-            }
-            return TrackerSnapshot(
-                state: model.state, projects: model.projects, closedIntervalsOfToday: closed ?? [],
-                rules: rules, now: now)
+        let today = rules.day(containing: now)
+        var closed = todayCache?.day == today ? todayCache?.closed : nil
+        if closed == nil {
+            let (low, high) = rules.bounds(of: today)
+            closed = try? database.read { try Tracker.closedIntervals($0, overlapping: low, high) }
+            if let closed { todayCache = (today, closed) }
         }
+        return TrackerSnapshot(
+            state: model.state, projects: model.projects, closedIntervalsOfToday: closed ?? [],
+            rules: rules, now: now)
     }
 
-    public var projects: [Project] { locked { model.projects } }
-    public var timerState: TimerState { locked { model.state } }
+    public var projects: [Project] { model.projects }
+    public var timerState: TimerState { model.state }
 
     public func report(_ period: ReportPeriod, containing day: Day?, at now: Micros) throws -> Report {
         let range = rules.period(period, containing: day ?? rules.day(containing: now))
@@ -151,17 +152,15 @@ public final class Tracker: @unchecked Sendable {
         guard to.ordinal - from.ordinal < 366 * 200 else {
             throw TrackerError.invalidArgument("A report covers at most 200 years.")
         }
-        return try locked {
-            let boundaries = rules.boundaries(from: from, to: to)
-            var report = Report(
-                from: from, to: to, boundaries: boundaries, intervals: try intervals(from: from, to: to, at: now),
-                projects: model.projects)
-            let focus = try readOrThrow {
-                try Tracker.focusRecords($0, overlapping: boundaries.first!, boundaries.last!)
-            }
-            report.add(FocusTotals(focus, boundaries: boundaries))
-            return report
+        let boundaries = rules.boundaries(from: from, to: to)
+        var report = Report(
+            from: from, to: to, boundaries: boundaries, intervals: try intervals(from: from, to: to, at: now),
+            projects: model.projects)
+        let focus = try readOrThrow {
+            try Tracker.focusRecords($0, overlapping: boundaries.first!, boundaries.last!)
         }
+        report.add(FocusTotals(focus, boundaries: boundaries))
+        return report
     }
 
     /// The intervals overlapping the days `from...to` (not clipped), in order, the running one
@@ -170,26 +169,22 @@ public final class Tracker: @unchecked Sendable {
         guard from <= to else {
             throw TrackerError.invalidArgument("The range starts (\(from)) after it ends (\(to)).")
         }
-        return try locked {
-            let (low, high) = (rules.start(of: from), rules.start(of: to.adding(days: 1)))
-            var intervals = try readOrThrow { try Tracker.closedIntervals($0, overlapping: low, high) }
-            if let open = model.state.open, now > open.start, open.start < high, now > low {
-                intervals.append(Interval(start: open.start, end: now, projectID: open.projectID))
-            }
-            return intervals
+        let (low, high) = (rules.start(of: from), rules.start(of: to.adding(days: 1)))
+        var intervals = try readOrThrow { try Tracker.closedIntervals($0, overlapping: low, high) }
+        if let open = model.state.open, now > open.start, open.start < high, now > low {
+            intervals.append(Interval(start: open.start, end: now, projectID: open.projectID))
         }
+        return intervals
     }
 
     /// Records that the program is alive; the daemon calls it every `heartbeatInterval` while
     /// work runs. Also takes the daily backup when due.
     public func heartbeat(at now: Micros) throws {
         takeDailyBackupIfDue(at: now)
-        try locked {
-            try writeOrThrow { db in
-                try db.execute(
-                    sql: "UPDATE timer_state SET heartbeat_us = ?, boot_id = ? WHERE id = 1",
-                    arguments: [now, bootID])
-            }
+        try writeOrThrow { db in
+            try db.execute(
+                sql: "UPDATE timer_state SET heartbeat_us = ?, boot_id = ? WHERE id = 1",
+                arguments: [now, bootID])
         }
     }
 
@@ -200,30 +195,22 @@ public final class Tracker: @unchecked Sendable {
     func change(
         at now: Micros, _ body: (inout Model, Database) throws -> [SegmentChange]
     ) throws {
-        try locked {
-            let before = model
-            var after = model
-            try writeOrThrow { db in
-                let changes = try body(&after, db)
-                // Work no longer runs what a running focus phase drives: the focus timer pauses.
-                if var focus = after.focus {
-                    let paused = focus.follow(work: after.state, at: now)
-                    after.focus = focus
-                    try Tracker.insertFocusRecords(paused.records, db)
-                }
-                try Tracker.apply(changes, openBefore: before.state.open, db)
-                try Tracker.persist(before: before, after: after, bootID: bootID, now: now, db)
+        let before = model
+        var after = model
+        try writeOrThrow { db in
+            let changes = try body(&after, db)
+            // Work no longer runs what a running focus phase drives: the focus timer pauses.
+            if var focus = after.focus {
+                let paused = focus.follow(work: after.state, at: now)
+                after.focus = focus
+                try Tracker.insertFocusRecords(paused.records, db)
             }
-            model = after
-            todayCache = nil
-            focusCompletedCache = nil
+            try Tracker.apply(changes, openBefore: before.state.open, db)
+            try Tracker.persist(before: before, after: after, bootID: bootID, now: now, db)
         }
-    }
-
-    func locked<R>(_ body: () throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        model = after
+        todayCache = nil
+        focusCompletedCache = nil
     }
 
     func readOrThrow<R>(_ body: (Database) throws -> R) throws -> R {

@@ -199,20 +199,18 @@ import Testing
             let tracker = try fixture(dir)
             let before = try tracker.historyForTesting()
             var first: Int64 = 0
-            try tracker.locked {
-                try tracker.writeOrThrow { db in
-                    first = try Tracker.nextID(db)
-                    for hour in [1.0, 2, 3] {
-                        try db.execute(
-                            sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, 'p2')",
-                            arguments: [Self.at(hour), Self.at(hour + 0.5)])
-                    }
-                    try Tracker.journalAdded(idsFrom: first, what: "import of 3 intervals", at: Self.now, db)
+            try tracker.writeOrThrow { db in
+                first = try Tracker.nextID(db)
+                for hour in [1.0, 2, 3] {
                     try db.execute(
-                        sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, NULL)",
-                        arguments: [Self.at(4), Self.at(4.5)])
-                    try Tracker.journalAdded(ids: [db.lastInsertedRowID], what: "import of 1 interval", at: Self.now, db)
+                        sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, 'p2')",
+                        arguments: [Self.at(hour), Self.at(hour + 0.5)])
                 }
+                try Tracker.journalAdded(idsFrom: first, what: "import of 3 intervals", at: Self.now, db)
+                try db.execute(
+                    sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, NULL)",
+                    arguments: [Self.at(4), Self.at(4.5)])
+                try Tracker.journalAdded(ids: [db.lastInsertedRowID], what: "import of 1 interval", at: Self.now, db)
             }
             #expect(try tracker.historyForTesting().rows.count == 6)
             #expect(try tracker.undo(at: Self.now) == "Undid: import of 1 interval")

@@ -49,6 +49,13 @@ struct FocusSleepTests {
                 member: member, arguments)
         }
 
+        /// The focus timer as the store has it, read on the loop thread (the tracker's one
+        /// thread, where the service and its deadlines use it).
+        func focus() throws -> FocusTimer? {
+            let tracker = self.tracker
+            return try service.sync { () throws(BusError) in tracker.focus }
+        }
+
         /// The daemon looks at the clocks (as when it wakes after a resume).
         func look() throws {
             let timer = self.timer
@@ -68,7 +75,7 @@ struct FocusSleepTests {
         d.suspend.sleep(hour)
         d.clock.set(t0 + 65 * minute)
         try d.look()
-        let focus = try #require(d.tracker.focus)
+        let focus = try #require(try d.focus())
         #expect(focus.state == .paused)
         #expect(focus.remaining(at: d.clock.now()) == 20 * minute, "paused at the sleep's start")
     }
@@ -82,14 +89,14 @@ struct FocusSleepTests {
         _ = try d.call("StartPomodoro", [.vardict(["Work": .int64(minute), "ShortBreak": .int64(10 * minute)])])
         d.clock.set(t0 + 30 * microsPerSecond)
         _ = try d.call("Skip")  // onto the break
-        let onBreak = try #require(d.tracker.focus)
+        let onBreak = try #require(try d.focus())
         #expect(onBreak.phase == .shortBreak && onBreak.state == .running)
         let endsAt = try #require(onBreak.endsAt)
         d.clock.set(t0 + 3 * minute)
         d.suspend.sleep(2 * minute)
         d.clock.set(t0 + 5 * minute)
         try d.look()
-        let after = try #require(d.tracker.focus)
+        let after = try #require(try d.focus())
         #expect(after.state == .running && after.endsAt == endsAt, "a break is not paused by a sleep")
     }
 }
