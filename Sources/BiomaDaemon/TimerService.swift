@@ -77,7 +77,9 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     func saveAway() {
         // Not written (the store failed): the timers are right, only a restart before the
         // next change would forget the absence.
-        try? tracker.saveAway(current: away.map { AwayRecord(reason: $0.reason, since: $0.since, removed: $0.removed) }, lastRemoved: lastRemoved)
+        try? tracker.saveAway(
+            current: away.map { AwayRecord(reason: $0.reason, since: $0.since, removed: $0.removed) },
+            lastRemoved: lastRemoved)
     }
 
     // MARK: - Deadlines

@@ -112,13 +112,18 @@ enum Schema {
         migrator.registerMigration("v6-away-notifications") { db in
             try db.execute(
                 sql: """
+                    -- 'current': the absence in progress (reason, since, the work removed so
+                    -- far); 'last_removed': the work removed for the last absence, until
+                    -- KeepAway counts it (no reason or start of its own).
                     CREATE TABLE away_state (
                         slot TEXT PRIMARY KEY CHECK (slot IN ('current', 'last_removed')),
-                        reason TEXT NOT NULL CHECK (reason IN ('sleep', 'lock', 'idle')),
-                        since_us INTEGER NOT NULL,
+                        reason TEXT CHECK (reason IN ('sleep', 'lock', 'idle')),
+                        since_us INTEGER,
                         removed_start_us INTEGER,
                         removed_end_us INTEGER,
-                        removed_project_id TEXT
+                        removed_project_id TEXT,
+                        CHECK (slot = 'last_removed' OR (reason IS NOT NULL AND since_us IS NOT NULL)),
+                        CHECK (slot = 'current' OR removed_start_us IS NOT NULL)
                     );
                     CREATE TABLE shown_notification (
                         owner TEXT PRIMARY KEY,

@@ -23,14 +23,16 @@ extension Tracker {
             var current: AwayRecord?
             var last: Interval?
             for row in try Row.fetchAll(db, sql: "SELECT * FROM away_state") {
-                guard let reason = AwayReason(rawValue: row["reason"]) else { continue }
-                let since: Int64 = row["since_us"]
                 var removed: Interval?
                 if let start: Int64 = row["removed_start_us"], let end: Int64 = row["removed_end_us"] {
                     removed = Interval(start: start, end: end, projectID: row["removed_project_id"])
                 }
                 switch row["slot"] as String {
-                case "current": current = AwayRecord(reason: reason, since: since, removed: removed)
+                case "current":
+                    guard let text: String = row["reason"], let reason = AwayReason(rawValue: text),
+                        let since: Int64 = row["since_us"]
+                    else { continue }
+                    current = AwayRecord(reason: reason, since: since, removed: removed)
                 case "last_removed": last = removed
                 default: break
                 }
@@ -57,10 +59,10 @@ extension Tracker {
             if let lastRemoved {
                 try db.execute(
                     sql: """
-                        INSERT INTO away_state (slot, reason, since_us, removed_start_us, removed_end_us, removed_project_id)
-                        VALUES ('last_removed', 'idle', ?, ?, ?, ?)
+                        INSERT INTO away_state (slot, removed_start_us, removed_end_us, removed_project_id)
+                        VALUES ('last_removed', ?, ?, ?)
                         """,
-                    arguments: [lastRemoved.start, lastRemoved.start, lastRemoved.end, lastRemoved.projectID])
+                    arguments: [lastRemoved.start, lastRemoved.end, lastRemoved.projectID])
             }
         }
     }
