@@ -71,6 +71,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `work` on the loop thread at its next turn, even when called from the loop thread:
     /// after the handler running now has returned and its reply has been handed to libdbus.
+    /// Dropped when the loop has stopped (there is no turn left to run it on).
     public func later(_ work: @escaping @Sendable () -> Void) {
         lock.lock()
         if finished {
