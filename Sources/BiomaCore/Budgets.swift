@@ -68,6 +68,12 @@ public struct BudgetWindow: Sendable, Equatable, Hashable {
     public var start: Micros?
     public var end: Micros?
 
+    public init(key: String, start: Micros? = nil, end: Micros? = nil) {
+        self.key = key
+        self.start = start
+        self.end = end
+    }
+
     /// The project's time inside the window from `intervals` (any order, closed; the running
     /// one passed as closed at `now`); intervals of other projects are ignored.
     public func used(of projectID: String, intervals: [Interval]) -> Micros {

@@ -46,6 +46,12 @@ public struct NoteDigest: Sendable, Equatable {
         public var projectID: String?
         /// In the order of the intervals' starts; a note repeated that day and project once.
         public var notes: [String]
+
+        public init(day: Day, projectID: String?, notes: [String]) {
+            self.day = day
+            self.projectID = projectID
+            self.notes = notes
+        }
     }
 
     public var entries: [Entry]
