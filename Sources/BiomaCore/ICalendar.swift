@@ -105,24 +105,31 @@ public enum ICalendar {
     }
 
     /// Folds a content line (RFC 5545 3.1): no line longer than 75 octets, continuation lines
-    /// starting with one space (which counts), breaks only between Unicode scalars.
+    /// starting with one space (which counts). Breaks fall between characters, so a reader
+    /// that shows folded lines keeps emoji whole; a character longer than a line (a long
+    /// combining sequence) is broken between its Unicode scalars, never inside a UTF-8 sequence.
     public static func fold(_ line: String) -> String {
         guard line.utf8.count > 75 else { return line }
-        var out = ""
-        var current = ""
+        var out = String.UnicodeScalarView()
         var octets = 0
         var limit = 75
-        for scalar in line.unicodeScalars {
-            let size = String(scalar).utf8.count
+        func add(_ scalars: some Sequence<Unicode.Scalar>, size: Int) {
             if octets + size > limit {
-                out += current + "\r\n "
-                current = ""
-                octets = 0
-                limit = 74
+                out.append(contentsOf: "\r\n ".unicodeScalars)
+                octets = 1
+                limit = 75
             }
-            current.unicodeScalars.append(scalar)
+            out.append(contentsOf: scalars)
             octets += size
         }
-        return out + current
+        for character in line {
+            let size = character.utf8.count
+            if size <= 74 {
+                add(character.unicodeScalars, size: size)
+            } else {
+                for scalar in character.unicodeScalars { add(CollectionOfOne(scalar), size: String(scalar).utf8.count) }
+            }
+        }
+        return String(out)
     }
 }

@@ -10,15 +10,24 @@ import Testing
         for text in [
             String(repeating: "a", count: 200), String(repeating: "é", count: 100), String(repeating: "👩‍💻", count: 40),
             "DESCRIPTION:" + String(repeating: "€x", count: 90),
+            // One character of 1 + 60 × 2 octets: broken between its scalars.
+            "SUMMARY:a" + String(repeating: "\u{301}", count: 60) + "b",
         ] {
             let folded = ICalendar.fold(text)
-            let lines = folded.components(separatedBy: "\r\n")
+            // Lines as octets: a cut UTF-8 sequence would show here, and not in Swift strings.
+            let lines = Array(folded.utf8).split(separator: 13, omittingEmptySubsequences: false).enumerated().map {
+                $0.offset == 0 ? Array($0.element) : Array($0.element.dropFirst())  // the LF after each CR
+            }
             #expect(lines.count > 1)
-            #expect(lines.allSatisfy { $0.utf8.count <= 75 })
-            #expect(lines.dropFirst().allSatisfy { $0.hasPrefix(" ") })
-            // Unfolding gives the line back: no UTF-8 sequence was cut.
-            #expect(lines.first! + lines.dropFirst().map { String($0.dropFirst()) }.joined() == text)
+            #expect(lines.allSatisfy { $0.count <= 75 && String(validating: $0, as: UTF8.self) != nil })
+            #expect(lines.dropFirst().allSatisfy { $0.first == 0x20 })
+            #expect(!folded.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
+            // Unfolding gives the line back.
+            #expect(String(decoding: lines[0] + lines.dropFirst().flatMap { $0.dropFirst() }, as: UTF8.self) == text)
         }
+        // Emoji stay whole on their lines.
+        let emoji = ICalendar.fold(String(repeating: "👩‍💻", count: 40)).components(separatedBy: "\r\n ")
+        #expect(emoji.allSatisfy { $0.allSatisfy { $0 == "👩‍💻" } })
         #expect(ICalendar.utc(t("2026-11-23T09:00:00.999999+01:00")) == "20261123T080000Z")
     }
 
