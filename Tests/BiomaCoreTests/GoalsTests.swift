@@ -271,3 +271,24 @@ import Testing
                 == "Client A: 80 % of the week's budget used (16:00/20:00)")
     }
 }
+
+@Suite struct AwayReturnTests {
+    @Test func theNoticeOffersTheFirstProjects() {
+        let projects = ["Client A", "Client B", "Admin", "Later"].enumerated().map {
+            Project(id: "p\($0.offset)", name: $0.element, color: "#112233", position: 3 - $0.offset)
+        }
+        let actions = AwayReturn.actions(resumesOnReturn: false, projects: projects)
+        #expect(actions.map(\.key) == ["resume", "keep", "keep-project:p3", "keep-project:p2", "keep-project:p1"])
+        #expect(actions.map(\.label) == ["Resume", "Count the time away", "Count it for Later", "Count it for Admin", "Count it for Client B"])
+        #expect(AwayReturn.actions(resumesOnReturn: true, projects: []).map(\.key) == ["keep"])
+        #expect(AwayReturn.project(fromAction: "keep-project:p2") == "p2")
+        #expect(AwayReturn.project(fromAction: "keep-project:") == nil)
+        #expect(AwayReturn.project(fromAction: "keep") == nil)
+        // The removed time, counted for a project: the stopwatches gain it under that project.
+        let removed = Interval(start: t("2026-11-23T10:00:00Z"), end: t("2026-11-23T11:00:00Z"), projectID: nil)
+        var state = TimerState()
+        state.credit(removed.counted(for: "p1"))
+        #expect(state.workSessionTime(at: t("2026-11-23T12:00:00Z")) == hour)
+        #expect(state.projectSessionTime("p1", at: t("2026-11-23T12:00:00Z")) == hour)
+    }
+}
