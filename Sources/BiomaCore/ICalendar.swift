@@ -33,6 +33,16 @@ public enum ICalendar {
         }
     }
 
+    /// The events of recorded rows in start order: the running one closed at `now` (left out
+    /// when it started at or after now), SUMMARY the project's name (`projectName` of its id).
+    public static func events(rows: [IntervalRow], projectName: (String) -> String?, now: Micros) -> [Event] {
+        rows.sorted { ($0.start, $0.id) < ($1.start, $1.id) }.compactMap { row in
+            let end = row.end ?? now
+            guard end > row.start else { return nil }
+            return Event(row: row, end: end, projectName: row.projectID.flatMap(projectName))
+        }
+    }
+
     /// `42-1732611600000000@biomatimer`.
     public static func uid(id: Int64, start: Micros) -> String { "\(id)-\(start)@biomatimer" }
 

@@ -202,6 +202,9 @@ public struct TargetProgress: Sendable, Equatable {
     /// announced (nil: never): once per day, when it is reached.
     public func shouldAnnounce(lastAnnounced: Day?) -> Bool { reached && lastAnnounced != day }
 
+    /// The bars' class once the day's target is met (waybar's `class`), nil before.
+    public var barClass: String? { reached ? "target-reached" : nil }
+
     /// `{target}`: `8:00` (empty with no target today).
     public var targetText: String { target > 0 ? DurationClock.hoursMinutes(target) : "" }
 

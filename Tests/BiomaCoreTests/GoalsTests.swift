@@ -78,6 +78,7 @@ import Testing
         // At that instant it is reached: announced once that day.
         let reached = TargetProgress(snapshot: h.snapshot(again.reachedAt!), targets: targets)
         #expect(reached.reached && reached.fraction == 1 && reached.reachedAt == nil)
+        #expect(reached.barClass == "target-reached" && progress.barClass == nil)
         #expect(reached.shouldAnnounce(lastAnnounced: day("2026-11-20")))
         #expect(!reached.shouldAnnounce(lastAnnounced: day("2026-11-23")))
         let later = TargetProgress(snapshot: h.snapshot(t("2026-11-23T21:00:00+01:00")), targets: targets)

@@ -129,6 +129,19 @@ import Testing
         #expect(second.events[2].summary == "Other" && second.events[4].end == t("2026-11-23T17:00:00+01:00") / microsPerSecond)
         #expect(!first.events.map(\.uid).contains(second.events[5].uid))
         #expect(ICalendar.uid(id: 42, start: 1_732_611_600_000_000) == "42-1732611600000000@biomatimer")
+        // From the store's rows: in start order, the running one closed at now, one that
+        // starts now left out, names looked up.
+        let now = t("2026-11-23T16:00:00Z")
+        let stored = [
+            IntervalRow(id: 9, start: t("2026-11-23T15:00:00Z"), end: nil, projectID: "a", note: "call"),
+            IntervalRow(id: 8, start: t("2026-11-23T09:00:00Z"), end: t("2026-11-23T10:00:00Z"), projectID: "gone"),
+            IntervalRow(id: 7, start: now, end: nil, projectID: nil),
+        ]
+        let fromRows = ICalendar.events(rows: stored, projectName: { $0 == "a" ? "Client A" : nil }, now: now)
+        #expect(fromRows == [
+            ICalendar.Event(uid: ICalendar.uid(id: 8, start: stored[1].start), start: stored[1].start, end: stored[1].end!, summary: "Work", description: nil),
+            ICalendar.Event(uid: ICalendar.uid(id: 9, start: stored[0].start), start: stored[0].start, end: now, summary: "Client A", description: "call"),
+        ])
         // An empty history is a valid, empty calendar.
         #expect(try Self.read(ICalendar.encode([], stamp: 0)).events.isEmpty)
     }
