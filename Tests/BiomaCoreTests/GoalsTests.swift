@@ -157,6 +157,25 @@ import Testing
         #expect(rows.balance == balance.value && rows.targetTotal == 24 * hour && rows.workTotal == 18 * hour)
     }
 
+    @Test func balanceOverADSTDay() {
+        // 2024-03-31 has 23 hours in Berlin; 8 hours of work is 8 real hours on it too.
+        let targets = WorkTargets(everyDay: 8 * hour)
+        var h = Harness(rules: berlin)
+        h.start(t("2024-03-30T09:00:00+01:00"))
+        h.stop(t("2024-03-30T17:00:00+01:00"))
+        h.start(t("2024-03-31T00:30:00+01:00"))
+        let now = t("2024-03-31T09:30:00+02:00")
+        let report = h.report(day("2024-03-30"), day("2024-03-31"), at: now)
+        #expect(report.days.map(\.workTotal) == [8 * hour, 8 * hour])
+        let balance = Balance(report: report, targets: targets, running: true, at: now)
+        #expect(balance.value == 0 && balance.carried == 0 && balance.text == "+0:00")
+        // Past midnight into the next day, the running interval counts for both days.
+        let later = t("2024-04-01T01:00:00+02:00")
+        let next = Balance(report: h.report(day("2024-03-30"), day("2024-04-01"), at: later), targets: targets, running: true, at: later)
+        #expect(next.carried == 22 * hour + 30 * minute - 8 * hour)  // Sunday: 00:30 to midnight of a 23-hour day
+        #expect(next.value == next.carried + hour - 8 * hour)
+    }
+
     @Test func balanceTexts() {
         #expect(DurationClock.signed(3 * hour + 20 * minute + 59 * microsPerSecond) == "+3:20")
         #expect(DurationClock.signed(-45 * minute) == "-0:45")
@@ -218,6 +237,10 @@ import Testing
         #expect(october.key == "month:2024-10-01")
         #expect(october.start == t("2024-10-01T00:00:00+02:00") && october.end == t("2024-11-01T00:00:00+01:00"))
         #expect(Budget(amount: hour, period: .total).window(at: 0, rules: berlin) == BudgetWindow(key: "total", start: nil, end: nil))
+        // Weeks starting on Sunday.
+        let sundays = DayRules(timeZone: zone("Europe/Berlin"), firstWeekday: 1)
+        #expect(week.window(at: t("2026-11-28T23:59:00+01:00"), rules: sundays).key == "week:2026-11-22")
+        #expect(week.window(at: t("2026-11-29T00:00:00+01:00"), rules: sundays).key == "week:2026-11-29")
         // Used time is clipped to the window, other projects ignored.
         let intervals = [
             Interval(start: t("2026-11-23T02:00:00+01:00"), end: t("2026-11-23T06:00:00+01:00"), projectID: "a"),
