@@ -190,12 +190,13 @@ public struct TargetProgress: Sendable, Equatable {
     }
 
     /// The instant the target will be reached if the timer runs on: nil with no target, when
-    /// it is already reached, while stopped, or when the day ends first. The daemon's deadline
-    /// for the notice; every change gives a new one.
+    /// it is already reached, while stopped, or when the day ends first (or at that instant:
+    /// then the next day has begun). The daemon's deadline for the notice; every change gives
+    /// a new one.
     public var reachedAt: Micros? {
         guard target > 0, worked < target, running else { return nil }
         let instant = at + (target - worked)
-        return instant <= dayEnd ? instant : nil
+        return instant < dayEnd ? instant : nil
     }
 
     /// Whether to notify now that the day's target is reached, given the last day it was

@@ -125,6 +125,12 @@ import Testing
             at: t("2024-10-27T00:00:00+02:00"), dayEnd: berlin.start(of: day("2024-10-28")))
         // The 25-hour day reaches a 24-hour target an hour before it ends.
         #expect(autumn.reachedAt == t("2024-10-27T23:00:00+01:00"))
+        // A target met exactly as the day ends is met by no instant of that day.
+        let spring = TargetProgress(
+            day: day("2024-03-31"), targets: WorkTargets(everyDay: 23 * hour), worked: 0, running: true,
+            at: t("2024-03-31T00:00:00+01:00"), dayEnd: berlin.start(of: day("2024-04-01")))
+        #expect(spring.reachedAt == nil)
+        #expect(spring.worked(at: spring.dayEnd + hour) == 23 * hour)
     }
 
     @Test func balanceOverDaysAndToday() throws {
