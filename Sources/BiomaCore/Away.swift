@@ -80,3 +80,37 @@ extension TimerState {
         if let project = removed.projectID { addProjectSession(project, length) }
     }
 }
+
+/// The choices of the "welcome back" notice after an absence removed work: resume (unless
+/// work resumed by itself), count the time away as work, or count it for one of the first
+/// projects of the list (an hour in a meeting room away from the desk was work on a project).
+public enum AwayReturn {
+    /// How many projects the notice offers.
+    public static let projectChoices = 3
+    static let projectPrefix = "keep-project:"
+
+    /// The notice's actions, keys with their labels, in order.
+    public static func actions(resumesOnReturn: Bool, projects: [Project]) -> [(key: String, label: String)] {
+        var actions: [(key: String, label: String)] = []
+        if !resumesOnReturn { actions.append((key: "resume", label: "Resume")) }
+        actions.append((key: "keep", label: "Count the time away"))
+        for project in projects.sorted(by: { $0.position < $1.position }).prefix(projectChoices) {
+            actions.append((key: projectPrefix + project.id, label: "Count it for \(project.name)"))
+        }
+        return actions
+    }
+
+    /// The project id an action key names (`keep-project:<id>`), nil for the other actions.
+    public static func project(fromAction key: String) -> String? {
+        guard key.hasPrefix(projectPrefix), key.count > projectPrefix.count else { return nil }
+        return String(key.dropFirst(projectPrefix.count))
+    }
+}
+
+extension Interval {
+    /// The removed away time, counted for `projectID` (`away keep --project X`, or the
+    /// notice's "Count it for X"): the same time under that project.
+    public func counted(for projectID: String?) -> Interval {
+        Interval(start: start, end: end, projectID: projectID)
+    }
+}

@@ -25,13 +25,16 @@ public struct ImportedInterval: Sendable, Equatable {
     public var entry: Int
     /// The entry's id in the other tracker (`@3` for Timewarrior, the frame id for Watson).
     public var entryID: String?
+    /// A valid note (`IntervalNote.validated`): Timewarrior's annotation, Watson's note.
+    public var note: String?
 
-    public init(start: Micros, end: Micros, projectName: String?, entry: Int, entryID: String? = nil) {
+    public init(start: Micros, end: Micros, projectName: String?, entry: Int, entryID: String? = nil, note: String? = nil) {
         self.start = start
         self.end = end
         self.projectName = projectName
         self.entry = entry
         self.entryID = entryID
+        self.note = note
     }
 }
 
@@ -98,7 +101,7 @@ public struct TagMap: Sendable, Equatable {
 /// `timew export`: `[{"id":1,"start":"20240131T090000Z","end":"20240131T100000Z","tags":["a"],
 /// "annotation":"…"}, …]`. `start` is required; `end` too (an open interval, one still being
 /// tracked, is refused: stop it first); `id`, `tags` and `annotation` may be absent; other keys
-/// are ignored. An interval with no length (end equal to start) holds no time and is left out.
+/// are ignored. The annotation becomes the interval's note (it must be one a note can be). An interval with no length (end equal to start) holds no time and is left out.
 public enum TimewarriorImport {
     public static func parse(_ text: String, tagMap: TagMap = TagMap()) throws(TrackerError) -> [ImportedInterval] {
         var result: [ImportedInterval] = []
@@ -140,12 +143,16 @@ public enum TimewarriorImport {
                     tags.append(tag)
                 }
             }
+            var note: String?
             if let annotation = value["annotation"] {
-                guard case .string = annotation else { throw bad("\"annotation\" must be a string, found \(annotation.kind)") }
+                guard case .string(let text) = annotation else {
+                    throw bad("\"annotation\" must be a string, found \(annotation.kind)")
+                }
+                note = try ImportRules.note(text, bad, noun: "annotation")
             }
             if end == start { return }
             let project = try ImportRules.project(tags, tagMap, bad, noun: "tag", validated: &validated)
-            result.append(ImportedInterval(start: start, end: end, projectName: project, entry: entry, entryID: id))
+            result.append(ImportedInterval(start: start, end: end, projectName: project, entry: entry, entryID: id, note: note))
         }
         try ImportRules.checkOverlaps(result, .timewarrior)
         return result
@@ -186,8 +193,9 @@ public enum TimewarriorImport {
 }
 
 /// Watson's `frames` file (`~/.config/watson/frames`): `[[start, stop, "project", "id", ["tags"],
-/// updated_at], …]`, times in seconds since the epoch (UTC). The tags and `updated_at` may be
-/// absent, as in files of older Watson versions, and the tags `null`; `updated_at` is not used.
+/// updated_at, "note"], …]`, times in seconds since the epoch (UTC). The tags, `updated_at` and
+/// the note may be absent, as in files of Watson versions without them, and the tags and the
+/// note `null`; `updated_at` is not used; the note becomes the interval's note.
 /// The frame being tracked is not in this file (Watson keeps it in `state`), so every frame is
 /// closed. A frame with no length holds no time and is left out.
 public enum WatsonImport {
@@ -201,11 +209,11 @@ public enum WatsonImport {
                 ImportRules.bad(ImportFormat.watson.entryLabel(entry, id: id), why)
             }
             guard case .array(let fields) = value else {
-                throw bad("expected an array [start, stop, project, id, tags, updated_at], found \(value.kind)")
+                throw bad("expected an array [start, stop, project, id, tags, updated_at, note], found \(value.kind)")
             }
             if fields.count > 3, case .string(let text) = fields[3] { id = ImportRules.plainID(text) }
-            guard (4...6).contains(fields.count) else {
-                throw bad("expected 4 to 6 fields [start, stop, project, id, tags, updated_at], found \(fields.count)")
+            guard (4...7).contains(fields.count) else {
+                throw bad("expected 4 to 7 fields [start, stop, project, id, tags, updated_at, note], found \(fields.count)")
             }
             guard case .string = fields[3] else { throw bad("the id must be a string, found \(ImportRules.shown(fields[3]))") }
             guard let start = seconds(fields[0]) else {
@@ -237,9 +245,17 @@ public enum WatsonImport {
             if fields.count > 5, seconds(fields[5]) == nil {
                 throw bad("updated_at \(ImportRules.shown(fields[5])) is not a time in seconds since 1970")
             }
+            var note: String?
+            if fields.count > 6 {
+                switch fields[6] {
+                case .null: break
+                case .string(let text): note = try ImportRules.note(text, bad, noun: "note")
+                default: throw bad("the note must be a string, found \(ImportRules.shown(fields[6]))")
+                }
+            }
             if end == start { return }
             let name = try ImportRules.project(labels, tagMap, bad, noun: "project or tag", validated: &validated)
-            result.append(ImportedInterval(start: start, end: end, projectName: name, entry: entry, entryID: id))
+            result.append(ImportedInterval(start: start, end: end, projectName: name, entry: entry, entryID: id, note: note))
         }
         try ImportRules.checkOverlaps(result, .watson)
         return result
@@ -343,6 +359,16 @@ enum ImportRules {
         } catch {
             throw bad(
                 "its \(noun) \(ImportRules.shown(.string(label))) cannot be a project name (\(error.message.dropLastPeriod)); map it to one with --tag-map (TagMap)")
+        }
+    }
+
+    /// A note read from another tracker; one a note cannot be is an error naming the entry.
+    static func note(_ text: String, _ bad: (String) -> TrackerError, noun: String) throws(TrackerError) -> String? {
+        do {
+            return try IntervalNote.validated(text)
+        } catch {
+            let why = error.message.replacingOccurrences(of: " Nothing was changed.", with: "").dropLastPeriod
+            throw bad("its \(noun) cannot be a note (\(why.prefix(1).lowercased() + why.dropFirst()))")
         }
     }
 

@@ -3,44 +3,58 @@ import Foundation
 /// The CSV form of recorded intervals: RFC 4180, a header row, one row per interval with its
 /// project name and colour (both empty for time with no project), start and end as ISO 8601
 /// local times with their UTC offset, and the duration as H:MM:SS (informative; import ignores
-/// it). Cells a spreadsheet would run as a formula are neutralised with a leading apostrophe,
-/// which import removes again, so export → import → export is identical.
+/// it), and the interval's note (empty for none). Exported with rounding, a `rounded` column
+/// after `duration` holds each interval's rounded duration (informative too). Cells a
+/// spreadsheet would run as a formula are neutralised with a leading apostrophe, which import
+/// removes again, so export → import → export is identical. Import also reads files written
+/// before notes existed (no `note` column).
 public enum IntervalCSV {
-    public static let header = "project,color,start,end,duration"
+    public static let header = "project,color,start,end,duration,note"
+    /// With rounding (`export --round`).
+    public static let roundedHeader = "project,color,start,end,duration,rounded,note"
+    /// Files written before notes existed.
+    public static let headerWithoutNote = "project,color,start,end,duration"
 
     public struct Row: Sendable, Equatable {
         public var projectName: String?
         public var color: String?
         public var start: Micros
         public var end: Micros
+        /// A valid note (`IntervalNote.validated`), nil for none.
+        public var note: String?
         /// Line of the file the row starts on (1 = header); 0 for rows not read from a file.
         public var line: Int
 
-        public init(projectName: String?, color: String?, start: Micros, end: Micros, line: Int = 0) {
+        public init(projectName: String?, color: String?, start: Micros, end: Micros, note: String? = nil, line: Int = 0) {
             self.projectName = projectName
             self.color = color
             self.start = start
             self.end = end
+            self.note = note
             self.line = line
         }
     }
 
     // MARK: Export
 
-    public static func encode(_ rows: [Row], timeZone: TimeZone) -> String {
-        header + "\r\n" + encodeRows(rows, timeZone: timeZone)
+    /// With `rounding`, each interval's duration is also written rounded (per interval, whatever
+    /// the rounding's `per`: a row is one interval).
+    public static func encode(_ rows: [Row], timeZone: TimeZone, rounding: Rounding? = nil) -> String {
+        (rounding == nil ? header : roundedHeader) + "\r\n" + encodeRows(rows, timeZone: timeZone, rounding: rounding)
     }
 
     /// The rows alone, without the header: a long export written in pieces.
-    public static func encodeRows(_ rows: [Row], timeZone: TimeZone) -> String {
+    public static func encodeRows(_ rows: [Row], timeZone: TimeZone, rounding: Rounding? = nil) -> String {
         var out = ""
         let rules = DayRules(timeZone: timeZone)
         for row in rows {
-            let cells = [
+            var cells = [
                 neutralized(row.projectName ?? ""), row.color ?? "",
                 formatInstant(row.start, rules: rules), formatInstant(row.end, rules: rules),
                 formatDuration(row.end - row.start),
             ]
+            if let rounding { cells.append(formatDuration(rounding.rounded(row.end - row.start))) }
+            cells.append(neutralized(row.note ?? ""))
             out += cells.map(quoted).joined(separator: ",") + "\r\n"
         }
         return out
@@ -101,17 +115,20 @@ public enum IntervalCSV {
         guard let first = records.first else {
             throw .invalidArgument("The CSV is empty: expected the header '\(header)'.")
         }
-        guard first.cells.joined(separator: ",").lowercased() == header else {
+        let found = first.cells.joined(separator: ",").lowercased()
+        guard [header, roundedHeader, headerWithoutNote].contains(found) else {
             throw .invalidArgument(
                 "CSV line 1: expected the header '\(header)', found '\(first.cells.joined(separator: ","))'. Nothing was imported.")
         }
+        let width = first.cells.count
+        let noteColumn: Int? = width > 5 ? width - 1 : nil
         var rows: [Row] = []
         for record in records.dropFirst() {
             func bad(_ why: String) -> TrackerError {
                 .invalidArgument("CSV line \(record.line): \(why). Nothing was imported.")
             }
             let cells = record.cells
-            guard cells.count == 5 else { throw bad("expected 5 cells, found \(cells.count)") }
+            guard cells.count == width else { throw bad("expected \(width) cells, found \(cells.count)") }
             let rawName = restored(cells[0])
             var name: String?
             var color: String?
@@ -132,7 +149,16 @@ public enum IntervalCSV {
                 throw bad("end '\(cells[3])' is not an ISO 8601 time like 2024-01-31T17:00:00+01:00")
             }
             guard end > start else { throw bad("the end is not after the start") }
-            rows.append(Row(projectName: name, color: color, start: start, end: end, line: record.line))
+            var note: String?
+            if let noteColumn {
+                do {
+                    note = try IntervalNote.validated(restored(cells[noteColumn]))
+                } catch {
+                    throw bad(error.message.replacingOccurrences(of: " Nothing was changed.", with: "")
+                        .trimmingCharacters(in: CharacterSet(charactersIn: ".")))
+                }
+            }
+            rows.append(Row(projectName: name, color: color, start: start, end: end, note: note, line: record.line))
         }
         return rows
     }

@@ -5,12 +5,15 @@ public struct IntervalRow: Sendable, Equatable, Hashable {
     /// nil while it runs.
     public var end: Micros?
     public var projectID: String?
+    /// A valid note (`IntervalNote.validated`), nil for none.
+    public var note: String?
 
-    public init(id: Int64, start: Micros, end: Micros?, projectID: String?) {
+    public init(id: Int64, start: Micros, end: Micros?, projectID: String?, note: String? = nil) {
         self.id = id
         self.start = start
         self.end = end
         self.projectID = projectID
+        self.note = note
     }
 
     public var running: Bool { end == nil }
@@ -77,31 +80,34 @@ public enum EditFailure: Error, Equatable, Sendable {
 /// can be split at an instant up to now (the part after runs on under a new id). Project time
 /// stays inside work by construction: an interval is work, with an optional project.
 public enum IntervalEdits {
-    /// Adds `[start, end)` under `projectID`. `rows` holds every row overlapping it and the
-    /// running one. New ids are `nextID`, `nextID + 1`, …
+    /// Adds `[start, end)` under `projectID`, with a note (already validated). `rows` holds
+    /// every row overlapping it and the running one. New ids are `nextID`, `nextID + 1`, …
     public static func add(
-        start: Micros, end: Micros, projectID: String?, replace: Bool, rows: [IntervalRow], now: Micros, nextID: Int64
+        start: Micros, end: Micros, projectID: String?, note: String? = nil, replace: Bool, rows: [IntervalRow],
+        now: Micros, nextID: Int64
     ) throws(EditFailure) -> EditPlan {
         try checkSpan(start: start, end: end, now: now)
         var next = nextID
-        let added = IntervalRow(id: next, start: start, end: end, projectID: projectID)
+        let added = IntervalRow(id: next, start: start, end: end, projectID: projectID, note: note)
         next += 1
         var changes = try makeRoom(for: added, rows: rows, replace: replace, next: &next)
         changes.append(RowChange(id: added.id, before: nil, after: added))
         return EditPlan(changes: ordered(changes), resultID: added.id, nextID: next)
     }
 
-    /// Changes an interval's start, end and/or project (nil: unchanged; `projectID` `.some(nil)`
-    /// removes the project). `rows` holds the edited row, the running one and every row
-    /// overlapping the interval's new time.
+    /// Changes an interval's start, end, project and/or note (nil: unchanged; `projectID` or
+    /// `note` `.some(nil)` removes it; a note is validated before). The running interval's note
+    /// can change (`biomatimer note`). `rows` holds the edited row, the running one and every
+    /// row overlapping the interval's new time.
     public static func update(
-        id: Int64, start: Micros?, end: Micros?, projectID: String??, replace: Bool, rows: [IntervalRow], now: Micros,
-        nextID: Int64
+        id: Int64, start: Micros?, end: Micros?, projectID: String??, note: String?? = nil, replace: Bool,
+        rows: [IntervalRow], now: Micros, nextID: Int64
     ) throws(EditFailure) -> EditPlan {
         guard let old = rows.first(where: { $0.id == id }) else { throw .noSuchInterval(String(id)) }
         var new = old
         if let start { new.start = start }
         if let projectID { new.projectID = projectID }
+        if let note { new.note = note }
         if old.running {
             if end != nil {
                 throw .invalid(
@@ -146,7 +152,7 @@ public enum IntervalEdits {
         }
         var first = old
         first.end = at
-        let second = IntervalRow(id: nextID, start: at, end: old.end, projectID: old.projectID)
+        let second = IntervalRow(id: nextID, start: at, end: old.end, projectID: old.projectID, note: old.note)
         return EditPlan(
             changes: ordered([RowChange(id: id, before: old, after: first), RowChange(id: nextID, before: nil, after: second)]),
             resultID: nextID, nextID: nextID + 1)
@@ -172,7 +178,9 @@ public enum IntervalEdits {
                 throw .cannotUndo("interval \(change.id) has been deleted since")
             }
             if now == after { continue }
-            if after.running, now.start == after.start, now.projectID == after.projectID, let end = now.end {
+            if after.running, now.start == after.start, now.projectID == after.projectID, now.note == after.note,
+                let end = now.end
+            {
                 closedAt = end
                 continue
             }
@@ -251,7 +259,7 @@ public enum IntervalEdits {
             case (true, true):
                 var head = row
                 head.end = start
-                let tail = IntervalRow(id: next, start: end, end: row.end, projectID: row.projectID)
+                let tail = IntervalRow(id: next, start: end, end: row.end, projectID: row.projectID, note: row.note)
                 next += 1
                 changes.append(RowChange(id: row.id, before: row, after: head))
                 changes.append(RowChange(id: tail.id, before: nil, after: tail))

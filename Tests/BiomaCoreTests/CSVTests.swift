@@ -19,10 +19,10 @@ import Testing
         ]
         let csv = IntervalCSV.encode(rows, timeZone: tz)
         let expected = [
-            "project,color,start,end,duration",
-            #""R&D, ""internal""",#FF0000,2024-03-31T01:30:00+01:00,2024-03-31T03:15:00+02:00,0:45:00"#,
-            ",,2024-07-01T09:00:00.250000+02:00,2024-07-01T19:00:00+02:00,9:59:59",
-            #""'=HYPERLINK(""x"")",#00FF00,2024-07-02T09:00:00+02:00,2024-07-02T09:01:00+02:00,0:01:00"#,
+            "project,color,start,end,duration,note",
+            #""R&D, ""internal""",#FF0000,2024-03-31T01:30:00+01:00,2024-03-31T03:15:00+02:00,0:45:00,"#,
+            ",,2024-07-01T09:00:00.250000+02:00,2024-07-01T19:00:00+02:00,9:59:59,",
+            #""'=HYPERLINK(""x"")",#00FF00,2024-07-02T09:00:00+02:00,2024-07-02T09:01:00+02:00,0:01:00,"#,
         ]
         #expect(csv == expected.map { $0 + "\r\n" }.joined())    }
 
@@ -45,7 +45,8 @@ import Testing
     }
 
     @Test func importNamesTheFirstBadLine() {
-        let header = IntervalCSV.header + "\n"
+        // Files written before notes existed: five columns.
+        let header = IntervalCSV.headerWithoutNote + "\n"
         func error(_ csv: String) -> String? {
             do {
                 _ = try IntervalCSV.decode(csv)

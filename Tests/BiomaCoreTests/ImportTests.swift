@@ -141,7 +141,8 @@ private func importMessage<T>(_ body: () throws -> T) -> String? {
         #expect(
             intervals == [
                 ImportedInterval(
-                    start: t("2024-03-04T08:00:00Z"), end: t("2024-03-04T09:30:00Z"), projectName: "acme", entry: 1, entryID: "@4"),
+                    start: t("2024-03-04T08:00:00Z"), end: t("2024-03-04T09:30:00Z"), projectName: "acme", entry: 1, entryID: "@4",
+                    note: "kick-off"),
                 ImportedInterval(
                     start: t("2024-03-04T10:00:00Z"), end: t("2024-03-04T11:00:00Z"), projectName: "Café ☕", entry: 2,
                     entryID: "@3"),
@@ -276,9 +277,11 @@ private func importMessage<T>(_ body: () throws -> T) -> String? {
             (#"[1709546400, 1709550000, 7, "bbbb"]"#, "Watson frame 2 (id bbbb): the project must be a string, found 7. Nothing was imported."),
             (#"[1709546400, 1709550000, "acme", 12]"#, "Watson frame 2: the id must be a string, found 12. Nothing was imported."),
             (#"[1709546400, 1709550000, "acme"]"#,
-             "Watson frame 2: expected 4 to 6 fields [start, stop, project, id, tags, updated_at], found 3. Nothing was imported."),
+             "Watson frame 2: expected 4 to 7 fields [start, stop, project, id, tags, updated_at, note], found 3. Nothing was imported."),
+            (#"[1709546400, 1709550000, "acme", "bbbb", [], 1, "note", 2]"#,
+             "Watson frame 2 (id bbbb): expected 4 to 7 fields [start, stop, project, id, tags, updated_at, note], found 8. Nothing was imported."),
             (#"[1709546400, 1709550000, "acme", "bbbb", [], 1, 2]"#,
-             "Watson frame 2 (id bbbb): expected 4 to 6 fields [start, stop, project, id, tags, updated_at], found 7. Nothing was imported."),
+             "Watson frame 2 (id bbbb): the note must be a string, found 2. Nothing was imported."),
             (#"[1709546400, 1709550000, "acme", "bbbb", "x"]"#,
              "Watson frame 2 (id bbbb): the tags must be an array of strings, found a string. Nothing was imported."),
             (#"[1709546400, 1709550000, "acme", "bbbb", [true]]"#,
@@ -288,7 +291,7 @@ private func importMessage<T>(_ body: () throws -> T) -> String? {
             (#"[1709546400, 1709550000, "", "bbbb"]"#,
              #"Watson frame 2 (id bbbb): its project or tag "" cannot be a project name (Project names cannot be empty: give 1–64 characters); map it to one with --tag-map (TagMap). Nothing was imported."#),
             (#"{"start": 1709546400}"#,
-             "Watson frame 2: expected an array [start, stop, project, id, tags, updated_at], found an object. Nothing was imported."),
+             "Watson frame 2: expected an array [start, stop, project, id, tags, updated_at, note], found an object. Nothing was imported."),
             (#"[1709541000, 1709546400, "beta", "bbbb"]"#,
              "Watson frame 2 (id bbbb) (2024-03-04T08:30:00+00:00 – 2024-03-04T10:00:00+00:00) overlaps Watson frame 1 (id aaaa) (2024-03-04T08:00:00+00:00 – 2024-03-04T09:00:00+00:00). Nothing was imported."),
         ]

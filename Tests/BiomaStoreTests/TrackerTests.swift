@@ -112,12 +112,12 @@ import Testing
                 ("report range", { _ = try tracker.report(from: Day("2024-05-02")!, to: Day("2024-05-01")!, at: later) }),
                 ("import bad row", {
                     _ = try tracker.importCSV(
-                        IntervalCSV.header + "\nNew,#112233,2024-04-01T09:00:00Z,2024-04-01T10:00:00Z,1:00:00\nX,#1,a,b,c\n",
+                        IntervalCSV.headerWithoutNote + "\nNew,#112233,2024-04-01T09:00:00Z,2024-04-01T10:00:00Z,1:00:00\nX,#1,a,b,c\n",
                         at: later)
                 }),
                 ("import overlap", {
                     _ = try tracker.importCSV(
-                        IntervalCSV.header + "\nNew,#112233,2024-05-01T10:30:00Z,2024-05-01T10:45:00Z,0:15:00\n", at: later)
+                        IntervalCSV.headerWithoutNote + "\nNew,#112233,2024-05-01T10:30:00Z,2024-05-01T10:45:00Z,0:15:00\n", at: later)
                 }),
             ]
             for (label, call) in failing {

@@ -356,9 +356,10 @@ func parseIntervals(_ csv: String) throws -> [CSVInterval] {
     var out: [CSVInterval] = []
     for line in csv.split(whereSeparator: \.isNewline).dropFirst() {
         let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        guard cells.count >= 5 else { throw TestSupportError("bad row \(line)") }
-        let s = cells[cells.count - 3]
-        let e = cells[cells.count - 2]
+        // From the end (a project name may hold commas): start, end, duration, note.
+        guard cells.count >= 6 else { throw TestSupportError("bad row \(line)") }
+        let s = cells[cells.count - 4]
+        let e = cells[cells.count - 3]
         guard let start = formatter.date(from: s) ?? plain.date(from: s), let end = formatter.date(from: e) ?? plain.date(from: e)
         else { throw TestSupportError("bad instants in \(line)") }
         out.append(CSVInterval(start: start, end: end))

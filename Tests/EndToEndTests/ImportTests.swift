@@ -237,7 +237,7 @@ struct ImportEndToEndTests {
         #expect(r.stdout == "")
         r = try f.cli(["import", "--from", "watson", "-"], input: "[[1709539200, 1709542800, \"acme\"]]")
         #expect(r.status == 1)
-        #expect(r.stderr.contains("Watson frame 1: expected 4 to 6 fields"), "\(r.stderr)")
+        #expect(r.stderr.contains("Watson frame 1: expected 4 to 7 fields"), "\(r.stderr)")
         r = try f.cli(["import", "--from", "watson", "-"], input: "[[1709539200, 1709542800, \"acme\", \"x\"],]")
         #expect(r.status == 1)
         #expect(r.stderr.contains("The Watson frames file is not valid JSON: line 1, column 40"), "\(r.stderr)")
