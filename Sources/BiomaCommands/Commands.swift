@@ -177,7 +177,7 @@ struct ProjectAdd: ParsableCommand {
 
 struct ProjectStart: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "start", abstract: "Run a project (starting work if needed).")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     func run() throws { _ = try callDaemon("StartProject", [.string(project)]) }
 }
 
@@ -188,7 +188,7 @@ struct ProjectStop: ParsableCommand {
 
 struct ProjectToggle: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "toggle", abstract: "Start a project, or stop it if it runs.")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     func run() throws { _ = try callDaemon("ToggleProject", [.string(project)]) }
 }
 
@@ -204,27 +204,27 @@ struct ProjectPrev: ParsableCommand {
 
 struct ProjectReset: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reset", abstract: "Zero a project's session (its daily total stays).")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     func run() throws { _ = try callDaemon("ResetProject", [.string(project)]) }
 }
 
 struct ProjectRename: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a project.")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     @Argument(help: "The new name.") var name: String
     func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Name": .string(name)])]) }
 }
 
 struct ProjectColor: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "color", abstract: "Set a project's colour.")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     @Argument(help: "#RRGGBB") var color: String
     func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Color": .string(color)])]) }
 }
 
 struct ProjectMove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "move", abstract: "Move a project to a place in the list (0 is first).")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     @Argument var position: UInt32
     func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Position": .uint32(position)])]) }
 }
@@ -232,7 +232,7 @@ struct ProjectMove: ParsableCommand {
 struct ProjectDelete: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete a project and its recorded time (a backup is kept).")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     @Flag(help: "Do not ask for confirmation.") var yes = false
     func validate() throws { try requireTerminalOrYes(yes) }
 
@@ -419,4 +419,15 @@ func confirm(_ question: String, yes: Bool) throws {
     }
     let answer = String(typed.filter { !$0.isWhitespace }).lowercased()
     guard answer == "y" || answer == "yes" else { throw ClientFailure(exitCode: 1, "Nothing was changed.") }
+}
+
+extension CompletionKind {
+    /// The projects' names, from the daemon, for shells completing a PROJECT (nothing when
+    /// no daemon answers).
+    static var projects: CompletionKind {
+        .custom { _, _, prefix in
+            let projects = (try? daemonClient().call("ListProjects"))?.first?.array ?? []
+            return projects.compactMap { $0.vardict?["Name"]?.string }.filter { $0.hasPrefix(prefix) }
+        }
+    }
 }

@@ -105,7 +105,7 @@ struct AddInterval: ParsableCommand {
             """)
     @Argument(help: "START-END, e.g. 09:00-12:30.") var range: String
     @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
-    @Option(help: "A project's id or name.") var project: String?
+    @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "Overwrite recorded time in the way (trimming, splitting or deleting it).") var replace = false
 
     func span() throws -> (start: Int64, end: Int64) {
@@ -141,7 +141,7 @@ struct EditInterval: ParsableCommand {
     @Option(parsing: .unconditional, help: "A new start (TIME, e.g. 09:00 or -20m).") var start: String?
     @Option(parsing: .unconditional, help: "A new end (TIME).") var end: String?
     @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
-    @Option(help: "A project's id or name.") var project: String?
+    @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "No project.") var noProject = false
     @Flag(help: "Overwrite recorded time in the way.") var replace = false
 

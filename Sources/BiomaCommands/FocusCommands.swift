@@ -39,7 +39,7 @@ func focusDuration(_ text: String, option: String, allowZero: Bool = false) thro
 
 /// The options every kind takes.
 struct FocusCommonOptions: ParsableArguments {
-    @Option(help: "A project to run during work and active phases (id or name).") var project: String?
+    @Option(help: "A project to run during work and active phases (id or name).", completion: .projects) var project: String?
     @Option(help: "A label shown in bars and notifications.") var label: String?
 
     func add(to options: inout [String: DBusValue]) {

@@ -34,7 +34,7 @@ struct TaskAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a task; prints its id.")
     @Argument(help: "The title, 1–200 characters.") var title: String
     @Option(help: "When it is due, and reminds (WHEN).") var due: String?
-    @Option(help: "A project's id or name.") var project: String?
+    @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "Due, but no reminder.") var noRemind = false
 
     func validate() throws {
@@ -145,7 +145,7 @@ struct TaskEdit: ParsableCommand {
     @Option(help: "A new title.") var title: String?
     @Option(help: "A new due time (WHEN).") var due: String?
     @Flag(help: "No due time (and no reminder).") var noDue = false
-    @Option(help: "A project's id or name.") var project: String?
+    @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "No project.") var noProject = false
     @Flag(inversion: .prefixedNo, help: "Remind at the due time, or not.") var remind: Bool?
 

@@ -42,6 +42,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
 
     static let contextKeys = [
         "Cwd", "StdinTty", "StdoutTty", "StderrTty", "NoColor", "Columns", "Term", "TZ", "Answer", "OpenErrors",
+        "CompletionShell", "CompletionShellVersion",
     ]
 
     func run(_ argv: [String], context values: [String: DBusValue], descriptors: [Int32]) throws -> (Int32, String, String) {
@@ -61,8 +62,13 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         context.answer = try options.string("Answer")
         // A second Run carries the files the first one listed, matched to them again in order.
         context.passedFiles = openErrors.map { ($0, descriptors) }
-        let zone = try options.string("TZ")
-        let code = withTimeZone(zone) {
+        // Times the user types are read in the caller's zone; a shell's completion request is
+        // answered in its format (ArgumentParser reads both from the environment).
+        let environment = [
+            "TZ": try options.string("TZ"), "SAP_SHELL": try options.string("CompletionShell"),
+            "SAP_SHELL_VERSION": try options.string("CompletionShellVersion"),
+        ]
+        let code = withEnvironment(environment) {
             CommandRunner.run(argv, in: context, daemonSide: true)
         }
         return (code, context.out, context.err)
@@ -79,14 +85,20 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         return made
     }
 
-    /// Times the user types are read with the caller's `TZ` when it set one.
-    private func withTimeZone<T>(_ zone: String?, _ body: () throws -> T) rethrows -> T {
-        guard let zone, !zone.contains("\0") else { return try body() }
-        let saved = getenv("TZ").map { String(cString: $0) }
-        setenv("TZ", zone, 1)
+    /// Runs `body` with these variables set (or unset, when nil; `TZ` is left as it is when
+    /// the caller has none), then puts the daemon's own back. Handlers run one at a time on
+    /// the loop thread.
+    private func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
+        var saved: [(String, String?)] = []
+        for (name, value) in values where !(name == "TZ" && value == nil) {
+            saved.append((name, getenv(name).map { String(cString: $0) }))
+            if let value, !value.contains("\0") { setenv(name, value, 1) } else { unsetenv(name) }
+        }
         tzset()
         defer {
-            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+            for (name, value) in saved {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
             tzset()
         }
         return try body()

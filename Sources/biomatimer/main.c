@@ -1,13 +1,12 @@
-// `biomatimer`: the front door. It holds no command grammar: the daemon parses and runs the
-// command line (org.biomatimer.Command1.Run, with the same ArgumentParser tree that gives help,
-// usage errors and completions); the front carries argv with the caller's context (working
-// directory, terminals, NO_COLOR, COLUMNS, TERM, TZ), prints what comes back and exits with its
-// code, in one libdbus call — about what `dbus-send` costs. Files are opened here, as the
-// caller, and passed as descriptors; a confirmation is asked here, on the caller's terminal.
-// `daemon` runs `biomatimerd`; the commands that run in the caller's process, and every command
-// when there is no bus or no daemon (or argv is not UTF-8), go to `biomatimer-tool`, which gives
-// the offline messages. Both live beside this binary, or in ../libexec/biomatimer/.
-// Names, exit codes and messages come from biomatimer_contract.h (TimerControl imports it too).
+// `biomatimer`: the front door, with no command grammar. The daemon parses and runs the command
+// line (org.biomatimer.Command1.Run, with the ArgumentParser tree that gives help, usage errors
+// and completions); this carries argv with the caller's context (cwd, terminals, NO_COLOR,
+// COLUMNS, TERM, TZ) in one libdbus call, prints the answer and exits with its code. It opens
+// the files a command needs, as the caller, and asks confirmations on the caller's terminal.
+// `daemon` runs `biomatimerd`; the commands that run in the caller's process, and any command
+// with no bus or no daemon (or argv not UTF-8), go to `biomatimer-tool` (the offline messages).
+// Both live beside this binary or in ../libexec/biomatimer/; names, exit codes and messages
+// come from biomatimer_contract.h.
 #include "biomatimer_contract.h"
 #include <dbus/dbus.h>
 #include <errno.h>
@@ -54,12 +53,9 @@ static int call_timeout_ms(void) {
 /// Hands the command to `program` (biomatimer-tool or biomatimerd), found beside this
 /// executable or in ../libexec/biomatimer/, with argv as it is.
 static int exec_sibling(const char *program, char **argv) {
-    char self[PATH_MAX], beside[PATH_MAX + 32], libexec[PATH_MAX + 64];
+    char self[PATH_MAX] = ".", beside[PATH_MAX + 32], libexec[PATH_MAX + 64];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash) *slash = '\0';
-    else strcpy(self, ".");
+    if (n > 0 && (self[n] = '\0', strrchr(self, '/'))) *strrchr(self, '/') = '\0';
     snprintf(beside, sizeof beside, "%s/%s", self, program);
     snprintf(libexec, sizeof libexec, "%s/../libexec/biomatimer/%s", self, program);
     if (access(beside, X_OK) == 0) execv(beside, argv);
@@ -89,9 +85,8 @@ static int text_entry(DBusMessageIter *dict, const char *key, const char *text) 
     return !text || !dbus_validate_utf8(text, NULL) || entry(dict, key, 's', &text, 0);
 }
 
-static int flag_entry(DBusMessageIter *dict, const char *key, int flag) {
-    dbus_bool_t value = flag ? TRUE : FALSE;
-    return entry(dict, key, 'b', &value, 0);
+static int flag_entry(DBusMessageIter *dict, const char *key, dbus_bool_t flag) {
+    return flag = flag ? TRUE : FALSE, entry(dict, key, 'b', &flag, 0);
 }
 
 /// Run(argv, context, files): the caller's context, the answer to a question and the files
@@ -120,6 +115,8 @@ static DBusMessage *run_call(int argc, char **argv, const char *answer, int requ
         !flag_entry(&dict, "StdoutTty", isatty(1)) || !flag_entry(&dict, "StderrTty", isatty(2)) ||
         !flag_entry(&dict, "NoColor", no_color && *no_color) || !text_entry(&dict, "Term", getenv("TERM")) ||
         !text_entry(&dict, "TZ", getenv("TZ")) || !text_entry(&dict, "Answer", answer) ||
+        !text_entry(&dict, "CompletionShell", getenv("SAP_SHELL")) ||
+        !text_entry(&dict, "CompletionShellVersion", getenv("SAP_SHELL_VERSION")) ||
         (width32 > 0 && !entry(&dict, "Columns", 'u', &width32, 0)) ||
         (requests >= 0 && !entry(&dict, "OpenErrors", 'a', errors, requests)) ||
         !dbus_message_iter_close_container(&args, &dict) ||
@@ -130,9 +127,8 @@ static DBusMessage *run_call(int argc, char **argv, const char *answer, int requ
     return dbus_message_iter_close_container(&args, &list) ? m : NULL;
 }
 
-// SwiftPM links every executable through swiftc, which adds swiftrt.o, whose constructor
-// registers the image with the Swift runtime. This program has no Swift code: these
-// stand-ins keep the Swift runtime — and its start-up — out of the binary.
+// swiftrt.o (swiftc links it into every executable) registers the image with the Swift runtime;
+// with no Swift code here, these stand-ins keep the runtime and its start-up out.
 void swift_addNewDSOImage(const void *header);
 void swift_addNewDSOImage(const void *header) { (void)header; }
 int _swift_backtrace_isThunkFunction(const char *name);
@@ -193,16 +189,12 @@ int main(int argc, char **argv) {
             continue;
         }
         if (code == BIOMATIMER_EXIT_CONFIRM && !asked) {
-            fputs(err, stderr);
-            fflush(stderr);
+            fputs(err, stderr), fflush(stderr);
             if (!fgets(answer, sizeof answer, stdin) || !dbus_validate_utf8(answer, NULL)) answer[0] = '\0';
             asked = answer;
             continue;
         }
-        fputs(out, stdout);
-        fputs(err, stderr);
-        fflush(stdout);
-        fflush(stderr);
+        fputs(out, stdout), fputs(err, stderr), fflush(stdout), fflush(stderr);
         _exit(code);  // nothing left to tear down that the kernel does not do faster
     }
 }
