@@ -258,7 +258,7 @@ public enum CommandRunner {
                 let code = Biomatimer.exitCode(for: error)
                 let message = Biomatimer.fullMessage(for: error, columns: context.columns)
                 if code == .success {
-                    if !message.isEmpty { context.output(message + "\n") }
+                    if !message.isEmpty { context.output(Biomatimer.fishCompatible(message) + "\n") }
                     return TimerControl.ExitCode.done
                 }
                 if !message.isEmpty { context.error(message + "\n") }

@@ -362,7 +362,7 @@ struct Install: ParsableCommand, RunsLocally {
             (layout.manualPage, Manual.page(version: Biomatimer.configuration.version)),
             (layout.bashCompletion, Biomatimer.completionScript(for: .bash)),
             (layout.zshCompletion, Biomatimer.completionScript(for: .zsh)),
-            (layout.fishCompletion, Biomatimer.completionScript(for: .fish)),
+            (layout.fishCompletion, Biomatimer.fishCompatible(Biomatimer.completionScript(for: .fish))),
         ]
         let paths: [String]
         do {
@@ -429,5 +429,14 @@ extension CompletionKind {
             let projects = (try? daemonClient().call("ListProjects"))?.first?.array ?? []
             return projects.compactMap { $0.vardict?["Name"]?.string }.filter { $0.hasPrefix(prefix) }
         }
+    }
+}
+
+extension Biomatimer {
+    /// The fish script with the cursor's place in the word it completes read in a way fish 3
+    /// (Debian's) answers too: ArgumentParser's `commandline -o -tC` prints nothing there, so
+    /// no value (a project's name) was ever completed.
+    static func fishCompatible(_ text: String) -> String {
+        text.replacing("(__biomatimer_tokens -tC)", with: "(string length -- \"$(commandline -ct)\")")
     }
 }
