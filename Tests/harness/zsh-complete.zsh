@@ -1,5 +1,6 @@
 # Prints what zsh completes for the line in $1, one match a line: a real interactive zsh in a
-# pseudo-terminal (zpty), its completion system loaded with compinit, compadd wrapped to print.
+# pseudo-terminal (zpty), its completion system loaded with compinit from $FPATH_DIR first,
+# compadd wrapped to print each match. Used by FrontTests.
 zmodload zsh/zpty
 zpty z zsh -f -i
 zpty -w z "PROMPT=''"
