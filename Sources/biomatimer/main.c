@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #define MAX_FILES 8
-
 static int fail(int code, const char *first, const char *second) {
     fprintf(stderr, BIOMATIMER_PROGRAM_PREFIX "%s%s\n", first, second ? second : "");
     return code;
@@ -81,7 +80,7 @@ static int entry(DBusMessageIter *dict, const char *key, int type, const void *v
     return dbus_message_iter_close_container(&e, &v) && dbus_message_iter_close_container(dict, &e);
 }
 
-static int text_entry(DBusMessageIter *dict, const char *key, const char *text) {
+static int text_entry(DBusMessageIter *dict, const char *key, const char *text) {  // skipped when not UTF-8
     return !text || !dbus_validate_utf8(text, NULL) || entry(dict, key, 's', &text, 0);
 }
 
@@ -194,7 +193,8 @@ int main(int argc, char **argv) {
             asked = answer;
             continue;
         }
-        fputs(out, stdout), fputs(err, stderr), fflush(stdout), fflush(stderr);
+        // A success's err is a progress line or a warning (before), a failure's its reason (after).
+        fputs(code ? out : err, code ? stdout : stderr), fputs(code ? err : out, code ? stderr : stdout), fflush(NULL);
         _exit(code);  // nothing left to tear down that the kernel does not do faster
     }
 }
