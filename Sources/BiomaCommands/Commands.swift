@@ -84,6 +84,7 @@ struct Status: ParsableCommand {
             let client = try daemonClient()
             var state = WidgetState(timer: try client.timerStatus())
             state.tasks = try client.tasksStatus()
+            state.focus = FocusStatus.table.decode(try client.properties(of: TimerNames.focusInterface), over: FocusStatus())
             return state
         }
         if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {

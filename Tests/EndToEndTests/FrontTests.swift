@@ -151,6 +151,17 @@ struct FrontTests {
         #expect(r.stdout.contains("Client A") && !r.stdout.contains("\u{1B}[38;2;"), "\(r.stdout)")
     }
 
+    /// `status` shows a running focus timer, as the bars do.
+    @Test func statusShowsTheFocusTimer() throws {
+        let f = try DaemonFixture()
+        #expect(try f.cli(["focus", "countdown", "4m", "--label", "Tea"]).status == 0)
+        _ = try f.cli(["focus", "pause"])
+        let r = try f.cli(["status"])
+        #expect(r.status == 0)
+        #expect(r.stdout == "0:00:00 (0:00:00)\nFocus paused: Countdown, 4:00 left · Tea\n", "\(r.stdout)")
+        #expect(try f.cli(["status", "--format", "{focus_label} {focus_state}"]).stdout == "Tea paused\n")
+    }
+
     /// Times the user types are read in the caller's TZ, by the daemon.
     @Test func timesAreReadInTheCallersZone() throws {
         let f = try DaemonFixture()
