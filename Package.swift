@@ -51,19 +51,30 @@ let package = Package(
             path: "Widgets",
             exclude: ["README.md", "chart/README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
         ),
-        // The daemon: the tracker published as /org/biomatimer/Timer1.
+        // The daemon: the tracker published as /org/biomatimer/Timer1, and the command line
+        // run for the front (org.biomatimer.Command1.Run).
         .target(
             name: "BiomaDaemon",
-            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets"]
+            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaCommands"]
         ),
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.
         .target(name: "TimerControl", dependencies: ["DBusCore", "CContract"]),
         // The client's side beyond one call: the watch that follows the daemon, installation.
         .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets"]),
-        // `biomatimer`: a small C front that answers keybinding commands itself with one
-        // libdbus call (as fast as dbus-send), runs `biomatimerd` for `daemon`, and hands
-        // everything else to `biomatimer-tool`.
+        // The command tree (ArgumentParser): parsing, help, usage errors, completions, the
+        // manual, and every command run against a caller's context. The daemon runs it for
+        // the front; biomatimer-tool runs it for the local commands and when no daemon answers.
+        .target(
+            name: "BiomaCommands",
+            dependencies: [
+                "BiomaClient", "BiomaWidgets", "TimerControl", "DBusCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `biomatimer`: a small C front that carries every command line to the daemon in one
+        // libdbus call (Run), runs `biomatimerd` for `daemon`, and hands the local commands,
+        // and everything when no daemon can be reached, to `biomatimer-tool`.
         .executableTarget(
             name: "biomatimer", dependencies: ["CDBus", "CContract"], exclude: ["link"],
             // With the runtime's two entry points stubbed in main.c, nothing of the Swift
@@ -71,15 +82,12 @@ let package = Package(
             // driver's -lstdc++ from becoming NEEDED (loading it cost a fifth of a poll).
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "--as-needed", "-LSources/biomatimer/link"])]
         ),
-        // Every client command, with ArgumentParser: watch, status, reports, help, completions.
-        // It links neither the store nor Foundation (only FoundationEssentials), and the Swift
-        // runtime statically, so a bar's poll starts fast.
+        // The command tree run in the caller's process: watch, install, uninstall, and every
+        // command when no daemon can be reached (the offline messages). It links neither the
+        // store nor Foundation (only FoundationEssentials), and the Swift runtime statically.
         .executableTarget(
             name: "biomatimer-tool",
-            dependencies: [
-                "BiomaClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["BiomaCommands"],
             path: "Sources/BiomatimerTool",
             linkerSettings: [
                 .unsafeFlags(["-static-stdlib"]),

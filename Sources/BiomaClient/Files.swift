@@ -5,6 +5,7 @@ import Glibc
 /// An errno, as a sentence.
 public struct SystemError: Error, CustomStringConvertible {
     public var code: Int32
+    public init(code: Int32) { self.code = code }
     public var description: String { String(cString: strerror(code)) }
 }
 
@@ -53,6 +54,38 @@ public enum AtomicFile {
             let why = String(cString: strerror(ok ? errno : cause))
             unlink(temporary)
             throw InstallError("cannot write \(path): \(why)")
+        }
+    }
+}
+
+extension AtomicFile {
+    /// Writes `bytes` as `name` in the directory open as `directory` (a caller's descriptor),
+    /// the same way: a temporary file beside it, flushed, renamed into place; nothing is left
+    /// on failure.
+    public static func write(_ bytes: [UInt8], directory: Int32, name: String, mode: mode_t = 0o644) throws(SystemError) {
+        var fd: Int32 = -1
+        var temporary = ""
+        for attempt in 0..<100 {
+            temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(attempt)"
+            fd = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw SystemError(code: errno) }
+        var ok = fchmod(fd, mode) == 0
+        var offset = 0
+        while ok && offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            ok = n > 0
+            if ok { offset += n }
+        }
+        let cause = errno
+        ok = ok && fsync(fd) == 0
+        close(fd)
+        guard ok, renameat(directory, temporary, directory, name) == 0 else {
+            let code = ok ? errno : cause
+            unlinkat(directory, temporary, 0)
+            throw SystemError(code: code)
         }
     }
 }

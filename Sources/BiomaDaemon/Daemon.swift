@@ -157,12 +157,14 @@ struct Startup: Sendable {
             }
             let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
             let timer = TimerService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier)
-            let object = DaemonObject([
+            let parts: [any ObjectInterface] = [
                 timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
                 FocusService(
                     tracker: tracker, bus: bus, clock: clock, timer: timer, notifier: notifier,
                     phaseEndCommand: options.phaseEndCommand, log: log),
-            ])
+            ]
+            // The command line the front carries runs against the other parts, in process.
+            let object = DaemonObject(parts + [CommandService(parts: parts)])
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
             try notifier.start()

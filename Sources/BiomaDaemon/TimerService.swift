@@ -255,13 +255,9 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     [self] call in
                     [try report(period: call.arguments[0].string!, day: call.arguments[1].string!)]
                 },
-                // What `biomatimer status` and `biomatimer report` print, rendered here so
-                // that the C front answers a bar's poll without starting a Swift program.
-                DBusMethod(
-                    "StatusText", in: [.init("format", "s"), .init("options", "a{sv}")], out: [.init("text", "s")]
-                ) { [self] call in
-                    [.string(try statusText(format: call.arguments[0].string!, options: call.arguments[1].vardict ?? [:]))]
-                },
+                // The picture of the day (and the report's text), drawn here where the store is:
+                // `biomatimer report --chart|--svg` calls it, in process when the front's Run
+                // runs the command, over the bus from biomatimer-tool.
                 DBusMethod(
                     "ReportText", in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
@@ -318,19 +314,6 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     return []
                 },
             ] + editMethods() + importMethods())
-    }
-
-    private func statusText(format: String, options: [String: DBusValue]) throws -> String {
-        let ascii = try Options(options, allowed: ["Ascii"]).bool("Ascii") == true
-        let now = clock.now()
-        var state = WidgetState(timer: published(tracker.snapshot(at: now)))
-        state.tasks = TasksService.status(tracker.taskSummary(at: now))
-        state.focus = FocusService.status(of: tracker, at: now)
-        do {
-            return try StatusText.render(state, now: now, format: format.isEmpty ? nil : format, ascii: ascii)
-        } catch {
-            throw TimerAPI.invalidArgument(error.description)
-        }
     }
 
     private func listProjects() -> DBusValue {

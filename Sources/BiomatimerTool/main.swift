@@ -1,27 +1,11 @@
-import ArgumentParser
-import TimerControl
+import BiomaCommands
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
+// The commands that run in the caller's process (watch, install, uninstall, daemon), and every
+// command when no daemon can be reached: the same command tree the daemon runs for `Run`, here
+// with this process as the caller (its terminals, files and the session bus).
 // Exit codes are a contract for scripts: 0 done, 1 refused, 2 usage, 3 no bus or no daemon.
-// ArgumentParser's own usage code (64) is mapped to 2.
-do {
-    var command = try Biomatimer.parseAsRoot()
-    try command.run()
-    exit(0)
-} catch let failure as ClientFailure {
-    writeStandardError("biomatimer: \(failure.description)\n")
-    exit(failure.exitCode)
-} catch {
-    let code = Biomatimer.exitCode(for: error)
-    if code == .success {
-        Biomatimer.exit(withError: error)  // --help, --version
-    }
-    if code == .validationFailure {
-        writeStandardError(Biomatimer.fullMessage(for: error) + "\n")
-        exit(2)
-    }
-    Biomatimer.exit(withError: error)
-}
+exit(CommandRunner.run(Array(CommandLine.arguments.dropFirst()), in: CommandContext.process()))

@@ -25,6 +25,12 @@ public struct MethodCall: Sendable {
     public let arguments: [DBusValue]
     public var sender: String { message.sender ?? "" }
     public var member: String { message.member ?? "" }
+
+    /// A call made in the service's own process (the daemon running a command line for `Run`).
+    public init(message: BusMessage, arguments: [DBusValue]) {
+        self.message = message
+        self.arguments = arguments
+    }
 }
 
 public struct DBusMethod: Sendable {

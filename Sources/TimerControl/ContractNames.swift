@@ -8,6 +8,7 @@ public enum TimerNames {
     public static let interface = BIOMATIMER_TIMER_INTERFACE
     public static let tasksInterface = BIOMATIMER_TASKS_INTERFACE
     public static let focusInterface = BIOMATIMER_FOCUS_INTERFACE
+    public static let commandInterface = BIOMATIMER_COMMAND_INTERFACE
     public static let errorPrefix = BIOMATIMER_ERROR_PREFIX
     public static let propertiesInterface = "org.freedesktop.DBus.Properties"
 }
@@ -19,4 +20,8 @@ public enum ExitCode {
     public static let usage = Int32(BIOMATIMER_EXIT_USAGE)
     /// No session bus, or no daemon.
     public static let unavailable = Int32(BIOMATIMER_EXIT_UNAVAILABLE)
+    /// `Run` only: the caller asks the question in `err` and runs again with the answer.
+    public static let confirm = Int32(BIOMATIMER_EXIT_CONFIRM)
+    /// `Run` only: the caller opens the files in `out` and runs again with them.
+    public static let files = Int32(BIOMATIMER_EXIT_FILES)
 }

@@ -200,9 +200,9 @@ struct CLITests {
         #expect(r.stderr.hasPrefix("biomatimer daemon: cannot connect to the bus"))
     }
 
-    /// `biomatimer` answers keybinding commands itself; `biomatimer-tool` has the same
-    /// commands through ArgumentParser. Both must say exactly the same when they succeed.
-    @Test func quickPathMatchesTheFullCommand() throws {
+    /// The daemon runs the front's command lines (`Run`) with the command tree
+    /// `biomatimer-tool` runs in its own process: both must say exactly the same.
+    @Test func theDaemonAndTheToolSayTheSame() throws {
         let f = try DaemonFixture()
         let tool = productsDirectory.appendingPathComponent("biomatimer-tool").path
         _ = try f.cli(["project", "add", "Client A"])
@@ -224,13 +224,13 @@ struct CLITests {
         #expect(try f.cli(["toggle", "--print"]).stdout == "running\n")
         #expect(try runProcess(tool, ["toggle", "--print"], environment: f.environment).stdout == "stopped\n")
         #expect(try f.cli(["toggle", "--print"]).stdout == "running\n")
-        // What bars and scripts poll, rendered by the daemon for the front and by the tool
-        // itself: the same text (the timer is stopped, so no second passes between the two).
+        // What bars and scripts poll, run by the daemon for the front and by the tool itself:
+        // the same text (the timer is stopped, so no second passes between the two).
         _ = try f.cli(["stop"])
         for args in [
             ["status"], ["status", "--format", "tmux"], ["status", "--format=waybar", "--ascii"], ["status", "--ascii", "--format", "{session} {project}"],
             ["report"], ["report", "--week"], ["report", "--month", "--json"], ["report", "--date", "2026-01-05", "--year"],
-            // Refused or malformed: the front leaves these to the tool, which says why.
+            // Refused or malformed: the same message and usage.
             ["status", "--format", "{nope}"], ["report", "--date", "2026-02-30"], ["report", "--week", "--day"],
         ] {
             let quick = try f.cli(args)

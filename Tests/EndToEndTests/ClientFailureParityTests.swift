@@ -4,10 +4,11 @@ import TimerControl
 
 import TestSupport
 
-/// `biomatimer` (the C front) answers keybinding commands itself; `biomatimer-tool` answers
-/// the same commands through TimerControl. Both read their messages and exit codes from the
-/// contract header; here every way a command can fail is provoked, and both must print and
-/// exit exactly alike, with the code and message the contract gives.
+/// `biomatimer` (the C front) carries every command to the daemon's `Run` and reports a call
+/// that fails on the way (lost bus, no answer, a foreign error) itself; with no bus or no
+/// daemon it hands the command to `biomatimer-tool`, which runs it through TimerControl. Both
+/// read their messages and exit codes from the contract header; here every way a command can
+/// fail is provoked, and both must print and exit exactly alike: one message, one exit code.
 @Suite(.timeLimit(.minutes(3)))
 struct ClientFailureParityTests {
     static let front = DaemonFixture.binary

@@ -282,14 +282,20 @@ struct ImportEndToEndTests {
     }
 
     /// The private bus keeps dbus-daemon's default max_message_size (32 MiB): a bigger import
-    /// is dropped by the bus, and the command says why instead of blaming the daemon.
+    /// sent by biomatimer-tool is dropped by the bus, and it says why instead of blaming the
+    /// daemon. Through the front the daemon reads the file from the descriptor it is given, so
+    /// the bus's limit does not apply.
     @Test func tooBigForTheBus() throws {
         let f = try DaemonFixture()
         _ = try f.cli(["status"])
         let before = try f.durableState()
         let file = f.dataDirectory.appendingPathComponent("big.json")
         try ("[" + String(repeating: " ", count: 33 << 20) + "]").write(to: file, atomically: false, encoding: .utf8)
-        let r = try f.cli(["import", "--from", "timewarrior", file.path])
+        let front = try f.cli(["import", "--from", "timewarrior", file.path])
+        #expect(front.status == 0 && front.stdout == "Imported 0 intervals.\n", "\(front.stderr)")
+        let r = try runProcess(
+            productsDirectory.appendingPathComponent("biomatimer-tool").path, ["import", "--from", "timewarrior", file.path],
+            environment: f.environment)
         try? FileManager.default.removeItem(at: file)
         #expect(r.status == 1)
         #expect(

@@ -3,7 +3,8 @@
 paths that the real daemon never takes.
 
 Owns org.biomatimer.Timer1 on the bus in $DBUS_SESSION_BUS_ADDRESS and answers every method
-of org.biomatimer.Timer1 on /org/biomatimer/Timer1 according to MODE (argv[1]):
+of org.biomatimer.Timer1 and org.biomatimer.Command1 (the front's Run) on
+/org/biomatimer/Timer1 according to MODE (argv[1]):
   hang     never replies (the caller's timeout runs out); prints "call MEMBER" for each
   foreign  fails with org.example.Error.Foreign "a foreign failure" (not the daemon's own)
 Prints "ready" on stdout once the name is owned.
@@ -22,7 +23,7 @@ held = []  # messages never answered stay referenced
 def handler(connection, message):
     if message.get_type() != dbus.lowlevel.MESSAGE_TYPE_METHOD_CALL:
         return
-    if message.get_interface() != "org.biomatimer.Timer1":
+    if message.get_interface() not in ("org.biomatimer.Timer1", "org.biomatimer.Command1"):
         return
     if MODE == "hang":
         held.append(message)

@@ -1,6 +1,5 @@
 // Text for terminals and scripts: `biomatimer status` and `biomatimer report`, rendered the
-// same by the client and by the daemon (whose StatusText and ReportText methods let the C
-// front print them without starting a Swift program).
+// same wherever a command runs (in the daemon for the front's Run, or in biomatimer-tool).
 
 import DBusCore
 import TimerControl

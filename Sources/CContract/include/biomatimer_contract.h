@@ -1,7 +1,7 @@
 // The names, exit codes and messages of biomatimer's D-Bus contract and command line, in one
-// place for both clients: the C front (`biomatimer`, which answers keybinding commands itself)
-// and the Swift client (`biomatimer-tool`, through TimerControl, which imports this header).
-// A test runs both on every failure and requires identical messages and exit codes.
+// place for both clients: the C front (`biomatimer`, which carries every command line to the
+// daemon's Run) and the Swift client (`biomatimer-tool`, through TimerControl, which imports
+// this header). A test runs both on every failure and requires identical messages and exit codes.
 // The contract itself is described in dbus/README.md.
 #ifndef BIOMATIMER_CONTRACT_H
 #define BIOMATIMER_CONTRACT_H
@@ -12,6 +12,8 @@
 #define BIOMATIMER_TIMER_INTERFACE "org.biomatimer.Timer1"
 #define BIOMATIMER_TASKS_INTERFACE "org.biomatimer.Tasks1"
 #define BIOMATIMER_FOCUS_INTERFACE "org.biomatimer.Focus1"
+// The front's interface: Run(as argv, a{sv} context, ah files) → (i exit, s out, s err).
+#define BIOMATIMER_COMMAND_INTERFACE "org.biomatimer.Command1"
 // Every error the daemon sends, on every interface, starts with this; its message is for a person.
 #define BIOMATIMER_ERROR_PREFIX "org.biomatimer.Timer1.Error."
 
@@ -20,6 +22,11 @@
 #define BIOMATIMER_EXIT_REFUSED 1
 #define BIOMATIMER_EXIT_USAGE 2
 #define BIOMATIMER_EXIT_UNAVAILABLE 3
+// Run's answers that never reach a user: ask the question in err on the terminal and run again
+// with the answer (context "Answer"); open the files listed in out (one a line: "r PATH", "i"
+// for standard input, "d DIRECTORY") and run again with them (context "OpenErrors").
+#define BIOMATIMER_EXIT_CONFIRM 64
+#define BIOMATIMER_EXIT_FILES 65
 
 // How long a command waits for the daemon's answer: BIOMATIMER_TIMEOUT seconds (a decimal
 // number, more than 0), else BIOMATIMER_DEFAULT_TIMEOUT_MS.

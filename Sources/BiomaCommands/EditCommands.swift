@@ -43,7 +43,7 @@ struct Log: ParsableCommand {
     func validate() throws { try checkIntervalDay(date) }
 
     func run() throws {
-        let client = try TimerClient()
+        let client = try daemonClient()
         var from = date ?? ""
         var to = date ?? ""
         if period == .week {
@@ -57,7 +57,7 @@ struct Log: ParsableCommand {
             (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let now = SystemClock().now()
         if json {
-            print(
+            say(
                 JSON.array(
                     rows.map { r in
                         let project = r["Project"]?.string ?? ""
@@ -74,10 +74,10 @@ struct Log: ParsableCommand {
             return
         }
         if rows.isEmpty {
-            print("No recorded time. Add some with: biomatimer add 09:00-12:30 [--date YYYY-MM-DD] [--project P]")
+            say("No recorded time. Add some with: biomatimer add 09:00-12:30 [--date YYYY-MM-DD] [--project P]")
             return
         }
-        print("\(Terminal.pad("ID", 7)) \(Terminal.pad("PROJECT", 20)) \(Terminal.pad("START", 16)) \(Terminal.pad("END", 16)) DURATION")
+        say("\(Terminal.pad("ID", 7)) \(Terminal.pad("PROJECT", 20)) \(Terminal.pad("START", 16)) \(Terminal.pad("END", 16)) DURATION")
         var total: Int64 = 0
         for r in rows {
             let start = r["Start"]?.int64 ?? 0
@@ -85,13 +85,13 @@ struct Log: ParsableCommand {
             let duration = max(0, (end == 0 ? now : end) - start)
             total += duration
             let project = names[r["Project"]?.string ?? ""].map(Terminal.singleLine) ?? "-"
-            print(
+            say(
                 "\(Terminal.pad(r["Id"]?.string ?? "", 7)) \(Terminal.pad(project, 20)) "
                     + "\(Terminal.pad(WhenText.describe(start, now: now), 16)) "
                     + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now), 16)) "
                     + DurationFormat.hms(duration))
         }
-        print("\(Terminal.pad("", 7)) \(Terminal.pad("total", 20)) \(Terminal.pad("", 16)) \(Terminal.pad("", 16)) \(DurationFormat.hms(total))")
+        say("\(Terminal.pad("", 7)) \(Terminal.pad("total", 20)) \(Terminal.pad("", 16)) \(Terminal.pad("", 16)) \(DurationFormat.hms(total))")
     }
 }
 
@@ -105,7 +105,7 @@ struct AddInterval: ParsableCommand {
             """)
     @Argument(help: "START-END, e.g. 09:00-12:30.") var range: String
     @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
-    @Option(help: "A project's id or name.") var project: String?
+    @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "Overwrite recorded time in the way (trimming, splitting or deleting it).") var replace = false
 
     func span() throws -> (start: Int64, end: Int64) {
@@ -126,7 +126,7 @@ struct AddInterval: ParsableCommand {
         let span = try span()
         let options: [String: DBusValue] = replace ? ["Replace": .boolean(true)] : [:]
         let reply = try callDaemon("AddInterval", [.int64(span.start), .int64(span.end), .string(project ?? ""), .vardict(options)])
-        print(reply.first?.string ?? "")
+        say(reply.first?.string ?? "")
     }
 }
 
@@ -141,7 +141,7 @@ struct EditInterval: ParsableCommand {
     @Option(parsing: .unconditional, help: "A new start (TIME, e.g. 09:00 or -20m).") var start: String?
     @Option(parsing: .unconditional, help: "A new end (TIME).") var end: String?
     @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
-    @Option(help: "A project's id or name.") var project: String?
+    @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "No project.") var noProject = false
     @Flag(help: "Overwrite recorded time in the way.") var replace = false
 
@@ -182,7 +182,7 @@ struct SplitInterval: ParsableCommand {
 
     func run() throws {
         let reply = try callDaemon("SplitInterval", [.string(id), .int64(try intervalTime(at, option: "AT", day: date))])
-        print(reply.first?.string ?? "")
+        say(reply.first?.string ?? "")
     }
 }
 
@@ -197,5 +197,5 @@ struct DeleteInterval: ParsableCommand {
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Take back the last edit of recorded time (add, edit, split, delete, reset-history); again for the one before.")
-    func run() throws { print(try callDaemon("Undo").first?.string ?? "") }
+    func run() throws { say(try callDaemon("Undo").first?.string ?? "") }
 }

@@ -7,7 +7,7 @@ import TimerControl
 import Glibc
 #endif
 
-struct Import: ParsableCommand {
+struct Import: ParsableCommand, UsesFiles {
     static let configuration = CommandConfiguration(
         abstract: "Import intervals from a CSV file made by export, from Timewarrior or from Watson; all or nothing.",
         discussion: """
@@ -28,6 +28,8 @@ struct Import: ParsableCommand {
             "Time labelled TAG goes to PROJECT (repeatable; an empty PROJECT means no project).", valueName: "TAG=PROJECT"))
     var tagMap: [String] = []
     @Argument(help: "The file, or - for standard input.") var file: String
+
+    var fileRequests: [FileRequest] { [file == "-" ? .standardInput : .read(file)] }
 
     enum Source: String, ExpressibleByArgument, CaseIterable {
         case csv, timewarrior, watson
@@ -56,7 +58,7 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
-        let data = file == "-" ? try readStandardInput() : try readFile(file)
+        let data = try CommandContext.current.files.read(file)
         guard let text = String(validating: data, as: UTF8.self), !text.utf8.contains(0) else {
             throw ClientFailure(exitCode: 1, "\(file) is not UTF-8 text.")
         }
@@ -65,7 +67,7 @@ struct Import: ParsableCommand {
                 exitCode: 1,
                 "\(file) has \(data.count / 1_048_576) MiB: more than one D-Bus message can carry (128 MiB). Split it (for Timewarrior, `timew export` with a date range) and import the parts.")
         }
-        if isatty(2) != 0, let entries = Self.entryCount(data, format: from), entries >= 10_000 {
+        if CommandContext.current.stderrTTY, let entries = Self.entryCount(data, format: from), entries >= 10_000 {
             writeStandardError("Importing \(entries) intervals…\n")
         }
         let count: Int64
@@ -84,7 +86,7 @@ struct Import: ParsableCommand {
                 exitCode: ExitCode.refused,
                 "\(failure.description)\n\(file) has \(data.count / 1_048_576) MiB: the bus may have refused a message that large (its max_message_size). Split it and import the parts.")
         }
-        print("Imported \(count) interval\(count == 1 ? "" : "s").")
+        say("Imported \(count) interval\(count == 1 ? "" : "s").")
     }
 
     /// About how many entries the data holds, for the progress line: the top-level array's

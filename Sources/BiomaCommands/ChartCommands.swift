@@ -18,7 +18,7 @@ extension ReportCommand {
     }
 
     func runChart() throws {
-        let options: [(String, Bool)] = svg != nil ? [("Svg", true)] : [("Chart", true), ("Color", Terminal.style().color)]
+        let options: [(String, Bool)] = svg != nil ? [("Svg", true)] : [("Chart", true), ("Color", terminalStyle().color)]
         let text =
             try callDaemon(
                 "ReportText",
@@ -31,10 +31,6 @@ extension ReportCommand {
             writeStandardOutput(text)
             return
         }
-        do {
-            try AtomicFile.write(Array(text.utf8), to: svg)
-        } catch {
-            throw ClientFailure(exitCode: ExitCode.refused, error.description)
-        }
+        try CommandContext.current.files.write(Array(text.utf8), to: svg)
     }
 }

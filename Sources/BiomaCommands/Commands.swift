@@ -10,8 +10,8 @@ import Glibc
 
 // MARK: - Root
 
-struct Biomatimer: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct Biomatimer: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "biomatimer",
         abstract: "A work timer with named, coloured project timers, on the D-Bus session bus.",
         discussion: """
@@ -28,11 +28,13 @@ struct Biomatimer: ParsableCommand {
             DeleteInterval.self, Undo.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])
+
+    public init() {}
 }
 
 /// Runs one daemon method and prints nothing: the keybinding path, kept to parse + one call.
 func callDaemon(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
-    try TimerClient().call(member, arguments)
+    try daemonClient().call(member, arguments)
 }
 
 // MARK: - Work timer
@@ -52,7 +54,7 @@ struct Toggle: ParsableCommand {
     @Flag(help: "Print `running` or `stopped` afterwards.") var print = false
     func run() throws {
         let running = try callDaemon("Toggle").first?.bool ?? false
-        if print { Swift.print(running ? "running" : "stopped") }
+        if print { say(running ? "running" : "stopped") }
     }
 }
 
@@ -79,17 +81,18 @@ struct Status: ParsableCommand {
     func run() throws {
         let shown = json ? "json" : format
         let read = Result { () throws(ClientFailure) -> WidgetState in
-            let client = try TimerClient()
+            let client = try daemonClient()
             var state = WidgetState(timer: try client.timerStatus())
             state.tasks = try client.tasksStatus()
+            state.focus = FocusStatus.table.decode(try client.properties(of: TimerNames.focusInterface), over: FocusStatus())
             return state
         }
         if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {
             // A bar polling `status --format` shows the offline line rather than nothing.
-            print(try makeRenderer(format, ascii: ascii).render(.offline, now: SystemClock().now()))
+            say(try makeRenderer(format, ascii: ascii).render(.offline, now: SystemClock().now()))
         }
         let state = try read.get()
-        print(try StatusText.render(state, now: SystemClock().now(), format: shown, ascii: ascii), terminator: "")
+        say(try StatusText.render(state, now: SystemClock().now(), format: shown, ascii: ascii), terminator: "")
     }
 }
 
@@ -101,7 +104,7 @@ func makeRenderer(_ format: String, ascii: Bool) throws -> any WidgetRenderer {
     }
 }
 
-struct Watch: ParsableCommand {
+struct Watch: ParsableCommand, RunsLocally {
     static let configuration = CommandConfiguration(
         abstract: "Print a status-bar line on every change (waybar, i3blocks, polybar, tmux, island, json).",
         discussion: """
@@ -117,7 +120,7 @@ struct Watch: ParsableCommand {
     func run() throws {
         let renderer = try makeRenderer(format, ascii: ascii)
         // One write(2) per line: every line reaches the bar at once.
-        let watcher = Watcher(renderer: renderer) { line in writeStandardOutput(line + "\n") }
+        let watcher = Watcher(renderer: renderer) { line in write(line + "\n", to: 1) }
         let clicks = I3blocksClicks.stdinCarriesClicks(environment: processEnvironment())
         watcher.run(address: .session, handleClicks: clicks)
     }
@@ -149,19 +152,19 @@ struct ProjectList: ParsableCommand {
                     "daily_total": .int(p["DailyTotal"]?.int64 ?? 0),
                 ])
             }
-            print(JSON.array(items).text)
+            say(JSON.array(items).text)
             return
         }
         if projects.isEmpty {
-            print("No projects yet. Add one with: biomatimer project add NAME [--color #RRGGBB]")
+            say("No projects yet. Add one with: biomatimer project add NAME [--color #RRGGBB]")
             return
         }
-        let style = Terminal.style()
+        let style = terminalStyle()
         for p in projects {
             let mark = p["Running"]?.bool == true ? "▶" : " "
             let name = Terminal.singleLine(p["Name"]?.string ?? "")
             let times = "\(DurationFormat.hms(p["SessionTime"]?.int64 ?? 0)) (\(DurationFormat.hms(p["DailyTotal"]?.int64 ?? 0)))"
-            print("\(mark) \(style.swatch(p["Color"]?.string ?? "")) \(Terminal.pad(name, 28)) \(times)  [\(p["Id"]?.string ?? "")]")
+            say("\(mark) \(style.swatch(p["Color"]?.string ?? "")) \(Terminal.pad(name, 28)) \(times)  [\(p["Id"]?.string ?? "")]")
         }
     }
 }
@@ -170,12 +173,12 @@ struct ProjectAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a project; prints its id.")
     @Argument(help: "1–64 characters, unique ignoring case.") var name: String
     @Option(help: "Colour #RRGGBB (default #007AFF).") var color = ""
-    func run() throws { print(try callDaemon("AddProject", [.string(name), .string(color)]).first?.string ?? "") }
+    func run() throws { say(try callDaemon("AddProject", [.string(name), .string(color)]).first?.string ?? "") }
 }
 
 struct ProjectStart: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "start", abstract: "Run a project (starting work if needed).")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     func run() throws { _ = try callDaemon("StartProject", [.string(project)]) }
 }
 
@@ -186,7 +189,7 @@ struct ProjectStop: ParsableCommand {
 
 struct ProjectToggle: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "toggle", abstract: "Start a project, or stop it if it runs.")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     func run() throws { _ = try callDaemon("ToggleProject", [.string(project)]) }
 }
 
@@ -202,27 +205,27 @@ struct ProjectPrev: ParsableCommand {
 
 struct ProjectReset: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reset", abstract: "Zero a project's session (its daily total stays).")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     func run() throws { _ = try callDaemon("ResetProject", [.string(project)]) }
 }
 
 struct ProjectRename: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a project.")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     @Argument(help: "The new name.") var name: String
     func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Name": .string(name)])]) }
 }
 
 struct ProjectColor: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "color", abstract: "Set a project's colour.")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     @Argument(help: "#RRGGBB") var color: String
     func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Color": .string(color)])]) }
 }
 
 struct ProjectMove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "move", abstract: "Move a project to a place in the list (0 is first).")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     @Argument var position: UInt32
     func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Position": .uint32(position)])]) }
 }
@@ -230,7 +233,7 @@ struct ProjectMove: ParsableCommand {
 struct ProjectDelete: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete a project and its recorded time (a backup is kept).")
-    @Argument var project: String
+    @Argument(completion: .projects) var project: String
     @Flag(help: "Do not ask for confirmation.") var yes = false
     func validate() throws { try requireTerminalOrYes(yes) }
 
@@ -242,7 +245,7 @@ struct ProjectDelete: ParsableCommand {
 
 // MARK: - History
 
-struct ReportCommand: ParsableCommand {
+struct ReportCommand: ParsableCommand, UsesFiles {
     static let configuration = CommandConfiguration(
         commandName: "report", abstract: "Totals for a day, week, month or year, per project and per day.",
         discussion: """
@@ -262,6 +265,11 @@ struct ReportCommand: ParsableCommand {
         case day, week, month, year
     }
 
+    var fileRequests: [FileRequest] {
+        guard let svg, svg != "-" else { return [] }
+        return [.directory(FileRequest.split(svg).directory)]
+    }
+
     func validate() throws {
         if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
         try validateChart()
@@ -270,15 +278,16 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         if chart || svg != nil { return try runChart() }
         let report = try callDaemon("Report", [.string(period.rawValue), .string(date ?? "")]).first?.vardict ?? [:]
-        print(json ? ReportText.json(report) : ReportText.table(report, style: Terminal.style()), terminator: "")
+        say(json ? ReportText.json(report) : ReportText.table(report, style: terminalStyle()), terminator: "")
     }
 }
 
-struct Export: ParsableCommand {
+struct Export: ParsableCommand, UsesFiles {
     static let configuration = CommandConfiguration(abstract: "Export recorded intervals as CSV.")
     @Option(help: "First day, YYYY-MM-DD (default: the beginning).") var from: String?
     @Option(help: "Last day, YYYY-MM-DD (default: the end).") var to: String?
     @Option(name: .shortAndLong, help: "Write to FILE instead of standard output.") var output: String?
+    var fileRequests: [FileRequest] { output.map { [.directory(FileRequest.split($0).directory)] } ?? [] }
     func validate() throws {
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, !DayText.isValid(value) { throw ValidationError("\(name) \(value) is not a day: use YYYY-MM-DD.") }
@@ -287,11 +296,7 @@ struct Export: ParsableCommand {
     func run() throws {
         let csv = try callDaemon("ExportCSV", [.string(from ?? ""), .string(to ?? "")]).first?.string ?? ""
         if let output {
-            do {
-                try AtomicFile.write(Array(csv.utf8), to: output)
-            } catch {
-                throw ClientFailure(exitCode: ExitCode.refused, error.description)
-            }
+            try CommandContext.current.files.write(Array(csv.utf8), to: output)
         } else {
             writeStandardOutput(csv)
         }
@@ -312,7 +317,7 @@ struct ResetHistory: ParsableCommand {
 
 // MARK: - Daemon and installation
 
-struct DaemonCommand: ParsableCommand {
+struct DaemonCommand: ParsableCommand, RunsLocally {
     static let configuration = CommandConfiguration(
         commandName: "daemon", abstract: "Run the daemon on the session bus (normally started by D-Bus activation).",
         discussion: """
@@ -333,7 +338,7 @@ struct DaemonCommand: ParsableCommand {
     }
 }
 
-struct Install: ParsableCommand {
+struct Install: ParsableCommand, RunsLocally {
     static let configuration = CommandConfiguration(
         abstract: "Install the programs, D-Bus activation, the systemd user unit, the manual and completions.",
         discussion: """
@@ -358,7 +363,7 @@ struct Install: ParsableCommand {
             (layout.manualPage, Manual.page(version: Biomatimer.configuration.version)),
             (layout.bashCompletion, Biomatimer.completionScript(for: .bash)),
             (layout.zshCompletion, Biomatimer.completionScript(for: .zsh)),
-            (layout.fishCompletion, Biomatimer.completionScript(for: .fish)),
+            (layout.fishCompletion, Biomatimer.fishCompatible(Biomatimer.completionScript(for: .fish))),
         ]
         let paths: [String]
         do {
@@ -366,12 +371,12 @@ struct Install: ParsableCommand {
         } catch {
             throw ClientFailure(exitCode: ExitCode.refused, error.description)
         }
-        for path in paths { print("installed \(path)") }
-        print("The session bus now starts the daemon on the first call (run `biomatimer status` to try).")
+        for path in paths { say("installed \(path)") }
+        say("The session bus now starts the daemon on the first call (run `biomatimer status` to try).")
     }
 }
 
-struct Uninstall: ParsableCommand {
+struct Uninstall: ParsableCommand, RunsLocally {
     static let configuration = CommandConfiguration(
         abstract: "Remove what `biomatimer install` wrote; the data stays.",
         discussion: "Give the same --prefix as to install, if any. Recorded time and settings are never touched.")
@@ -385,8 +390,8 @@ struct Uninstall: ParsableCommand {
         } catch {
             throw ClientFailure(exitCode: ExitCode.refused, error.description)
         }
-        for path in paths { print("removed \(path)") }
-        print("Recorded time and settings were left as they were.")
+        for path in paths { say("removed \(path)") }
+        say("Recorded time and settings were left as they were.")
     }
 }
 
@@ -394,15 +399,45 @@ struct Uninstall: ParsableCommand {
 
 /// Without a terminal to ask on, a destructive command needs `--yes`: a usage error otherwise.
 func requireTerminalOrYes(_ yes: Bool) throws {
-    guard yes || isatty(0) != 0 else {
+    guard yes || CommandContext.current.stdinTTY else {
         throw ValidationError("There is no terminal to ask for confirmation on: pass --yes.")
     }
 }
 
-/// Asks on the terminal (`validate` has made sure there is one, or `--yes`).
+/// Asks on the caller's terminal (`validate` has made sure there is one, or `--yes`): here in
+/// the tool; in the daemon the caller asks and runs the command again with the answer.
 func confirm(_ question: String, yes: Bool) throws {
     if yes { return }
-    writeStandardError("\(question) [y/N] ")
-    let answer = String((readLine() ?? "").filter { !$0.isWhitespace }).lowercased()
+    let context = CommandContext.current
+    let typed: String
+    if let answer = context.answer {
+        typed = answer
+    } else if context.direct {
+        writeStandardError("\(question) [y/N] ")
+        typed = readLine() ?? ""
+    } else {
+        throw ConfirmationNeeded(question: "\(question) [y/N] ")
+    }
+    let answer = String(typed.filter { !$0.isWhitespace }).lowercased()
     guard answer == "y" || answer == "yes" else { throw ClientFailure(exitCode: 1, "Nothing was changed.") }
+}
+
+extension CompletionKind {
+    /// The projects' names, from the daemon, for shells completing a PROJECT (nothing when
+    /// no daemon answers).
+    static var projects: CompletionKind {
+        .custom { _, _, prefix in
+            let projects = (try? daemonClient().call("ListProjects"))?.first?.array ?? []
+            return projects.compactMap { $0.vardict?["Name"]?.string }.filter { $0.hasPrefix(prefix) }
+        }
+    }
+}
+
+extension Biomatimer {
+    /// The fish script with the cursor's place in the word it completes read in a way fish 3
+    /// (Debian's) answers too: ArgumentParser's `commandline -o -tC` prints nothing there, so
+    /// no value (a project's name) was ever completed.
+    static func fishCompatible(_ text: String) -> String {
+        text.replacing("(__biomatimer_tokens -tC)", with: "(string length -- \"$(commandline -ct)\")")
+    }
 }

@@ -18,7 +18,7 @@ struct TaskCommand: ParsableCommand {
 
 /// A call to org.biomatimer.Tasks1.
 func callTasks(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
-    try TimerClient().call(member, arguments, interface: TimerNames.tasksInterface)
+    try daemonClient().call(member, arguments, interface: TimerNames.tasksInterface)
 }
 
 /// WHEN as an instant, or a usage error that says what is accepted.
@@ -34,7 +34,7 @@ struct TaskAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a task; prints its id.")
     @Argument(help: "The title, 1–200 characters.") var title: String
     @Option(help: "When it is due, and reminds (WHEN).") var due: String?
-    @Option(help: "A project's id or name.") var project: String?
+    @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "Due, but no reminder.") var noRemind = false
 
     func validate() throws {
@@ -47,7 +47,7 @@ struct TaskAdd: ParsableCommand {
         if let due { options["Due"] = .int64(try when(due, option: "--due")) }
         if noRemind { options["Remind"] = .boolean(false) }
         if let project { options["Project"] = .string(project) }
-        print(try callTasks("AddTask", [.string(title), .vardict(options)]).first?.string ?? "")
+        say(try callTasks("AddTask", [.string(title), .vardict(options)]).first?.string ?? "")
     }
 }
 
@@ -58,13 +58,13 @@ struct TaskList: ParsableCommand {
     @Flag(help: "JSON for scripts.") var json = false
 
     func run() throws {
-        let client = try TimerClient()
+        let client = try daemonClient()
         let tasks = (try client.call("ListTasks", [.boolean(all)], interface: TimerNames.tasksInterface).first?.array ?? [])
             .compactMap(\.vardict)
         let names = Dictionary(
             (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         if json {
-            print(
+            say(
                 JSON.array(
                     tasks.map { t in
                         let project = t["Project"]?.string ?? ""
@@ -81,7 +81,7 @@ struct TaskList: ParsableCommand {
             return
         }
         if tasks.isEmpty {
-            print(all ? "No tasks yet. Add one with: biomatimer task add TITLE [--due WHEN]" : "No open tasks.")
+            say(all ? "No tasks yet. Add one with: biomatimer task add TITLE [--due WHEN]" : "No open tasks.")
             return
         }
         let now = SystemClock().now()
@@ -97,7 +97,7 @@ struct TaskList: ParsableCommand {
             }
             let when = due == 0 ? "" : WhenText.describe(due, now: now)
             let project = names[t["Project"]?.string ?? ""].map { "  [\(Terminal.singleLine($0))]" } ?? ""
-            print(
+            say(
                 "\(Terminal.pad(t["Id"]?.string ?? "", 5)) \(Terminal.pad(state, 5)) \(Terminal.pad(when, 17)) "
                     + Terminal.singleLine(t["Title"]?.string ?? "") + project)
         }
@@ -145,7 +145,7 @@ struct TaskEdit: ParsableCommand {
     @Option(help: "A new title.") var title: String?
     @Option(help: "A new due time (WHEN).") var due: String?
     @Flag(help: "No due time (and no reminder).") var noDue = false
-    @Option(help: "A project's id or name.") var project: String?
+    @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "No project.") var noProject = false
     @Flag(inversion: .prefixedNo, help: "Remind at the due time, or not.") var remind: Bool?
 

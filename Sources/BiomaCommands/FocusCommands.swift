@@ -24,7 +24,7 @@ struct FocusCommand: ParsableCommand {
 /// A call to org.biomatimer.Focus1.
 @discardableResult
 func callFocus(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
-    try TimerClient().call(member, arguments, interface: TimerNames.focusInterface)
+    try daemonClient().call(member, arguments, interface: TimerNames.focusInterface)
 }
 
 /// DURATION as µs (1 s – 24 h), or a usage error that says what is accepted.
@@ -39,7 +39,7 @@ func focusDuration(_ text: String, option: String, allowZero: Bool = false) thro
 
 /// The options every kind takes.
 struct FocusCommonOptions: ParsableArguments {
-    @Option(help: "A project to run during work and active phases (id or name).") var project: String?
+    @Option(help: "A project to run during work and active phases (id or name).", completion: .projects) var project: String?
     @Option(help: "A label shown in bars and notifications.") var label: String?
 
     func add(to options: inout [String: DBusValue]) {
@@ -193,14 +193,14 @@ struct FocusStatusCommand: ParsableCommand {
     @Flag(help: "JSON for scripts.") var json = false
 
     func run() throws {
-        let client = try TimerClient()
+        let client = try daemonClient()
         let focus = FocusStatus.table.decode(try client.properties(of: TimerNames.focusInterface), over: FocusStatus())
         let now = SystemClock().now()
         if json {
-            print(FocusText.json(focus, now: now).text)
+            say(FocusText.json(focus, now: now).text)
         } else {
             let projects = try client.timerStatus().projects
-            print(FocusText.line(focus, now: now, projectName: projects.first { $0.id == focus.project }?.name))
+            say(FocusText.line(focus, now: now, projectName: projects.first { $0.id == focus.project }?.name))
         }
     }
 }
@@ -219,14 +219,14 @@ struct FocusHistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let client = try TimerClient()
+        let client = try daemonClient()
         let status = try client.timerStatus()
         let first = from ?? to ?? status.day
         let phases = (try client.call(
             "FocusHistory", [.string(first), .string(to ?? first)], interface: TimerNames.focusInterface
         ).first?.array ?? []).compactMap(\.vardict)
         let names = Dictionary(status.projects.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        print(json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names), terminator: "")
+        say(json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names), terminator: "")
     }
 }
 
@@ -277,7 +277,7 @@ struct FocusPresetAdd: ParsableCommand {
     }
 
     func run() throws {
-        print(try callFocus("AddPreset", [.string(name), .string(kind), .vardict(try options.values())]).first?.string ?? "")
+        say(try callFocus("AddPreset", [.string(name), .string(kind), .vardict(try options.values())]).first?.string ?? "")
     }
 }
 
@@ -287,7 +287,7 @@ struct FocusPresetList: ParsableCommand {
 
     func run() throws {
         let presets = (try callFocus("ListPresets").first?.array ?? []).compactMap(\.vardict)
-        print(json ? FocusText.presetsJSON(presets) : FocusText.presetsTable(presets), terminator: "")
+        say(json ? FocusText.presetsJSON(presets) : FocusText.presetsTable(presets), terminator: "")
     }
 }
 

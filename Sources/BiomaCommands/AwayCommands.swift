@@ -20,7 +20,7 @@ struct AwayCommand: ParsableCommand {
 /// `AwayBegin(reason, since)`, with WHEN (`-600s`, `09:30`) or now.
 func awayBegin(_ reason: String, since: String?) throws {
     let instant = try since.map { try when($0, option: "--since") } ?? 0
-    _ = try TimerClient().call("AwayBegin", [.string(reason), .int64(instant)])
+    _ = try daemonClient().call("AwayBegin", [.string(reason), .int64(instant)])
 }
 
 struct AwayLock: ParsableCommand {
@@ -39,11 +39,11 @@ struct AwayIdle: ParsableCommand {
 
 struct AwayBack: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "back", abstract: "You are back.")
-    func run() throws { _ = try TimerClient().call("AwayEnd") }
+    func run() throws { _ = try daemonClient().call("AwayEnd") }
 }
 
 struct AwayKeep: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keep", abstract: "Count the last away time that was removed as work after all.")
-    func run() throws { _ = try TimerClient().call("KeepAway") }
+    func run() throws { _ = try daemonClient().call("KeepAway") }
 }

@@ -1,0 +1,269 @@
+import ArgumentParser
+import BiomaClient
+import BiomaWidgets
+import DBusCore
+import TimerControl
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's methods as a command calls them: over the bus (`biomatimer-tool`) or in the
+/// daemon's own process, to the very handlers the bus dispatches to (`Run`).
+public protocol DaemonAccess: AnyObject {
+    func call(_ member: String, _ arguments: [DBusValue], interface: String) throws(ClientFailure) -> [DBusValue]
+}
+
+extension DaemonAccess {
+    func call(_ member: String, _ arguments: [DBusValue] = []) throws(ClientFailure) -> [DBusValue] {
+        try call(member, arguments, interface: TimerNames.interface)
+    }
+
+    func properties(of interface: String = TimerNames.interface) throws(ClientFailure) -> [String: DBusValue] {
+        try call("GetAll", [.string(interface)], interface: TimerNames.propertiesInterface).first?.vardict ?? [:]
+    }
+
+    func timerStatus() throws(ClientFailure) -> TimerStatus {
+        TimerStatus.table.decode(try properties(), over: TimerStatus())
+    }
+
+    func tasksStatus() throws(ClientFailure) -> TasksStatus {
+        TasksStatus.table.decode(try properties(of: TimerNames.tasksInterface), over: TasksStatus())
+    }
+}
+
+extension TimerClient: DaemonAccess {}
+
+/// A file a command needs, opened by its caller (the daemon never opens a path itself): read
+/// a file, standard input, or the directory a file is written into (the daemon writes a
+/// temporary file there and renames it into place).
+public enum FileRequest: Equatable, Sendable {
+    case read(String)
+    case standardInput
+    case directory(String)
+
+    /// One line of `Run`'s answer when it needs the files: `r PATH`, `i`, `d DIRECTORY`.
+    public var line: String {
+        switch self {
+        case .read(let path): return "r " + path
+        case .standardInput: return "i"
+        case .directory(let path): return "d " + path
+        }
+    }
+
+    /// The directory a path is written into, and the name in it.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+}
+
+/// A command whose files its caller opens.
+protocol UsesFiles {
+    var fileRequests: [FileRequest] { get }
+}
+
+/// Reads and writes a command's files: by path in `biomatimer-tool`, through descriptors its
+/// caller opened in the daemon.
+public protocol FileAccess: AnyObject {
+    func read(_ path: String) throws(ClientFailure) -> [UInt8]
+    func write(_ bytes: [UInt8], to path: String) throws(ClientFailure)
+}
+
+/// Files by path, as the caller (this process) opens them.
+final class LocalFiles: FileAccess {
+    func read(_ path: String) throws(ClientFailure) -> [UInt8] {
+        if path == "-" {
+            do {
+                return try readAll(from: 0)
+            } catch {
+                throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read standard input: \(error)")
+            }
+        }
+        do {
+            return try readWholeFile(path)
+        } catch {
+            throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read \(path): \(error).")
+        }
+    }
+
+    func write(_ bytes: [UInt8], to path: String) throws(ClientFailure) {
+        do {
+            try AtomicFile.write(bytes, to: path)
+        } catch {
+            throw ClientFailure(exitCode: TimerControl.ExitCode.refused, error.description)
+        }
+    }
+}
+
+/// The descriptors a caller opened for a command's `FileRequest`s, or the errno of each it
+/// could not open; the messages are those `LocalFiles` gives.
+public final class PassedFiles: FileAccess {
+    let opened: [FileRequest: Result<Int32, SystemError>]
+
+    /// `descriptors` holds one per request whose error is 0, in order.
+    public init(_ requests: [FileRequest], errors: [Int32], descriptors: [Int32]) {
+        var opened: [FileRequest: Result<Int32, SystemError>] = [:]
+        var next = descriptors.makeIterator()
+        for (index, request) in requests.enumerated() {
+            let code = index < errors.count ? errors[index] : EBADF
+            if code != 0 {
+                opened[request] = .failure(SystemError(code: code))
+            } else if let fd = next.next() {
+                opened[request] = .success(fd)
+            } else {
+                opened[request] = .failure(SystemError(code: EBADF))
+            }
+        }
+        self.opened = opened
+    }
+
+    public func read(_ path: String) throws(ClientFailure) -> [UInt8] {
+        let request: FileRequest = path == "-" ? .standardInput : .read(path)
+        let fd = opened[request] ?? .failure(SystemError(code: EBADF))
+        do {
+            return try readAll(from: try fd.get())
+        } catch {
+            if path == "-" { throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read standard input: \(error)") }
+            throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read \(path): \(error).")
+        }
+    }
+
+    public func write(_ bytes: [UInt8], to path: String) throws(ClientFailure) {
+        let (directory, name) = FileRequest.split(path)
+        do {
+            let fd = try (opened[.directory(directory)] ?? .failure(SystemError(code: EBADF))).get()
+            try AtomicFile.write(bytes, directory: fd, name: name)
+        } catch {
+            throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot write \(path): \(error)")
+        }
+    }
+}
+
+extension FileRequest: Hashable {}
+
+/// Who runs a command and where: the caller's terminals, colour and width, time zone, answer
+/// to a question, files, and its way to the daemon. Commands read it as `current`.
+public final class CommandContext: @unchecked Sendable {
+    /// Whether text is written at once to this process's standard output and error (the
+    /// tool), or collected for the reply (the daemon).
+    public let direct: Bool
+    public private(set) var out = ""
+    public private(set) var err = ""
+    public var stdinTTY: Bool
+    public var stdoutTTY: Bool
+    public var stderrTTY: Bool
+    public var noColor: Bool
+    public var term: String?
+    /// The caller's width for help and usage (its `COLUMNS`, else its terminal's), if known.
+    public var columns: Int?
+    /// The answer typed to a confirmation question, when the caller asked it.
+    public var answer: String?
+    /// In the daemon, once the caller has opened the files a command asked for: the errno of
+    /// each request (0 when opened) and the descriptors opened, in order.
+    public var passedFiles: (errors: [Int32], descriptors: [Int32])?
+    public var files: any FileAccess
+    let connect: () throws(ClientFailure) -> any DaemonAccess
+    private var connected: (any DaemonAccess)?
+
+    public init(
+        direct: Bool, stdinTTY: Bool, stdoutTTY: Bool, stderrTTY: Bool, noColor: Bool, term: String?, columns: Int?,
+        files: any FileAccess, daemon connect: @escaping () throws(ClientFailure) -> any DaemonAccess
+    ) {
+        self.direct = direct
+        self.stdinTTY = stdinTTY
+        self.stdoutTTY = stdoutTTY
+        self.stderrTTY = stderrTTY
+        self.noColor = noColor
+        self.term = term
+        self.columns = columns
+        self.files = files
+        self.connect = connect
+    }
+
+    /// This process as the caller: its own terminals and environment, the session bus.
+    public static func process() -> CommandContext {
+        let environment = processEnvironment()
+        return CommandContext(
+            direct: true, stdinTTY: isatty(0) != 0, stdoutTTY: isatty(1) != 0, stderrTTY: isatty(2) != 0,
+            noColor: environment["NO_COLOR"].map { !$0.isEmpty } ?? false, term: environment["TERM"], columns: nil,
+            files: LocalFiles(), daemon: { () throws(ClientFailure) in try TimerClient() })
+    }
+
+    @TaskLocal public static var current = CommandContext.process()
+
+    func output(_ text: String) {
+        if direct { write(text, to: 1) } else { out += text }
+    }
+
+    func error(_ text: String) {
+        if direct { write(text, to: 2) } else { err += text }
+    }
+
+    /// One connection (or in-process access) for the whole command, made on first use.
+    func daemon() throws(ClientFailure) -> any DaemonAccess {
+        if let connected { return connected }
+        let made = try connect()
+        connected = made
+        return made
+    }
+
+    var terminal: Terminal { Terminal(color: stdoutTTY && !noColor && term != "dumb") }
+}
+
+struct FilesNeeded: Error {
+    var requests: [FileRequest]
+}
+
+struct ConfirmationNeeded: Error {
+    var question: String
+}
+
+/// A command that runs in the caller's own process (`watch`, `install`, …), never in the daemon.
+protocol RunsLocally {}
+
+/// Parses and runs one command line for a caller; what it prints goes to the context.
+public enum CommandRunner {
+    /// Runs `arguments` (without the program's name) and returns the exit code. `daemonSide`
+    /// refuses the commands that run in the caller's process and asks for files first.
+    public static func run(_ arguments: [String], in context: CommandContext, daemonSide: Bool = false) -> Int32 {
+        CommandContext.$current.withValue(context) {
+            do {
+                var command = try Biomatimer.parseAsRoot(arguments)
+                if daemonSide {
+                    if command is RunsLocally {
+                        throw ClientFailure(
+                            exitCode: TimerControl.ExitCode.refused,
+                            "`\(arguments.first ?? "")` runs in the caller's process: run it with the biomatimer command.")
+                    }
+                    if let requests = (command as? UsesFiles)?.fileRequests, !requests.isEmpty {
+                        guard let passed = context.passedFiles else { throw FilesNeeded(requests: requests) }
+                        context.files = PassedFiles(requests, errors: passed.errors, descriptors: passed.descriptors)
+                    }
+                }
+                try command.run()
+                return TimerControl.ExitCode.done
+            } catch let failure as ClientFailure {
+                context.error("biomatimer: \(failure.description)\n")
+                return failure.exitCode
+            } catch let needed as FilesNeeded {
+                context.output(needed.requests.map(\.line).joined(separator: "\n"))
+                return TimerControl.ExitCode.files
+            } catch let asking as ConfirmationNeeded {
+                context.error(asking.question)
+                return TimerControl.ExitCode.confirm
+            } catch {
+                // Exit codes are a contract for scripts: ArgumentParser's usage code (64) is 2.
+                let code = Biomatimer.exitCode(for: error)
+                let message = Biomatimer.fullMessage(for: error, columns: context.columns)
+                if code == .success {
+                    if !message.isEmpty { context.output(Biomatimer.fishCompatible(message) + "\n") }
+                    return TimerControl.ExitCode.done
+                }
+                if !message.isEmpty { context.error(message + "\n") }
+                return code == .validationFailure ? TimerControl.ExitCode.usage : code.rawValue
+            }
+        }
+    }
+}

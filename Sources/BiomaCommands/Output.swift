@@ -1,0 +1,36 @@
+import BiomaClient
+import BiomaWidgets
+import DBusCore
+import TimerControl
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes to a file descriptor without buffering, the whole text.
+func write(_ text: String, to fd: Int32) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        offset += n
+    }
+    bytes.removeAll()
+}
+
+/// What a command prints goes to its caller: straight to the process's own standard output
+/// in `biomatimer-tool`, into the `Run` reply in the daemon.
+func writeStandardOutput(_ text: String) { CommandContext.current.output(text) }
+func writeStandardError(_ text: String) { CommandContext.current.error(text) }
+
+/// `print` for commands: a line (or `terminator`) to the caller's standard output.
+func say(_ text: String, terminator: String = "\n") { CommandContext.current.output(text + terminator) }
+
+/// The caller's daemon: in `biomatimer-tool` a connection to the session bus, in the daemon
+/// the handlers themselves.
+func daemonClient() throws(ClientFailure) -> any DaemonAccess { try CommandContext.current.daemon() }
+
+/// The caller's terminal style: colour on a terminal, without `NO_COLOR`, `TERM` not dumb.
+func terminalStyle() -> Terminal { CommandContext.current.terminal }

@@ -1,0 +1,154 @@
+import BiomaCommands
+import DBusKit
+import TimerControl
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `org.biomatimer.Command1`: the front's interface. `Run` parses and runs a whole command line
+/// with the same ArgumentParser tree `biomatimer-tool` has (so help, usage errors and exit codes
+/// are the same), for a caller described by its context, and answers what the command printed
+/// and its exit code. The command's calls to the daemon go straight to the handlers the bus
+/// dispatches to, on this (the loop) thread; files are the caller's descriptors.
+public final class CommandService: ObjectInterface, @unchecked Sendable {
+    private let parts: [any ObjectInterface]
+    /// The other interfaces of the object, built once on first use.
+    private var interfaces: [String: DBusInterface]?
+
+    public init(parts: [any ObjectInterface]) { self.parts = parts }
+
+    public func attach(_ deadlines: Deadlines) {}
+
+    public func interface() -> DBusInterface {
+        DBusInterface(
+            TimerNames.commandInterface,
+            methods: [
+                DBusMethod(
+                    "Run", in: [.init("argv", "as"), .init("context", "a{sv}"), .init("files", "ah")],
+                    out: [.init("exit", "i"), .init("out", "s"), .init("err", "s")]
+                ) { [self] call in
+                    let descriptors = (call.arguments[2].array ?? []).compactMap { value -> Int32? in
+                        if case .unixFD(let fd) = value { return fd }
+                        return nil
+                    }
+                    defer { for fd in descriptors { close(fd) } }
+                    let argv = (call.arguments[0].array ?? []).compactMap(\.string)
+                    let (code, out, err) = try run(argv, context: call.arguments[1].vardict ?? [:], descriptors: descriptors)
+                    return [.int32(code), .string(out), .string(err)]
+                }
+            ])
+    }
+
+    static let contextKeys = [
+        "Cwd", "StdinTty", "StdoutTty", "StderrTty", "NoColor", "Columns", "Term", "TZ", "Answer", "OpenErrors",
+        "CompletionShell", "CompletionShellVersion",
+    ]
+
+    func run(_ argv: [String], context values: [String: DBusValue], descriptors: [Int32]) throws -> (Int32, String, String) {
+        let options = try Options(values, allowed: Self.contextKeys)
+        let openErrors: [Int32]?
+        switch values["OpenErrors"] {
+        case nil: openErrors = nil
+        case .array(.int32, let items)?: openErrors = items.compactMap { $0.int64.map { Int32(truncatingIfNeeded: $0) } }
+        case let other?: throw TimerAPI.invalidArgument("OpenErrors must be of type ai, not \(other.signature).")
+        }
+        let context = CommandContext(
+            direct: false, stdinTTY: try options.bool("StdinTty") ?? false, stdoutTTY: try options.bool("StdoutTty") ?? false,
+            stderrTTY: try options.bool("StderrTty") ?? false, noColor: try options.bool("NoColor") ?? false,
+            term: try options.string("Term"), columns: Int(try options.uint32("Columns") ?? 80),
+            files: PassedFiles([], errors: [], descriptors: []),
+            daemon: { [self] () throws(ClientFailure) in InProcessDaemon(interfaces: allInterfaces()) })
+        context.answer = try options.string("Answer")
+        // A second Run carries the files the first one listed, matched to them again in order.
+        context.passedFiles = openErrors.map { ($0, descriptors) }
+        // Times the user types are read in the caller's zone; a shell's completion request is
+        // answered in its format (ArgumentParser reads both from the environment).
+        let environment = [
+            "TZ": try options.string("TZ"), "SAP_SHELL": try options.string("CompletionShell"),
+            "SAP_SHELL_VERSION": try options.string("CompletionShellVersion"),
+        ]
+        let code = withEnvironment(environment) {
+            CommandRunner.run(argv, in: context, daemonSide: true)
+        }
+        return (code, context.out, context.err)
+    }
+
+    private func allInterfaces() -> [String: DBusInterface] {
+        if let interfaces { return interfaces }
+        var made: [String: DBusInterface] = [:]
+        for part in parts {
+            let interface = part.interface()
+            made[interface.name] = interface
+        }
+        interfaces = made
+        return made
+    }
+
+    /// Runs `body` with these variables set (or unset, when nil; `TZ` is left as it is when
+    /// the caller has none), then puts the daemon's own back. Handlers run one at a time on
+    /// the loop thread.
+    private func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
+        var saved: [(String, String?)] = []
+        for (name, value) in values where !(name == "TZ" && value == nil) {
+            saved.append((name, getenv(name).map { String(cString: $0) }))
+            if let value, !value.contains("\0") { setenv(name, value, 1) } else { unsetenv(name) }
+        }
+        tzset()
+        defer {
+            for (name, value) in saved {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+            tzset()
+        }
+        return try body()
+    }
+}
+
+/// The daemon's methods called in its own process: the handler the bus would dispatch to,
+/// with the same argument check and the same errors as over the bus.
+final class InProcessDaemon: DaemonAccess {
+    let interfaces: [String: DBusInterface]
+
+    init(interfaces: [String: DBusInterface]) { self.interfaces = interfaces }
+
+    func call(_ member: String, _ arguments: [DBusValue], interface name: String) throws(ClientFailure) -> [DBusValue] {
+        if name == TimerNames.propertiesInterface, member == "GetAll", let wanted = arguments.first?.string {
+            guard let interface = interfaces[wanted] else {
+                throw ClientFailure(.remote(name: "org.freedesktop.DBus.Error.UnknownInterface", message: "No interface \(wanted)"))
+            }
+            let values = interface.propertyValues?()
+            var entries: [(String, DBusValue)] = []
+            do {
+                for property in interface.properties { entries.append((property.name, try values?[property.name] ?? property.get())) }
+            } catch {
+                throw Self.failure(error)
+            }
+            return [.vardict(ordered: entries)]
+        }
+        guard let method = interfaces[name]?.methods.first(where: { $0.name == member }) else {
+            throw ClientFailure(.remote(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "No method \(member) on interface \(name)"))
+        }
+        let expected = DBusType.signature(of: method.inputs.map(\.type))
+        let given = DBusType.signature(of: arguments.map(\.type))
+        guard expected == given else {
+            throw ClientFailure(.remote(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(member) takes arguments of type '\(expected)', not '\(given)'"))
+        }
+        do {
+            // The message checks the arguments as sending them would (strings libdbus refuses).
+            let message = try BusMessage.methodCall(
+                destination: TimerNames.busName, path: TimerNames.objectPath, interface: name, member: member, arguments: arguments)
+            return try method.handler(MethodCall(message: message, arguments: arguments))
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    static func failure(_ error: any Error) -> ClientFailure {
+        if let error = error as? BusError { return ClientFailure(error) }
+        if let error = error as? any DBusErrorConvertible {
+            return ClientFailure(.remote(name: error.dbusErrorName, message: error.dbusErrorMessage))
+        }
+        return ClientFailure(.remote(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)"))
+    }
+}
