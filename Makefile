@@ -12,7 +12,7 @@ SWIFT ?= swift
 # xmllint read the SVG chart).
 DEPS_CORE := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin systemd \
 	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db \
-	librsvg2-bin libxml2-utils
+	librsvg2-bin libxml2-utils zlib1g-dev
 # The real bars of the widget tests, timewarrior for the import tests and the benchmarks'
 # comparisons, and chromium, the browser that draws the SVG chart (headless screenshots).
 DEPS_BARS := i3blocks sway waybar grim fonts-dejavu-core polybar xvfb x11-apps netpbm xdotool tmux \

@@ -51,6 +51,11 @@ let package = Package(
             path: "Widgets",
             exclude: ["README.md", "chart/README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
         ),
+        // zlib, found through pkg-config; Debian's zlib1g-dev provides it (the tray's PNG dots).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // `biomatimer tray`: a StatusNotifierItem with a dbusmenu, one more renderer of the
+        // published state. Pure parts (pixmaps, PNG, menu model, tooltip) beside the bus side.
+        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "CZlib"]),
         // The daemon: the tracker published as /org/biomatimer/Timer1.
         .target(
             name: "BiomaDaemon",
@@ -77,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "biomatimer-tool",
             dependencies: [
-                "BiomaClient",
+                "BiomaClient", "BiomaTray",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/BiomatimerTool",
@@ -119,10 +124,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "TimerControl"]),
+        .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaWidgets", "TimerControl", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaWidgets", "TestSupport",
+                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaWidgets", "BiomaTray", "TestSupport",
             ]
         ),
     ],
