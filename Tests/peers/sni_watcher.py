@@ -104,7 +104,6 @@ def main():
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
     watcher = Watcher(bus)
-    dbus.service.BusName(WATCHER, bus, do_not_queue=True)
 
     def on_signal(*args, **kw):
         out({"signal": kw["member"], "path": kw["path"], "sender": kw["sender"], "args": plain(list(args))})
@@ -114,6 +113,8 @@ def main():
                                 sender_keyword="sender")
 
     def item():
+        if not watcher.items:
+            raise dbus.DBusException("no item has registered", name="org.biomatimer.Test.NoItem")
         service, sender = watcher.items[-1]
         return bus.get_object(service, "/StatusNotifierItem", introspect=False), \
             bus.get_object(service, "/MenuBar", introspect=False)
@@ -180,6 +181,8 @@ def main():
                 out({"error": name, "name": "unknown command", "message": line})
         except dbus.DBusException as e:
             out({"error": name, "name": e.get_dbus_name(), "message": e.get_dbus_message()})
+        except Exception as e:  # a malformed command: say so rather than die
+            out({"error": name, "name": type(e).__name__, "message": str(e)})
 
     def on_stdin(source, condition):
         line = sys.stdin.readline()
@@ -191,7 +194,16 @@ def main():
         return True
 
     GLib.io_add_watch(sys.stdin, GLib.IO_IN | GLib.IO_HUP, on_stdin)
-    out({"ready": True})
+
+    # "ready" once the name is ours: a watcher that has just gone may still hold it for a
+    # moment, so the request waits in the queue rather than failing.
+    def acquired(name):
+        if name == WATCHER:
+            out({"ready": True})
+
+    bus.add_signal_receiver(acquired, signal_name="NameAcquired", dbus_interface="org.freedesktop.DBus")
+    if bus.request_name(WATCHER, 0) == dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER:
+        pass  # NameAcquired follows and says ready
     GLib.MainLoop().run()
 
 
