@@ -175,6 +175,16 @@ extension TrayService {
             log("biomatimer tray: cannot connect to the session bus: \(error)")
             exit(ExitCode.unavailable)
         }
+        // One tray a session: the autostart entry and the user unit may both start one.
+        do {
+            try bus.requestName(Self.busName)
+        } catch .nameTaken(_, let owner) {
+            log("biomatimer tray: another tray is already running (\(owner))")
+            exit(ExitCode.done)
+        } catch {
+            log("biomatimer tray: \(error)")
+            exit(ExitCode.unavailable)
+        }
         bus.onDisconnect { reason in
             log("biomatimer tray: the session bus is gone (\(reason))")
             exit(ExitCode.unavailable)

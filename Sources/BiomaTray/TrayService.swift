@@ -11,6 +11,8 @@ import TimerControl
 /// item changes when the daemon publishes a change, when a host opens the menu, when the
 /// daemon or the watcher comes or goes.
 public final class TrayService: @unchecked Sendable {
+    /// The name a running tray owns, so a session runs only one.
+    public static let busName = "org.biomatimer.Tray"
     public static let itemPath = "/StatusNotifierItem"
     public static let menuPath = "/MenuBar"
     public static let itemInterface = "org.kde.StatusNotifierItem"

@@ -339,10 +339,11 @@ struct Install: ParsableCommand {
         discussion: """
             For you alone by default: programs under ~/.local (bin/biomatimer, libexec/biomatimer/), \
             and under $XDG_DATA_HOME (default ~/.local/share) the activation file (dbus-1/services), \
-            the unit (systemd/user), the manual (man/man1) and completions for bash \
+            the units (systemd/user: the daemon's and biomatimer-tray.service), the tray's autostart \
+            entry ($XDG_CONFIG_HOME/autostart, default ~/.config/autostart), the manual (man/man1) and completions for bash \
             (bash-completion/completions), zsh (zsh/site-functions: add it to fpath) and fish \
             (fish/vendor_completions.d). With --prefix, the same under PREFIX/bin, PREFIX/libexec \
-            and PREFIX/share, for packagers. Running it again is harmless; `biomatimer uninstall` \
+            and PREFIX/share (the autostart entry under PREFIX/etc/xdg/autostart), for packagers. Running it again is harmless; `biomatimer uninstall` \
             removes it all and never the data.
             """)
     @Option(help: "Install under this prefix (e.g. /usr/local) instead of for the current user.") var prefix: String?

@@ -1,3 +1,4 @@
+import BiomaClient
 import DBusKit
 import Foundation
 import TestSupport
@@ -281,5 +282,55 @@ extension [String: Any] {
         #expect(tray.status == 3)
         let message = String(decoding: tray.stderr?.availableData ?? Data(), as: UTF8.self)
         #expect(message.contains("the session bus is gone"))
+    }
+
+    @Test func oneTrayASession() throws {
+        let (f, tray, env) = try Self.setUp()
+        defer { tray.terminate() }
+        let host = try TrayHost(environment: env)
+        _ = try Self.itemShows(host, status: "Active")
+        let second = try runProcess(Self.binary, ["tray"], environment: env)
+        #expect(second.status == 0)
+        #expect(second.stderr.contains("another tray is already running"), "\(second.stderr)")
+        #expect(host.registrations.count == 1)
+        #expect(tray.status == nil)
+        _ = f
+    }
+
+    @Test func installAddsTheAutostartEntryAndTheUserUnitAndUninstallRemovesThem() throws {
+        let home = try makeTemporaryDirectory("tray-home")
+        defer { try? FileManager.default.removeItem(at: home) }
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home.path
+        env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        env["XDG_DATA_HOME"] = nil
+        let install = try runProcess(Self.binary, ["install"], environment: env)
+        #expect(install.status == 0, "\(install.stderr)")
+        let autostart = home.appendingPathComponent("config/autostart/biomatimer-tray.desktop")
+        let unit = home.appendingPathComponent(".local/share/systemd/user/biomatimer-tray.service")
+        let entry = try String(contentsOf: autostart, encoding: .utf8)
+        #expect(entry.contains("Exec=\(home.path)/.local/bin/biomatimer tray\n"))
+        #expect(entry.hasPrefix("[Desktop Entry]\nType=Application\n"))
+        let service = try String(contentsOf: unit, encoding: .utf8)
+        #expect(service.contains("PartOf=graphical-session.target\n"))
+        #expect(service.contains("ExecStart=\(home.path)/.local/bin/biomatimer tray\n"))
+        // The templates in dbus/ are the ones the binary carries.
+        for (file, template) in [
+            ("dbus/biomatimer-tray.service.in", Installer.trayUnitTemplate),
+            ("dbus/biomatimer-tray.desktop.in", Installer.trayAutostartTemplate),
+        ] {
+            #expect(try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8) == template, "\(file)")
+        }
+        // desktop-file-validate is not required; the entry's keys are checked by GLib's parser.
+        let keys = try runProcess(
+            "/usr/bin/python3",
+            ["-c", "import sys; from gi.repository import GLib; k = GLib.KeyFile(); k.load_from_file(sys.argv[1], 0); "
+                + "print(k.get_string('Desktop Entry', 'Exec'))", autostart.path])
+        #expect(keys.stdout == "\(home.path)/.local/bin/biomatimer tray\n", "\(keys.stderr)")
+
+        let uninstall = try runProcess(Self.binary, ["uninstall"], environment: env)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: autostart.path))
+        #expect(!FileManager.default.fileExists(atPath: unit.path))
     }
 }
