@@ -11,6 +11,9 @@ extension TrayService {
     /// (registering once per new owner). Handlers run on the loop thread from then on.
     public func start() throws(BusError) {
         try bus.sync { [self] () throws(BusError) in
+            let deadlines = try Deadlines(bus: bus)
+            self.deadlines = deadlines
+            arcStep = deadlines.add { [unowned self] _ in publishIcon(now: clock.now()) }
             publish(initial: true)
             try bus.export(ExportedObject(path: Self.itemPath, interfaces: [itemInterface()]))
             try bus.export(ExportedObject(path: Self.menuPath, interfaces: [menuInterface()]))
@@ -47,6 +50,21 @@ extension TrayService {
             }
             register(with: owner)
         }
+    }
+
+    /// While a focus phase runs, the icon's arc grows in `TrayIcon.focusStepCount` steps: the
+    /// next step's instant is scheduled, and nothing at all while no phase runs.
+    func scheduleArcStep(now: Int64) {
+        guard let deadlines, let arcStep else { return }
+        let focus = input.state.focus
+        guard input.state.online, focus.state == "running", focus.phaseDuration > 0 else {
+            deadlines.schedule(arcStep, at: nil)
+            return
+        }
+        let step = max(1_000_000, focus.phaseDuration / Int64(TrayIcon.focusStepCount))
+        let elapsed = focus.phaseDuration - focus.remaining(at: now)
+        let next = now + (step - elapsed % step) + 1
+        deadlines.schedule(arcStep, at: min(next, focus.phaseEndsAt > 0 ? focus.phaseEndsAt : next))
     }
 
     /// `RegisterStatusNotifierItem` with this connection's unique name (hosts then use

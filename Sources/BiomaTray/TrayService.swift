@@ -37,6 +37,9 @@ public final class TrayService: @unchecked Sendable {
     var tooltip = (title: "", description: "")
     /// The watcher owner this item registered with; registration happens once per owner.
     var registeredWith: String?
+    /// The next step of the focus arc, while a phase runs (nothing is scheduled otherwise).
+    var deadlines: Deadlines?
+    var arcStep: Deadlines.Handle?
 
     public init(bus: Bus, clock: any TimeSource = SystemClock(), quit: @escaping @Sendable () -> Void) {
         self.bus = bus
@@ -52,16 +55,7 @@ public final class TrayService: @unchecked Sendable {
     func publish(initial: Bool = false) {
         let now = clock.now()
         let state = input.state
-        let newIcon = TrayIcon(state: state, now: now)
-        if initial || newIcon != icon {
-            icon = newIcon
-            pixmaps = newIcon.pixmaps()
-            attentionPixmaps = newIcon.withAttention.pixmaps()
-            if !initial {
-                emit(Self.itemPath, Self.itemInterface, "NewIcon")
-                emit(Self.itemPath, Self.itemInterface, "NewAttentionIcon")
-            }
-        }
+        publishIcon(now: now, initial: initial)
         let newStatus = Self.status(of: state)
         if newStatus != status {
             status = newStatus
@@ -73,6 +67,22 @@ public final class TrayService: @unchecked Sendable {
             if !initial { emit(Self.itemPath, Self.itemInterface, "NewToolTip") }
         }
         refreshMenu(now: now, announce: !initial)
+    }
+
+    /// The icon alone (the focus arc's steps change nothing else): `NewIcon` and
+    /// `NewAttentionIcon` when its picture changed; then the arc's next step is scheduled.
+    func publishIcon(now: Int64, initial: Bool = false) {
+        let newIcon = TrayIcon(state: input.state, now: now)
+        if initial || newIcon != icon {
+            icon = newIcon
+            pixmaps = newIcon.pixmaps()
+            attentionPixmaps = newIcon.withAttention.pixmaps()
+            if !initial {
+                emit(Self.itemPath, Self.itemInterface, "NewIcon")
+                emit(Self.itemPath, Self.itemInterface, "NewAttentionIcon")
+            }
+        }
+        scheduleArcStep(now: now)
     }
 
     /// `Active` while work or a focus phase runs, `NeedsAttention` when a phase ended and

@@ -333,4 +333,28 @@ extension [String: Any] {
         #expect(!FileManager.default.fileExists(atPath: autostart.path))
         #expect(!FileManager.default.fileExists(atPath: unit.path))
     }
+
+    @Test func theFocusArcGrowsInStepsWhileAPhaseRuns() throws {
+        let (f, tray, env) = try Self.setUp()
+        defer { tray.terminate() }
+        let host = try TrayHost(environment: env)
+        _ = try Self.itemShows(host, status: "Active")
+        // A 48-second countdown: the arc has 48 steps, one a second.
+        try f.busctl(["call", "org.biomatimer.Timer1", "/org/biomatimer/Timer1", "org.biomatimer.Focus1", "StartCountdown", "xa{sv}", "48000000", "0"])
+        let start = host.all.count
+        #expect(host.wait(from: start) { ($0["signal"] as? String) == "NewStatus" || ($0["signal"] as? String) == "NewToolTip" } != nil)
+        // Steps come without any change of the daemon's state: NewIcon alone, again and again.
+        // (the change itself drew one; then steps), and nothing else moves with them.
+        #expect(waitUntil { host.signals(from: start, "NewIcon") >= 2 })
+        let stepping = host.all.count
+        #expect(waitUntil { host.signals(from: stepping, "NewIcon") >= 2 })
+        #expect(host.signals(from: stepping, "NewToolTip") == 0)
+        #expect(host.signals(from: stepping, "ItemsPropertiesUpdated") == 0)
+        // Stopped: no more steps.
+        try f.busctl(["call", "org.biomatimer.Timer1", "/org/biomatimer/Timer1", "org.biomatimer.Focus1", "StopFocus"])
+        _ = host.wait(from: host.all.count, timeout: 0.5) { _ in false }
+        let after = host.all.count
+        _ = host.wait(from: after, timeout: 1.5) { _ in false }
+        #expect(host.signals(from: after, "NewIcon") == 0)
+    }
 }
