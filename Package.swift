@@ -3,7 +3,7 @@
 // biomatimer — a time tracker for the Linux desktop.
 // Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; CContract → TimerControl (the
 // contract); BiomaCore → BiomaStore → BiomaDaemon (the daemon's side); BiomaWidgets →
-// BiomaClient (the client's side). Three executables by role: `biomatimer` (a C front for
+// BiomaClient and BiomaTray (the client's side). Three executables by role: `biomatimer` (a C front for
 // keybindings), `biomatimer-tool` (every other command, without the store) and `biomatimerd`.
 
 import PackageDescription
