@@ -111,6 +111,8 @@ public struct TrayMenu: Sendable {
     private var ids: [String: Int32] = [:]
     private var nextID: Int32 = 100
     private var shape: [String] = []
+    /// The colour dots' PNGs as D-Bus values, made once per colour.
+    private var dots: [RGB: DBusValue] = [:]
 
     /// Fixed rows.
     public static let workRow: Int32 = 1
@@ -166,13 +168,15 @@ public struct TrayMenu: Sendable {
                 let running = state.timer.activeProject == project.id
                 let total = running ? state.liveProjectDailyTotal(at: now) : project.dailyTotal
                 let colour = RGB(hex: project.color) ?? .defaultProject
+                let dot = dots[colour] ?? .array(.byte, PNG.dot(colour).map { .byte($0) })
+                dots[colour] = dot
                 let label = TrayText.label(TrayText.name(project.name) + " · " + DurationFormat.hms(total))
                 top.append(
                     MenuRow(
                         id: id,
                         properties: [
                             "label": .string(label), "toggle-type": "radio", "toggle-state": .int32(running ? 1 : 0),
-                            "icon-data": .array(.byte, PNG.dot(colour).map { .byte($0) }),
+                            "icon-data": dot,
                         ], children: [], action: running ? .stopProject : .startProject(project.id)))
                 shape.append("project:\(project.id):\(project.name):\(project.color)")
             }
