@@ -7,7 +7,8 @@ in the same process:
   1. a change reaching the tray's NewIcon: from sending Toggle to the daemon to receiving
      NewIcon, vs to receiving the daemon's own PropertiesChanged (the baseline);
   2. the menu's GetLayout(0, -1, []) with 50 projects vs a Peer.Ping to the same connection;
-  3. the tray's private memory (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup).
+  3. the tray's private memory (/proc/PID/smaps_rollup): Private_Dirty (heap and stacks) and
+     Private_Clean (the statically linked binary's own pages, file-backed).
 """
 import statistics
 import subprocess
@@ -82,17 +83,17 @@ rows = len(layout[2])
 layout_ms, ping_ms = [], []
 for _ in range(reps * 10):
     t0 = time.perf_counter()
-    menu.GetLayout(0, -1, dbus.Array([], signature="s"), dbus_interface="com.canonical.dbusmenu")
+    menu.GetLayout(0, -1, dbus.Array([], signature="s"), dbus_interface="com.canonical.dbusmenu", byte_arrays=True)
     layout_ms.append((time.perf_counter() - t0) * 1000)
     t0 = time.perf_counter()
     item.Ping(dbus_interface="org.freedesktop.DBus.Peer")
     ping_ms.append((time.perf_counter() - t0) * 1000)
 
-private = 0
+private = {}
 with open(f"/proc/{pid}/smaps_rollup") as f:
     for line in f:
         if line.startswith(("Private_Clean:", "Private_Dirty:")):
-            private += int(line.split()[1])
+            private[line.split(":")[0]] = int(line.split()[1])
 
 
 def med(values):
@@ -103,7 +104,8 @@ print("| what                                              | median      | basel
 print("|---------------------------------------------------|-------------|----------------------------------|")
 print(f"| Toggle → the tray's NewIcon ({len(icon_ms)} changes)             | {med(icon_ms):7.2f} ms  | → daemon's PropertiesChanged {med(changed_ms):5.2f} ms |")
 print(f"| GetLayout(0, -1, []) with {rows} top rows              | {med(layout_ms):7.2f} ms  | Peer.Ping to the tray {med(ping_ms):5.2f} ms       |")
-print(f"| the tray's private memory                         | {private / 1024:7.2f} MiB | target: under 4 MiB              |")
+print(f"| the tray's private dirty memory (heap, stacks)    | {private['Private_Dirty'] / 1024:7.2f} MiB | target: under 4 MiB              |")
+print(f"| the tray's private clean memory (its own binary)  | {private['Private_Clean'] / 1024:7.2f} MiB | file-backed, reclaimable         |")
 print()
 print(f"NewIcon after PropertiesChanged: {med(icon_ms) - med(changed_ms):.2f} ms (target: a change reaches NewIcon in under 5 ms); "
       f"GetLayout beyond a Ping: {med(layout_ms) - med(ping_ms):.2f} ms (target: under 2 ms)")
