@@ -47,7 +47,7 @@ build: deps
 # block a thread while a real program works, and on 2 cores a single process of all of them
 # left the few tests that await (a deadline, a sleep) without a thread for longer than their
 # time limits. Each process now takes well under a minute.
-TEST_BARS := Waybar|WaybarFocus|Polybar|Tmux|I3blocks|Watch|FocusWatch|HostileName
+TEST_BARS := Waybar|WaybarFocus|TrayWaybar|Polybar|Tmux|I3blocks|Watch|FocusWatch|HostileName
 TEST_PICTURES := ChartSVGRender|ChartSVGBrowser|PictureOfTheDay
 
 test: deps

@@ -173,9 +173,9 @@ final class UserSession: @unchecked Sendable {
     }
 
     /// Starts `biomatimer ARGS` as the session's user and leaves it running.
-    func spawn(_ arguments: [String]) throws -> ChildProcess {
+    func spawn(_ arguments: [String], environment extra: [String: String] = [:]) throws -> ChildProcess {
         let command = prefix + [DaemonFixture.binary] + arguments
-        return try ChildProcess(command[0], Array(command.dropFirst()), environment: environment)
+        return try ChildProcess(command[0], Array(command.dropFirst()), environment: environment.merging(extra) { $1 })
     }
 
     /// Stops the bus (the daemon it started exits with it) and removes the folder.
