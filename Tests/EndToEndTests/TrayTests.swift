@@ -357,4 +357,25 @@ extension [String: Any] {
         _ = host.wait(from: after, timeout: 1.5) { _ in false }
         #expect(host.signals(from: after, "NewIcon") == 0)
     }
+
+    @Test func aRefusedClickShowsTheDaemonsMessageAndChangesNothing() throws {
+        let f = try DaemonFixture()
+        let notifications = try NotificationServer(busAddress: f.bus.address)
+        _ = try f.method("Stop")  // the daemon runs, with no project at all
+        let tray = try ChildProcess(Self.binary, ["tray"], environment: f.environment)
+        defer { tray.terminate() }
+        let host = try TrayHost(environment: f.environment)
+        _ = try Self.itemShows(host, status: "Passive")
+        #expect(try waitUntil { try host.rows().rows.contains { $0.label.hasPrefix("Start work · ") } })
+        let before = try f.durableState()
+        let revision = try host.rows().revision
+        // Scrolling cycles projects; with none, the daemon refuses.
+        try host.command("scroll 1 vertical")
+        #expect(try waitUntil { try !notifications.notifications().isEmpty })
+        let shown = try notifications.notifications()
+        #expect(shown.map(\.body) == ["There are no projects to cycle through; add one first."])
+        #expect(shown.map(\.appName) == ["biomatimer"])
+        #expect(try f.durableState() == before)
+        #expect(try host.rows().revision == revision)
+    }
 }
