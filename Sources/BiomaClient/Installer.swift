@@ -92,9 +92,9 @@ public enum Installer {
         try copy(front, to: layout.bin + "/biomatimer")
         try put(layout.activationFile, Array(fill(activationTemplate, bindir: layout.bin).utf8), mode: 0o644)
         try put(layout.unitFile, Array(fill(unitTemplate, bindir: layout.bin).utf8), mode: 0o644)
+        for extra in extras { try put(extra.path, Array(extra.text.utf8), mode: 0o644) }
         try put(layout.trayUnitFile, Array(fill(trayUnitTemplate, bindir: layout.bin).utf8), mode: 0o644)
         try put(layout.trayAutostartFile, Array(fill(trayAutostartTemplate, bindir: layout.bin).utf8), mode: 0o644)
-        for extra in extras { try put(extra.path, Array(extra.text.utf8), mode: 0o644) }
         // A second install keeps the folders the first one made on the list.
         let earlier = (try? readWholeFile(layout.manifest)).map { Manifest(String(decoding: $0, as: UTF8.self)) }
         let manifest = Manifest(files: written, folders: (earlier?.folders ?? []) + created)

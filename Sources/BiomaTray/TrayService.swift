@@ -61,7 +61,9 @@ public final class TrayService: @unchecked Sendable {
             status = newStatus
             if !initial { emit(Self.itemPath, Self.itemInterface, "NewStatus", [.string(newStatus)]) }
         }
-        let newTooltip = TrayText.tooltip(state, dueTasks: input.dueTasks, now: now)
+        // Compared at the state's own instant: the texts move with the clock, but hosts read
+        // the tooltip fresh (`itemProperties`), so only a change of state is announced.
+        let newTooltip = TrayText.tooltip(state, dueTasks: input.dueTasks, now: state.online ? state.timer.updatedAt : 0)
         if newTooltip != tooltip {
             tooltip = newTooltip
             if !initial { emit(Self.itemPath, Self.itemInterface, "NewToolTip") }
