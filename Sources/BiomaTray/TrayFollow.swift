@@ -156,9 +156,6 @@ extension TrayService {
             }
         }
     }
-
-    /// Sends a message needing no reply.
-    func sendNoReply(_ message: BusMessage) { bus.send(message) }
 }
 
 /// The `GetAll` answers of one refresh; completions run on the loop thread, one at a time.
