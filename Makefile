@@ -12,7 +12,7 @@ SWIFT ?= swift
 # xmllint read the SVG chart) and the shells whose completions are tested (zsh, fish; bash is there).
 DEPS_CORE := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin systemd \
 	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db \
-	librsvg2-bin libxml2-utils python3-icalendar zsh fish
+	librsvg2-bin libxml2-utils python3-icalendar zsh fish zlib1g-dev
 # The real bars of the widget tests, timewarrior for the import tests and the benchmarks'
 # comparisons, and chromium, the browser that draws the SVG chart (headless screenshots).
 DEPS_BARS := i3blocks sway waybar grim fonts-dejavu-core polybar xvfb x11-apps netpbm xdotool tmux \
@@ -47,13 +47,13 @@ build: deps
 # block a thread while a real program works, and on 2 cores a single process of all of them
 # left the few tests that await (a deadline, a sleep) without a thread for longer than their
 # time limits. Each process now takes well under a minute.
-TEST_BARS := Waybar|WaybarFocus|Polybar|Tmux|I3blocks|Watch|FocusWatch|HostileName
+TEST_BARS := Waybar|WaybarFocus|TrayWaybar|Polybar|Tmux|I3blocks|Watch|FocusWatch|HostileName
 TEST_PICTURES := ChartSVGRender|ChartSVGBrowser|PictureOfTheDay
 
 test: deps
 	$(SWIFT) build --build-tests
 	@failed=0; : > .build/test-output.txt; \
-	for group in "--filter=BiomaCoreTests|BiomaStoreTests|BiomaWidgetsTests|DBusKitTests" \
+	for group in "--filter=BiomaCoreTests|BiomaStoreTests|BiomaWidgetsTests|BiomaTrayTests|DBusKitTests" \
 		"--filter=EndToEndTests\.($(TEST_BARS))Tests" "--filter=EndToEndTests\.($(TEST_PICTURES))Tests" \
 		"--filter=EndToEndTests --skip=EndToEndTests\.($(TEST_BARS)|$(TEST_PICTURES))Tests"; do \
 		echo "== swift test --skip-build $$group"; \

@@ -3,7 +3,7 @@
 // biomatimer — a time tracker for the Linux desktop.
 // Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; CContract → TimerControl (the
 // contract); BiomaCore → BiomaStore → BiomaDaemon (the daemon's side); BiomaWidgets →
-// BiomaClient (the client's side). Three executables by role: `biomatimer` (a C front for
+// BiomaClient and BiomaTray (the client's side). Three executables by role: `biomatimer` (a C front for
 // keybindings), `biomatimer-tool` (every other command, without the store) and `biomatimerd`.
 
 import PackageDescription
@@ -51,6 +51,11 @@ let package = Package(
             path: "Widgets",
             exclude: ["README.md", "chart/README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
         ),
+        // zlib, found through pkg-config; Debian's zlib1g-dev provides it (the tray's PNG dots).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // `biomatimer tray`: a StatusNotifierItem with a dbusmenu, one more renderer of the
+        // published state. Pure parts (pixmaps, PNG, menu model, tooltip) beside the bus side.
+        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "CZlib"]),
         // The daemon: the tracker published as /org/biomatimer/Timer1, and the command line
         // run for the front (org.biomatimer.Command1.Run).
         .target(
@@ -68,7 +73,7 @@ let package = Package(
         .target(
             name: "BiomaCommands",
             dependencies: [
-                "BiomaClient", "BiomaWidgets", "TimerControl", "DBusCore",
+                "BiomaClient", "BiomaTray", "BiomaWidgets", "TimerControl", "DBusCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -127,10 +132,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "TimerControl"]),
+        .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaWidgets", "TimerControl", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaWidgets", "TestSupport",
+                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaWidgets", "BiomaTray", "TestSupport",
             ]
         ),
     ],

@@ -34,6 +34,38 @@ public enum Installer {
 
         """
 
+    /// The tray's user unit (`biomatimer-tray.service`), for sessions started by systemd
+    /// (`systemctl --user enable --now biomatimer-tray.service` in sway, for instance).
+    public static let trayUnitTemplate = """
+        [Unit]
+        Description=biomatimer in the system tray (StatusNotifierItem)
+        Documentation=man:biomatimer(1)
+        PartOf=graphical-session.target
+        After=graphical-session.target
+
+        [Service]
+        ExecStart=@BINDIR@/biomatimer tray
+        Restart=on-failure
+
+        [Install]
+        WantedBy=graphical-session.target
+
+        """
+
+    /// The tray's XDG autostart entry, for desktops that start `~/.config/autostart`
+    /// (GNOME, KDE, xfce). The tray runs once per session: a second one exits at once.
+    public static let trayAutostartTemplate = """
+        [Desktop Entry]
+        Type=Application
+        Name=biomatimer tray
+        Comment=biomatimer's timers and projects in the system tray
+        Exec=@BINDIR@/biomatimer tray
+        Terminal=false
+        NoDisplay=true
+        X-GNOME-Autostart-enabled=true
+
+        """
+
     /// Installs into `layout`: the three programs, the activation file, the unit, the manual
     /// page and the completion scripts (`extras`: the page and scripts, by destination path).
     /// Every file is written whole and renamed into place, so running it again is harmless.
@@ -61,6 +93,8 @@ public enum Installer {
         try put(layout.activationFile, Array(fill(activationTemplate, bindir: layout.bin).utf8), mode: 0o644)
         try put(layout.unitFile, Array(fill(unitTemplate, bindir: layout.bin).utf8), mode: 0o644)
         for extra in extras { try put(extra.path, Array(extra.text.utf8), mode: 0o644) }
+        try put(layout.trayUnitFile, Array(fill(trayUnitTemplate, bindir: layout.bin).utf8), mode: 0o644)
+        try put(layout.trayAutostartFile, Array(fill(trayAutostartTemplate, bindir: layout.bin).utf8), mode: 0o644)
         // A second install keeps the folders the first one made on the list.
         let earlier = (try? readWholeFile(layout.manifest)).map { Manifest(String(decoding: $0, as: UTF8.self)) }
         let manifest = Manifest(files: written, folders: (earlier?.folders ?? []) + created)
@@ -211,6 +245,11 @@ public struct InstallLayout: Sendable, Equatable {
     public var libexec: String
     public var activationFile: String
     public var unitFile: String
+    /// `biomatimer-tray.service`, beside the daemon's unit.
+    public var trayUnitFile: String
+    /// The tray's autostart entry: `$XDG_CONFIG_HOME/autostart` for a user,
+    /// `etc/xdg/autostart` for a prefix (`/etc/xdg/autostart` for `/usr`).
+    public var trayAutostartFile: String
     public var manualPage: String
     public var bashCompletion: String
     public var zshCompletion: String
@@ -219,11 +258,13 @@ public struct InstallLayout: Sendable, Equatable {
     public var manifest: String { libexec + "/installed-files" }
 
     /// The files' places below three roots: the front's folder, libexec's, and share.
-    init(bin: String, libexec: String, share: String) {
+    init(bin: String, libexec: String, share: String, autostart: String) {
         self.bin = bin
         self.libexec = libexec + "/biomatimer"
         activationFile = share + "/dbus-1/services/org.biomatimer.Timer1.service"
         unitFile = share + "/systemd/user/biomatimer.service"
+        trayUnitFile = share + "/systemd/user/biomatimer-tray.service"
+        trayAutostartFile = autostart + "/biomatimer-tray.desktop"
         manualPage = share + "/man/man1/biomatimer.1"
         bashCompletion = share + "/bash-completion/completions/biomatimer"
         zshCompletion = share + "/zsh/site-functions/_biomatimer"
@@ -237,11 +278,15 @@ public struct InstallLayout: Sendable, Equatable {
         let home = Installer.expandingTilde("~", environment: environment)
         var data = environment["XDG_DATA_HOME"] ?? ""
         if !data.hasPrefix("/") { data = home + "/.local/share" }
-        return InstallLayout(bin: home + "/.local/bin", libexec: home + "/.local/libexec", share: data)
+        var config = environment["XDG_CONFIG_HOME"] ?? ""
+        if !config.hasPrefix("/") { config = home + "/.config" }
+        return InstallLayout(bin: home + "/.local/bin", libexec: home + "/.local/libexec", share: data, autostart: config + "/autostart")
     }
 
     /// A packager's installation under `prefix` (`/usr`, `/usr/local`, a staging folder).
     public static func prefix(_ prefix: String) -> InstallLayout {
-        InstallLayout(bin: prefix + "/bin", libexec: prefix + "/libexec", share: prefix + "/share")
+        InstallLayout(
+            bin: prefix + "/bin", libexec: prefix + "/libexec", share: prefix + "/share",
+            autostart: (prefix == "/usr" ? "" : prefix) + "/etc/xdg/autostart")
     }
 }

@@ -23,7 +23,7 @@ public struct Biomatimer: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, ProjectCommand.self, FocusCommand.self,
+            Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, Tray.self, ProjectCommand.self, FocusCommand.self,
             TaskCommand.self, AwayCommand.self, Log.self, AddInterval.self, EditInterval.self, SplitInterval.self,
             DeleteInterval.self, Undo.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
@@ -344,10 +344,11 @@ struct Install: ParsableCommand, RunsLocally {
         discussion: """
             For you alone by default: programs under ~/.local (bin/biomatimer, libexec/biomatimer/), \
             and under $XDG_DATA_HOME (default ~/.local/share) the activation file (dbus-1/services), \
-            the unit (systemd/user), the manual (man/man1) and completions for bash \
+            the units (systemd/user: the daemon's and biomatimer-tray.service), the tray's autostart \
+            entry ($XDG_CONFIG_HOME/autostart, default ~/.config/autostart), the manual (man/man1) and completions for bash \
             (bash-completion/completions), zsh (zsh/site-functions: add it to fpath) and fish \
             (fish/vendor_completions.d). With --prefix, the same under PREFIX/bin, PREFIX/libexec \
-            and PREFIX/share, for packagers. Running it again is harmless; `biomatimer uninstall` \
+            and PREFIX/share (the autostart entry under PREFIX/etc/xdg/autostart), for packagers. Running it again is harmless; `biomatimer uninstall` \
             removes it all and never the data.
             """)
     @Option(help: "Install under this prefix (e.g. /usr/local) instead of for the current user.") var prefix: String?

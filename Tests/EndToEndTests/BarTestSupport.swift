@@ -172,6 +172,12 @@ final class UserSession: @unchecked Sendable {
         return try runProcess(command[0], Array(command.dropFirst()), environment: environment, timeout: 10)
     }
 
+    /// Starts `biomatimer ARGS` as the session's user and leaves it running.
+    func spawn(_ arguments: [String], environment extra: [String: String] = [:]) throws -> ChildProcess {
+        let command = prefix + [DaemonFixture.binary] + arguments
+        return try ChildProcess(command[0], Array(command.dropFirst()), environment: environment.merging(extra) { $1 })
+    }
+
     /// Stops the bus (the daemon it started exits with it) and removes the folder.
     func stop() {
         bus.terminate(grace: 2)

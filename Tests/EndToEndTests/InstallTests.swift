@@ -41,6 +41,7 @@ struct InstallTests {
             "\(h.data)/systemd/user/biomatimer.service", "\(h.data)/man/man1/biomatimer.1",
             "\(h.data)/bash-completion/completions/biomatimer", "\(h.data)/zsh/site-functions/_biomatimer",
             "\(h.data)/fish/vendor_completions.d/biomatimer.fish",
+            "\(h.data)/systemd/user/biomatimer-tray.service", "\(h.root.path)/xdg-config/autostart/biomatimer-tray.desktop",
         ]
         // It says what it wrote, and wrote exactly that.
         #expect(r.stdout == expected.map { "installed \($0)\n" }.joined()

@@ -1,0 +1,97 @@
+import DBusKit
+import Glibc
+import TimerControl
+
+/// Clicks: each is one call to the daemon (a click may start it by activation). A refused
+/// call changes nothing here; its message is shown as a desktop notification.
+extension TrayService {
+    func perform(_ action: MenuAction) {
+        switch action {
+        case .toggleWork: click(TimerNames.interface, "Toggle")
+        case .startProject(let id): click(TimerNames.interface, "StartProject", [.string(id)])
+        case .stopProject: click(TimerNames.interface, "StopProject")
+        case .cycle(let step): click(TimerNames.interface, "CycleProject", [.int32(step)])
+        case .focus(let member, let arguments): click(TimerNames.focusInterface, member, arguments)
+        case .completeTask(let id): click(TimerNames.tasksInterface, "CompleteTask", [.string(id)])
+        case .snoozeTask(let id): click(TimerNames.tasksInterface, "SnoozeTask", [.string(id), .int64(600_000_000)])
+        case .report: report()
+        case .quit: quit()
+        }
+    }
+
+    func click(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) {
+        daemonCall(
+            interface, member, arguments, autoStart: true,
+            failure: { [self] error in notify("biomatimer", Self.message(of: error)) }, success: { _ in })
+    }
+
+    static func message(of error: BusError) -> String {
+        if case .remote(_, let message) = error { return message }
+        return error.description
+    }
+
+    /// A desktop notification (org.freedesktop.Notifications), sent without waiting.
+    func notify(_ summary: String, _ body: String) {
+        guard
+            let message = try? BusMessage.methodCall(
+                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                interface: "org.freedesktop.Notifications", member: "Notify",
+                arguments: [
+                    "biomatimer", .uint32(0), "", .string(summary), .string(body), .strings([]), .vardict([:]), .int32(-1),
+                ])
+        else { return }
+        bus.send(message, timeout: Self.callTimeout) { _ in }
+    }
+
+    /// "Report of today…": the daemon draws today's ring as SVG; it is written to the runtime
+    /// folder and opened with `xdg-open`.
+    func report() {
+        let svg: DBusValue = .vardict(["Svg": true])
+        daemonCall(
+            TimerNames.interface, "ReportText", [.string("day"), .string(""), svg], autoStart: true,
+            failure: { [self] error in notify("biomatimer", Self.message(of: error)) },
+            success: { [self] values in
+                guard let text = values.first?.string else { return }
+                let path = Self.reportPath()
+                if Self.write(text, to: path) {
+                    Self.spawn(["xdg-open", path])
+                } else {
+                    notify("biomatimer", "Cannot write \(path): \(String(cString: strerror(errno)))")
+                }
+            })
+    }
+
+    static func reportPath() -> String {
+        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") {
+            return runtime + "/biomatimer-today.svg"
+        }
+        return "/tmp/biomatimer-today-\(getuid()).svg"
+    }
+
+    static func write(_ text: String, to path: String) -> Bool {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return false }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                close(fd)
+                return false
+            }
+            written += n
+        }
+        close(fd)
+        return rename(temporary, path) == 0
+    }
+
+    /// Starts a program without waiting for it (SIGCHLD is ignored by the tray, so no zombie).
+    static func spawn(_ argv: [String]) {
+        var pid = pid_t()
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) } }
+        _ = posix_spawnp(&pid, argv[0], nil, nil, &cArgs, environ)
+    }
+}

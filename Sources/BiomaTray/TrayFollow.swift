@@ -1,0 +1,216 @@
+import BiomaWidgets
+import DBusKit
+import Glibc
+import TimerControl
+
+/// Following the daemon and the watcher. The only file that talks to DBusKit's loop
+/// (`Bus.subscribe`, `watchNameOwner`, `send`, `perform`): adapting to another loop API
+/// means changing this file.
+extension TrayService {
+    /// Exports both objects, follows the daemon (its changes and its name) and the watcher
+    /// (registering once per new owner). Handlers run on the loop thread from then on.
+    public func start() throws(BusError) {
+        try bus.sync { [self] () throws(BusError) in
+            let deadlines = try Deadlines(bus: bus)
+            self.deadlines = deadlines
+            arcStep = deadlines.add { [unowned self] _ in publishIcon(now: clock.now()) }
+            publish(initial: true)
+            try bus.export(ExportedObject(path: Self.itemPath, interfaces: [itemInterface()]))
+            try bus.export(ExportedObject(path: Self.menuPath, interfaces: [menuInterface()]))
+        }
+        _ = try bus.subscribe(
+            // Only the name's owner: the bus resolves the well-known sender.
+            MatchRule(
+                sender: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.propertiesInterface,
+                member: "PropertiesChanged")
+        ) { [self] message in
+            guard input.state.online, let interface = message.arguments.first?.string,
+                let changed = message.arguments.dropFirst().first?.vardict
+            else { return }
+            input.state.apply(changed, interface: interface)
+            publish()
+            switch interface {
+            case TimerNames.interface: refreshLists(projects: true, tasks: false, presets: false)
+            case TimerNames.tasksInterface: refreshLists(projects: false, tasks: true, presets: false)
+            default: break
+            }
+        }
+        _ = try bus.watchNameOwner(TimerNames.busName) { [self] owner in
+            if owner == nil {
+                input = TrayInput(state: .offline, presets: input.presets)
+                publish()
+            } else {
+                refreshState()
+            }
+        }
+        _ = try bus.watchNameOwner(Self.watcherName) { [self] owner in
+            guard let owner else {
+                registeredWith = nil
+                return
+            }
+            register(with: owner)
+        }
+    }
+
+    /// While a focus phase runs, the icon's arc grows in `TrayIcon.focusStepCount` steps: the
+    /// next step's instant is scheduled, and nothing at all while no phase runs.
+    func scheduleArcStep(now: Int64) {
+        guard let deadlines, let arcStep else { return }
+        let focus = input.state.focus
+        guard input.state.online, focus.state == "running", focus.phaseDuration > 0 else {
+            deadlines.schedule(arcStep, at: nil)
+            return
+        }
+        let step = max(1_000_000, focus.phaseDuration / Int64(TrayIcon.focusStepCount))
+        let elapsed = focus.phaseDuration - focus.remaining(at: now)
+        let next = now + (step - elapsed % step) + 1
+        deadlines.schedule(arcStep, at: min(next, focus.phaseEndsAt > 0 ? focus.phaseEndsAt : next))
+    }
+
+    /// `RegisterStatusNotifierItem` with this connection's unique name (hosts then use
+    /// `/StatusNotifierItem`), once per watcher owner: the name-owner answer and the
+    /// `NameOwnerChanged` signal may both report the same owner.
+    func register(with owner: String) {
+        guard registeredWith != owner else { return }
+        registeredWith = owner
+        guard
+            let message = try? BusMessage.methodCall(
+                destination: owner, path: Self.watcherPath, interface: Self.watcherName, member: "RegisterStatusNotifierItem",
+                arguments: [.string(bus.uniqueName)])
+        else { return }
+        message.autoStart = false
+        bus.send(message, timeout: Self.callTimeout) { _ in }
+    }
+
+    /// Reads every interface of the daemon (one `GetAll` each) without starting it, then the lists.
+    func refreshState() {
+        let interfaces = WidgetState.interfaces
+        let answers = Answers(count: interfaces.count)
+        for interface in interfaces {
+            guard
+                let message = try? BusMessage.methodCall(
+                    destination: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.propertiesInterface,
+                    member: "GetAll", arguments: [.string(interface)])
+            else { return }
+            message.autoStart = false
+            bus.send(message, timeout: Self.callTimeout) { [self] result in
+                guard let complete = answers.add(interface, result) else { return }
+                input.state = complete.map { WidgetState(properties: $0) } ?? .offline
+                publish()
+                if complete != nil { refreshLists(projects: true, tasks: true, presets: true) }
+            }
+        }
+    }
+
+    /// Re-reads the lists the menu shows beside the published state: projects with today's
+    /// totals, due tasks, focus presets. Each answer rebuilds the menu.
+    func refreshLists(projects: Bool, tasks: Bool, presets: Bool) {
+        guard input.state.online else { return }
+        if projects {
+            daemonCall(TimerNames.interface, "ListProjects") { [self] values in
+                input.projects = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
+                    guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
+                    return TrayProject(id: id, name: name, color: p["Color"]?.string ?? "", dailyTotal: p["DailyTotal"]?.int64 ?? 0)
+                }
+                publish()
+            }
+        }
+        if tasks {
+            daemonCall(TimerNames.tasksInterface, "ListTasks", [false]) { [self] values in
+                let now = clock.now()
+                input.dueTasks = (values.first?.array ?? []).compactMap(\.vardict).compactMap { t in
+                    guard let id = t["Id"]?.string, let title = t["Title"]?.string, let due = t["Due"]?.int64,
+                        due > 0, due <= now, t["Done"]?.bool != true
+                    else { return nil }
+                    return TrayTask(id: id, title: title, due: due)
+                }
+                publish()
+            }
+        }
+        if presets {
+            daemonCall(TimerNames.focusInterface, "ListPresets") { [self] values in
+                input.presets = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
+                    guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
+                    return TrayPreset(id: id, name: name)
+                }
+                publish()
+            }
+        }
+    }
+
+    /// One call to the daemon, never starting it; `success` runs on the loop thread.
+    func daemonCall(
+        _ interface: String, _ member: String, _ arguments: [DBusValue] = [], autoStart: Bool = false,
+        failure: (@Sendable (BusError) -> Void)? = nil, success: @escaping @Sendable ([DBusValue]) -> Void
+    ) {
+        guard
+            let message = try? BusMessage.methodCall(
+                destination: TimerNames.busName, path: TimerNames.objectPath, interface: interface, member: member,
+                arguments: arguments)
+        else { return }
+        message.autoStart = autoStart
+        bus.send(message, timeout: Self.callTimeout) { result in
+            switch result {
+            case .success(let values): success(values)
+            case .failure(let error): failure?(error)
+            }
+        }
+    }
+}
+
+/// The `GetAll` answers of one refresh; completions run on the loop thread, one at a time.
+final class Answers: @unchecked Sendable {
+    private var pending: Int
+    private var failed = false
+    private var values: [String: [String: DBusValue]] = [:]
+    init(count: Int) { pending = count }
+
+    /// Records one answer; once all have come: the properties, or nil when any failed.
+    func add(_ interface: String, _ result: Result<[DBusValue], BusError>) -> [String: [String: DBusValue]]?? {
+        switch result {
+        case .success(let reply): values[interface] = reply.first?.vardict ?? [:]
+        case .failure: failed = true
+        }
+        pending -= 1
+        guard pending == 0 else { return .none }
+        return .some(failed ? nil : values)
+    }
+}
+
+extension TrayService {
+    /// `biomatimer tray`: connects to the session bus, shows the item until Quit (exit 0) or
+    /// until the bus is lost (exit 3, with a message on stderr). No timer, no polling.
+    public static func run(address: BusAddress = .session, log: @escaping @Sendable (String) -> Void) -> Never {
+        // xdg-open's children are not waited for.
+        signal(SIGCHLD, SIG_IGN)
+        let bus: Bus
+        do {
+            bus = try Bus(address)
+        } catch {
+            log("biomatimer tray: cannot connect to the session bus: \(error)")
+            exit(ExitCode.unavailable)
+        }
+        // One tray a session: the autostart entry and the user unit may both start one.
+        do {
+            try bus.requestName(Self.busName)
+        } catch .nameTaken(_, let owner) {
+            log("biomatimer tray: another tray is already running (\(owner))")
+            exit(ExitCode.done)
+        } catch {
+            log("biomatimer tray: \(error)")
+            exit(ExitCode.unavailable)
+        }
+        bus.onDisconnect { reason in
+            log("biomatimer tray: the session bus is gone (\(reason))")
+            exit(ExitCode.unavailable)
+        }
+        let service = TrayService(bus: bus) { exit(ExitCode.done) }
+        do {
+            try service.start()
+        } catch {
+            log("biomatimer tray: \(error)")
+            exit(ExitCode.unavailable)
+        }
+        while true { pause() }
+    }
+}

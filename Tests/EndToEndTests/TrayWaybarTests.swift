@@ -1,0 +1,57 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The tray in the real waybar `tray` module, in a headless sway (Tests/harness): waybar
+/// starts its own StatusNotifierWatcher, the tray registers with it, the bar draws the pixmap.
+/// (The right-click menu is not checked here yet: waybar 0.9.17 reads the layout at start, but
+/// in the headless sway its popup never showed in a screenshot.)
+@Suite(.serialized) struct TrayWaybarTests {
+    static func harness(_ session: UserSession, out name: String, clicks: [String], after: String = "1") throws -> (ProcessResult, URL) {
+        let out = repositoryRoot.appendingPathComponent(".build/artefacts/\(name)")
+        try? FileManager.default.removeItem(at: out)
+        var arguments = [
+            repositoryRoot.appendingPathComponent("Tests/harness/headless-waybar.sh").path,
+            "--config", repositoryRoot.appendingPathComponent("Tests/harness/tray/config.jsonc").path,
+            "--style", repositoryRoot.appendingPathComponent("Tests/harness/tray/style.css").path,
+            "--env", "DBUS_SESSION_BUS_ADDRESS=\(session.address)",
+            "--size", "400x300", "--wait", "2", "--after", after, "--out", out.path,
+        ]
+        for click in clicks { arguments += ["--click", click] }
+        if let user = session.user { arguments += ["--user", user] }
+        let run = try runProcess("/bin/sh", arguments, timeout: 60)
+        return (run, out)
+    }
+
+    /// Pixels of the screenshot's rows TOP..<TOP+ROWS near each colour.
+    static func count(_ screenshot: URL, top: Int, rows: Int, _ colours: [String]) throws -> [Int] {
+        let pixels = try runProcess("/usr/bin/python3", ["-c", pngColourCounter, screenshot.path, "\(top)", "\(rows)"] + colours)
+        return pixels.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    @Test func waybarShowsTheIconInTheProjectsColourAndALeftClickStopsWork() throws {
+        let missing = ["/usr/bin/sway", "/usr/bin/swaymsg", "/usr/bin/waybar", "/usr/bin/grim", "/usr/bin/python3"]
+            .filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        try #require(missing.isEmpty, "cannot run waybar in a headless sway: missing \(missing) (`make deps`)")
+        let session = try UserSession()
+        defer { session.stop() }
+        #expect(try session.cli(["project", "add", "Client A", "--color", "#ff8800"]).status == 0)
+        #expect(try session.cli(["project", "add", "Errands", "--color", "#00c0ff"]).status == 0)
+        #expect(try session.cli(["project", "start", "Client A"]).status == 0)
+        let tray = try session.spawn(["tray"])
+        defer { tray.terminate() }
+
+        // The icon in the bar (y 0–30) in the running project's colour.
+        let (shown, out) = try Self.harness(session, out: "tray-waybar", clicks: [])
+        #expect(shown.status == 0, "headless-waybar.sh failed:\n\(shown.stderr)\(shown.stdout)")
+        let bar = try Self.count(out.appendingPathComponent("screenshot.png"), top: 0, rows: 30, ["ff8800", "1e1e2e"])
+        print("tray in waybar, pixels [project orange, background]: \(bar) — \(out.path)")
+        #expect(bar.count == 2 && bar[0] > 30, "the project's colour is not in the bar")
+        #expect(bar.count == 2 && bar[1] > 5_000, "the bar's background is not in the screenshot")
+
+        // A left click on the icon (the bar's right end) stops work.
+        let (clicked, clickOut) = try Self.harness(session, out: "tray-waybar-click", clicks: ["387,15,1"])
+        #expect(clicked.status == 0, "\(clicked.stderr)")
+        #expect(try session.cli(["status", "--format", "json"]).stdout.contains(#""running":false"#), "\(clickOut.path)")
+    }
+}
