@@ -1,9 +1,10 @@
 // swift-tools-version: 6.1
 //
 // biomatimer — a time tracker for the Linux desktop.
-// Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; CContract → TimerControl (the
-// contract); BiomaCore → BiomaStore → BiomaDaemon (the daemon's side); BiomaWidgets →
-// BiomaClient (the client's side). Three executables by role: `biomatimer` (a C front for
+// Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; BiomaText (formats shared by
+// every side); CContract → TimerControl (the contract); BiomaCore → BiomaStore → BiomaDaemon
+// (the daemon's side), with BiomaReports (what the daemon prints); BiomaWidgets (the bars) →
+// BiomaClient (the watch); BiomaInstall. Three executables by role: `biomatimer` (a C front for
 // keybindings), `biomatimer-tool` (every other command, without the store) and `biomatimerd`.
 
 import PackageDescription
@@ -37,30 +38,44 @@ let package = Package(
         // The contract's names, exit codes and messages: one C header for both clients.
         .target(name: "CContract"),
 
+        // The formats every side shares, without Foundation: durations, days, JSON written
+        // (`JSON`) and read (`StrictJSON`), terminal text.
+        .target(name: "BiomaText"),
         // Pure time-tracking rules: no I/O, clock and time zone passed in.
-        .target(name: "BiomaCore"),
+        .target(name: "BiomaCore", dependencies: ["BiomaText"]),
         // The SQLite store (GRDB) and the tracker facade the daemon drives.
         .target(
             name: "BiomaStore",
             dependencies: ["BiomaCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // Renderers for the status bars; one folder per bar under Widgets/.
+        // The published state and the renderers for the status bars; one folder per bar under
+        // Widgets/.
         .target(
             name: "BiomaWidgets",
-            dependencies: ["TimerControl"],
+            dependencies: ["TimerControl", "BiomaText"],
             path: "Widgets",
-            exclude: ["README.md", "chart/README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
+            exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
+        ),
+        // What the daemon prints that is not a bar line: the picture of the day (drawn from
+        // BiomaCore's DayChart), report and status text, the notifications' words.
+        .target(
+            name: "BiomaReports", dependencies: ["BiomaCore", "BiomaText", "BiomaWidgets", "TimerControl"],
+            exclude: ["README.md"]
         ),
         // The daemon: the tracker published as /org/biomatimer/Timer1.
         .target(
             name: "BiomaDaemon",
-            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets"]
+            dependencies: [
+                "DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaReports",
+            ]
         ),
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.
-        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract"]),
-        // The client's side beyond one call: the watch that follows the daemon, installation.
+        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText"]),
+        // The client's side beyond one call: the watch that follows the daemon.
         .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets"]),
+        // `install` and `uninstall`: the layout, the manifest, files written atomically.
+        .target(name: "BiomaInstall", dependencies: ["DBusCore"]),
         // `biomatimer`: a small C front that answers keybinding commands itself with one
         // libdbus call (as fast as dbus-send), runs `biomatimerd` for `daemon`, and hands
         // everything else to `biomatimer-tool`.
@@ -77,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "biomatimer-tool",
             dependencies: [
-                "BiomaClient",
+                "BiomaClient", "BiomaInstall",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/BiomatimerTool",
@@ -108,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "BiomaCoreTests",
             dependencies: [
-                "BiomaCore", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+                "BiomaCore", "BiomaText", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(
@@ -118,11 +133,14 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "TimerControl"]),
+        // The bars' renderers; StatusText (BiomaReports) is checked on the same fixtures.
+        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl"]),
+        .testTarget(name: "BiomaReportsTests", dependencies: ["BiomaReports", "BiomaCore", "BiomaText", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaWidgets", "TestSupport",
+                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaInstall", "BiomaWidgets",
+                "BiomaReports", "TestSupport",
             ]
         ),
     ],

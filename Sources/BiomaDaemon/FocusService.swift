@@ -1,4 +1,5 @@
 import BiomaCore
+import BiomaReports
 import BiomaStore
 import DBusKit
 import Foundation
@@ -149,7 +150,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     }
 
     private func notify(_ end: FocusPhaseEnd) {
-        let text = FocusText.notice(end, plan: tracker.focus?.plan, projects: tracker.projects)
+        let text = FocusNotice.notice(end, plan: tracker.focus?.plan, projects: tracker.projects)
         var message = Notifier.Notice(summary: text.summary, body: text.body)
         if end.next == nil {
             message.actions = end.kind == .countdown ? [(key: "extend", label: "+1 min")] : []

@@ -1,5 +1,7 @@
 import BiomaCore
+import BiomaReports
 import BiomaStore
+import BiomaText
 import BiomaWidgets
 import DBusKit
 

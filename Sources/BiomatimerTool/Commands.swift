@@ -1,5 +1,7 @@
 import ArgumentParser
 import BiomaClient
+import BiomaInstall
+import BiomaText
 import BiomaWidgets
 import DBusCore
 import TimerControl
@@ -78,18 +80,16 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let shown = json ? "json" : format
-        let read = Result { () throws(ClientFailure) -> WidgetState in
-            let client = try TimerClient()
-            var state = WidgetState(timer: try client.timerStatus())
-            state.tasks = try client.tasksStatus()
-            return state
+        // The daemon renders the text (StatusText), as it does for the C front.
+        let read = Result { () throws(ClientFailure) -> String in
+            let options = DBusValue.vardict(ordered: [("Ascii", .boolean(ascii))])
+            return try TimerClient().call("StatusText", [.string(shown ?? ""), options]).first?.string ?? ""
         }
         if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {
             // A bar polling `status --format` shows the offline line rather than nothing.
             print(try makeRenderer(format, ascii: ascii).render(.offline, now: SystemClock().now()))
         }
-        let state = try read.get()
-        print(try StatusText.render(state, now: SystemClock().now(), format: shown, ascii: ascii), terminator: "")
+        print(try read.get(), terminator: "")
     }
 }
 
@@ -269,8 +269,11 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         if chart || svg != nil { return try runChart() }
-        let report = try callDaemon("Report", [.string(period.rawValue), .string(date ?? "")]).first?.vardict ?? [:]
-        print(json ? ReportText.json(report) : ReportText.table(report, style: Terminal.style()), terminator: "")
+        let options: [(String, DBusValue)] = json ? [("Json", .boolean(true))] : [("Color", .boolean(Terminal.style().color))]
+        let text = try callDaemon(
+            "ReportText", [.string(period.rawValue), .string(date ?? ""), .vardict(ordered: options)]
+        ).first?.string ?? ""
+        print(text, terminator: "")
     }
 }
 

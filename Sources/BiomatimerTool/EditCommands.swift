@@ -1,5 +1,6 @@
 import ArgumentParser
 import BiomaWidgets
+import BiomaText
 import DBusCore
 import TimerControl
 

@@ -1,4 +1,5 @@
 import BiomaWidgets
+import BiomaText
 import DBusCore
 import TimerControl
 
@@ -36,7 +37,7 @@ enum FocusText {
             let label = (p["Label"]?.string).flatMap { $0.isEmpty ? nil : "  " + Terminal.singleLine($0) } ?? ""
             out += "\(WhenText.describe(start, now: start)) – \(WhenText.describe(end, now: start))  "
             out += Terminal.pad(phaseName(p["Phase"]?.string ?? ""), 11)
-            out += " \(Terminal.padLeft(DurationText.clock(end - start), 8))"
+            out += " \(Terminal.padLeft(DurationFormat.clock(end - start), 8))"
             out += (p["Completed"]?.bool ?? false) ? "  done" : "      "
             out += label + project + "\n"
         }
@@ -64,7 +65,7 @@ enum FocusText {
         var out = ""
         for p in presets {
             let kind = p["Kind"]?.string ?? ""
-            func clock(_ key: String) -> String { DurationText.clock(p[key]?.int64 ?? 0) }
+            func clock(_ key: String) -> String { DurationFormat.clock(p[key]?.int64 ?? 0) }
             let rounds = p["Rounds"]?.int64 ?? p["Cycles"]?.int64 ?? 0
             let detail: String
             switch kind {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BiomaClient
+import BiomaInstall
 import DBusCore
 import TimerControl
 

@@ -1,4 +1,5 @@
-import BiomaClient
+import BiomaInstall
+import BiomaText
 import BiomaWidgets
 import DBusCore
 import TimerControl

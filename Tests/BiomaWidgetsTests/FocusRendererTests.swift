@@ -1,3 +1,4 @@
+import BiomaReports
 import BiomaWidgets
 import DBusCore
 import Foundation

@@ -3,6 +3,7 @@
 // running, paused, waiting and done. Computed once per instant like `WidgetDisplay`;
 // renderers arrange and escape these plain strings.
 
+import BiomaText
 import TimerControl
 
 /// The marks of the focus timer's states.
@@ -188,7 +189,7 @@ public struct FocusDisplay: Sendable, Equatable {
     }
 
     /// `12:34` under an hour, `1:02:03` from an hour (whole seconds).
-    public static func clock(_ seconds: Int64) -> String { DurationText.clock(seconds: seconds) }
+    public static func clock(_ seconds: Int64) -> String { DurationFormat.clock(seconds: seconds) }
 
     /// The phases in words, by their published names.
     public static let phaseNames = [

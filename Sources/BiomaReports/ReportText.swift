@@ -1,92 +1,11 @@
-// Text for terminals and scripts: `biomatimer status` and `biomatimer report`, rendered the
-// same by the client and by the daemon (whose StatusText and ReportText methods let the C
-// front print them without starting a Swift program).
+// Text for terminals and scripts: `biomatimer status` and `biomatimer report`, rendered by
+// the daemon (whose StatusText and ReportText methods let the C front and the tool print
+// them without rendering anything themselves).
 
+import BiomaText
+import BiomaWidgets
 import DBusCore
 import TimerControl
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Terminal output: colour only on a terminal and without `NO_COLOR`.
-public struct Terminal: Sendable {
-    public var color: Bool
-
-    public init(color: Bool) { self.color = color }
-
-    public static func style(environment: [String: String] = processEnvironment()) -> Terminal {
-        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return Terminal(color: isatty(1) != 0 && !noColor && environment["TERM"] != "dumb")
-    }
-
-    /// A dot in the project's colour (24-bit), or nothing when colour is off.
-    public func swatch(_ hex: String) -> String {
-        guard color, let (r, g, b) = Self.rgb(hex) else { return "●" }
-        return "\u{1B}[38;2;\(r);\(g);\(b)m●\u{1B}[0m"
-    }
-
-    public func paint(_ text: String, _ hex: String) -> String {
-        guard color, let (r, g, b) = Self.rgb(hex) else { return text }
-        return "\u{1B}[38;2;\(r);\(g);\(b)m\(text)\u{1B}[0m"
-    }
-
-    public static func rgb(_ hex: String) -> (Int, Int, Int)? {
-        guard hex.count == 7, hex.hasPrefix("#"), let v = Int(hex.dropFirst(), radix: 16) else { return nil }
-        return ((v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)
-    }
-
-    /// A name on one line: control characters (escape sequences included) become visible.
-    public static func singleLine(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\u{FFFD}" : $0 }))
-    }
-
-    public static func pad(_ text: String, _ width: Int) -> String {
-        let count = text.count
-        return count >= width ? text : text + String(repeating: " ", count: width - count)
-    }
-
-    public static func padLeft(_ text: String, _ width: Int) -> String {
-        let count = text.count
-        return count >= width ? text : String(repeating: " ", count: width - count) + text
-    }
-}
-
-/// JSON for `--json` output: compact, keys sorted, strings escaped as the bars' JSON is.
-public enum JSON: Sendable {
-    case string(String)
-    case int(Int64)
-    case double(Double)
-    case bool(Bool)
-    case null
-    case array([JSON])
-    case object([String: JSON])
-
-    public var text: String {
-        switch self {
-        case .string(let s): return TextEscaping.json(s)
-        case .int(let n): return String(n)
-        case .double(let d):
-            guard d.isFinite else { return "null" }
-            if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-            return String(d)
-        case .bool(let b): return b ? "true" : "false"
-        case .null: return "null"
-        case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
-        case .object(let fields):
-            return "{" + fields.keys.sorted().map { TextEscaping.json($0) + ":" + fields[$0]!.text }.joined(separator: ",") + "}"
-        }
-    }
-}
-
-/// One decimal place, as `%.1f` prints it.
-public func oneDecimal(_ value: Double) -> String {
-    guard value.isFinite else { return "0.0" }
-    let tenths = Int64((abs(value) * 10).rounded())
-    return (value < 0 && tenths > 0 ? "-" : "") + "\(tenths / 10).\(tenths % 10)"
-}
 
 /// `biomatimer report`.
 public enum ReportText {
