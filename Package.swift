@@ -135,6 +135,7 @@ let package = Package(
         ),
         // The bars' renderers; StatusText (BiomaReports) is checked on the same fixtures.
         .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl"]),
+        .testTarget(name: "TimerControlTests", dependencies: ["TimerControl", "TestSupport"]),
         .testTarget(name: "BiomaReportsTests", dependencies: ["BiomaReports", "BiomaCore", "BiomaText", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -147,7 +147,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             TasksStatus.table, state: { [self] in Self.status(tracker.taskSummary(at: clock.now())) },
             methods: [
-                DBusMethod("AddTask", in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
+                DBusMethod(Member.Tasks1.addTask, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
                     [self] call in
                     let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Due", "Remind", "Project"])
                     let title = call.arguments[0].string!
@@ -156,7 +156,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                     let project = try options.string("Project")
                     return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
                 },
-                DBusMethod("UpdateTask", in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
+                DBusMethod(Member.Tasks1.updateTask, in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
                     let options = try Options(
                         call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
                     guard !options.values.isEmpty else {
@@ -172,28 +172,28 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                     try change { try tracker.updateTask(id, changes, at: $0) }
                     return []
                 },
-                DBusMethod("CompleteTask", in: [.init("task", "s")]) { [self] call in
+                DBusMethod(Member.Tasks1.completeTask, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.completeTask(id, at: $0) }
                     return []
                 },
-                DBusMethod("ReopenTask", in: [.init("task", "s")]) { [self] call in
+                DBusMethod(Member.Tasks1.reopenTask, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.reopenTask(id, at: $0) }
                     return []
                 },
-                DBusMethod("DeleteTask", in: [.init("task", "s")]) { [self] call in
+                DBusMethod(Member.Tasks1.deleteTask, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.deleteTask(id, at: $0) }
                     return []
                 },
-                DBusMethod("SnoozeTask", in: [.init("task", "s"), .init("delay", "x")]) { [self] call in
+                DBusMethod(Member.Tasks1.snoozeTask, in: [.init("task", "s"), .init("delay", "x")]) { [self] call in
                     let id = call.arguments[0].string!
                     let delay = call.arguments[1].int64!
                     try change { try tracker.snoozeTask(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
                     return []
                 },
-                DBusMethod("ListTasks", in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
+                DBusMethod(Member.Tasks1.listTasks, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
                     let includeDone = call.arguments[0].bool ?? false
                     return [
                         .array(

@@ -31,28 +31,28 @@ public enum TimerAPI {
     /// The D-Bus error a tracker failure becomes.
     public static func dbusError(_ error: any Error) -> DBusMethodError {
         guard let error = error as? TrackerError else {
-            return DBusMethodError(errorPrefix + "Storage", "\(error)")
+            return DBusMethodError(ContractError.storage, "\(error)")
         }
         let name: String
         switch error {
-        case .noSuchProject: name = "NoSuchProject"
-        case .invalidName: name = "InvalidName"
-        case .invalidColor: name = "InvalidColor"
-        case .nameTaken: name = "NameTaken"
-        case .noSuchTask: name = "NoSuchTask"
-        case .noSuchInterval: name = "NoSuchInterval"
-        case .overlap: name = "Overlap"
-        case .nothingToUndo: name = "NothingToUndo"
-        case .invalidArgument: name = "InvalidArgument"
-        case .noFocus: name = "NoFocus"
-        case .noSuchPreset: name = "NoSuchPreset"
-        case .invalidImport: name = "InvalidImport"
-        case .storage: name = "Storage"
+        case .noSuchProject: name = ContractError.noSuchProject
+        case .invalidName: name = ContractError.invalidName
+        case .invalidColor: name = ContractError.invalidColor
+        case .nameTaken: name = ContractError.nameTaken
+        case .noSuchTask: name = ContractError.noSuchTask
+        case .noSuchInterval: name = ContractError.noSuchInterval
+        case .overlap: name = ContractError.overlap
+        case .nothingToUndo: name = ContractError.nothingToUndo
+        case .invalidArgument: name = ContractError.invalidArgument
+        case .noFocus: name = ContractError.noFocus
+        case .noSuchPreset: name = ContractError.noSuchPreset
+        case .invalidImport: name = ContractError.invalidImport
+        case .storage: name = ContractError.storage
         }
-        return DBusMethodError(errorPrefix + name, error.message)
+        return DBusMethodError(name, error.message)
     }
 
     static func invalidArgument(_ message: String) -> DBusMethodError {
-        DBusMethodError(errorPrefix + "InvalidArgument", message)
+        DBusMethodError(ContractError.invalidArgument, message)
     }
 }

@@ -107,7 +107,7 @@ extension TimerService {
     /// `KeepAway`: the last removed away time counts as work after all.
     func keepAway(at now: Micros) throws {
         guard let removed = lastRemoved else {
-            throw DBusMethodError(TimerAPI.errorPrefix + "NothingToUndo", "No away time was removed from work: nothing to count.")
+            throw DBusMethodError(ContractError.nothingToUndo, "No away time was removed from work: nothing to count.")
         }
         try tracker.keepAway(removed, at: now)
         lastRemoved = nil

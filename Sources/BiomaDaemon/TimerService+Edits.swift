@@ -9,8 +9,7 @@ import DBusKit
 extension TimerService {
     func editMethods() -> [DBusMethod] {
         [
-            DBusMethod(
-                "ListIntervals", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
+            DBusMethod(Member.Timer1.listIntervals, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
             ) { [self] call in
                 let now = clock.now()
                 let today = tracker.rules.day(containing: now)
@@ -25,8 +24,7 @@ extension TimerService {
                 }
                 return [.array(.array(.dictEntry(.string, .variant)), rows.map(Self.encode))]
             },
-            DBusMethod(
-                "AddInterval", in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
+            DBusMethod(Member.Timer1.addInterval, in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
                 out: [.init("id", "s")]
             ) { [self] call in
                 let options = try Options(call.arguments[3].vardict ?? [:], allowed: ["Replace"])
@@ -42,7 +40,7 @@ extension TimerService {
                         })
                 ]
             },
-            DBusMethod("UpdateInterval", in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] call in
+            DBusMethod(Member.Timer1.updateInterval, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] call in
                 let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Replace"])
                 var changes = Tracker.IntervalChanges()
                 changes.start = try options.int64("Start")
@@ -56,17 +54,17 @@ extension TimerService {
                 try change { try tracker.updateInterval(id, changes, at: $0) }
                 return []
             },
-            DBusMethod("DeleteInterval", in: [.init("id", "s")]) { [self] call in
+            DBusMethod(Member.Timer1.deleteInterval, in: [.init("id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 try change { try tracker.deleteInterval(id, at: $0) }
                 return []
             },
-            DBusMethod("SplitInterval", in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
+            DBusMethod(Member.Timer1.splitInterval, in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 let at = call.arguments[1].int64!
                 return [.string(try change { try tracker.splitInterval(id, at: at, now: $0) })]
             },
-            DBusMethod("Undo", out: [.init("what", "s")]) { [self] _ in
+            DBusMethod(Member.Timer1.undo, out: [.init("what", "s")]) { [self] _ in
                 [.string(try change { try tracker.undo(at: $0) })]
             },
         ]

@@ -6,8 +6,7 @@ import DBusKit
 extension TimerService {
     func importMethods() -> [DBusMethod] {
         [
-            DBusMethod(
-                "Import", in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
+            DBusMethod(Member.Timer1.import, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
                 out: [.init("count", "u")]
             ) { [self] call in
                 let format = try Self.importFormat(call.arguments[0].string!)

@@ -156,53 +156,53 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             TimerStatus.table, state: { [self] in status() },
             methods: [
-                DBusMethod("Start") { [self] _ in
+                DBusMethod(Member.Timer1.start) { [self] _ in
                     try change { try tracker.start(at: $0) }
                     return []
                 },
-                DBusMethod("Stop") { [self] _ in
+                DBusMethod(Member.Timer1.stop) { [self] _ in
                     try change { try tracker.stop(at: $0) }
                     return []
                 },
-                DBusMethod("Toggle", out: [.init("running", "b")]) { [self] _ in
+                DBusMethod(Member.Timer1.toggle, out: [.init("running", "b")]) { [self] _ in
                     [.boolean(try change { try tracker.toggle(at: $0) })]
                 },
-                DBusMethod("Reset") { [self] _ in
+                DBusMethod(Member.Timer1.reset) { [self] _ in
                     try change { try tracker.reset(at: $0) }
                     return []
                 },
-                DBusMethod("StartProject", in: [.init("project", "s")]) { [self] call in
+                DBusMethod(Member.Timer1.startProject, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.startProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod("StopProject") { [self] _ in
+                DBusMethod(Member.Timer1.stopProject) { [self] _ in
                     try change { try tracker.stopProject(at: $0) }
                     return []
                 },
-                DBusMethod("ToggleProject", in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
+                DBusMethod(Member.Timer1.toggleProject, in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
                     let ref = call.arguments[0].string!
                     return [.boolean(try change { try tracker.toggleProject(ref, at: $0) })]
                 },
-                DBusMethod("CycleProject", in: [.init("step", "i")], out: [.init("project_id", "s")]) { [self] call in
+                DBusMethod(Member.Timer1.cycleProject, in: [.init("step", "i")], out: [.init("project_id", "s")]) { [self] call in
                     let step = Int(call.arguments[0].int64!)
                     return [.string(try change { try tracker.cycleProject(step: step, at: $0) })]
                 },
-                DBusMethod("ResetProject", in: [.init("project", "s")]) { [self] call in
+                DBusMethod(Member.Timer1.resetProject, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.resetProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod("ListProjects", out: [.init("projects", "aa{sv}")]) { [self] _ in
+                DBusMethod(Member.Timer1.listProjects, out: [.init("projects", "aa{sv}")]) { [self] _ in
                     [listProjects()]
                 },
-                DBusMethod("AddProject", in: [.init("name", "s"), .init("color", "s")], out: [.init("project_id", "s")]) {
+                DBusMethod(Member.Timer1.addProject, in: [.init("name", "s"), .init("color", "s")], out: [.init("project_id", "s")]) {
                     [self] call in
                     let name = call.arguments[0].string!
                     let color = call.arguments[1].string!
                     return [.string(try change { try tracker.addProject(name: name, color: color, at: $0) })]
                 },
-                DBusMethod("UpdateProject", in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
+                DBusMethod(Member.Timer1.updateProject, in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
                     let ref = call.arguments[0].string!
                     let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
                     try change {
@@ -210,24 +210,22 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     }
                     return []
                 },
-                DBusMethod("DeleteProject", in: [.init("project", "s")]) { [self] call in
+                DBusMethod(Member.Timer1.deleteProject, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.deleteProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod("Report", in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
+                DBusMethod(Member.Timer1.report, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
                     [self] call in
                     [try report(period: call.arguments[0].string!, day: call.arguments[1].string!)]
                 },
                 // What `biomatimer status` and `biomatimer report` print, rendered here so
                 // that the C front answers a bar's poll without starting a Swift program.
-                DBusMethod(
-                    "StatusText", in: [.init("format", "s"), .init("options", "a{sv}")], out: [.init("text", "s")]
+                DBusMethod(Member.Timer1.statusText, in: [.init("format", "s"), .init("options", "a{sv}")], out: [.init("text", "s")]
                 ) { [self] call in
                     [.string(try statusText(format: call.arguments[0].string!, options: call.arguments[1].vardict ?? [:]))]
                 },
-                DBusMethod(
-                    "ReportText", in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
+                DBusMethod(Member.Timer1.reportText, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
                 ) { [self] call in
                     let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
@@ -235,7 +233,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     let color = try options.bool("Color") == true
                     let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
                     switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
-                    case (false, false, false): break
+                    case (_, false, false): break
                     case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
                     case (false, false, true): return [.string(try svgText(period: period, day: day))]
                     default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
@@ -244,7 +242,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
                     return [.string(text)]
                 },
-                DBusMethod("ExportCSV", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
+                DBusMethod(Member.Timer1.exportCSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
                     [self] call in
                     let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
                     let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
@@ -257,24 +255,24 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                         throw TimerAPI.dbusError(error)
                     }
                 },
-                DBusMethod("ImportCSV", in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
+                DBusMethod(Member.Timer1.importCSV, in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
                     let text = call.arguments[0].string!
                     let count = try change { try tracker.importCSV(text, at: $0) }
                     return [.uint32(UInt32(clamping: count))]
                 },
-                DBusMethod("ResetHistory") { [self] _ in
+                DBusMethod(Member.Timer1.resetHistory) { [self] _ in
                     try change { try tracker.resetHistory(at: $0) }
                     return []
                 },
-                DBusMethod("AwayBegin", in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
+                DBusMethod(Member.Timer1.awayBegin, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
                     try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
                     return []
                 },
-                DBusMethod("AwayEnd") { [self] _ in
+                DBusMethod(Member.Timer1.awayEnd) { [self] _ in
                     try change { awayEnd(at: $0) }
                     return []
                 },
-                DBusMethod("KeepAway") { [self] _ in
+                DBusMethod(Member.Timer1.keepAway) { [self] _ in
                     try change { try keepAway(at: $0) }
                     return []
                 },
