@@ -7,6 +7,11 @@ public typealias Micros = Int64
 /// One microsecond-based second.
 public let microsPerSecond: Micros = 1_000_000
 
+/// A deadline handled this long after its instant was missed: the daemon was not running, or
+/// the machine slept (the loop's deadline fires within milliseconds). A phase end or reminder
+/// seen that late is announced as late (overdue); one rule for every deadline.
+public let lateAfter: Micros = 10 * microsPerSecond
+
 /// A calendar day `YYYY-MM-DD` (proleptic Gregorian), stored as its number of days since
 /// 1970-01-01 so that comparisons and arithmetic are integer operations.
 public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {

@@ -12,9 +12,6 @@ import Foundation
 /// and one `PropertiesChanged`; a phase that ends also emits `PhaseEnded`, raises one
 /// notification (replacing the previous one) and runs the settings' phase-end command.
 public final class FocusService: ObjectInterface, @unchecked Sendable {
-    /// A phase end seen this long after its instant ended while the daemon was not running
-    /// (or the machine slept): it is announced as late and the next phase waits.
-    static let lateAfter: Micros = 10 * microsPerSecond
     /// What the notification's "+1 min" adds.
     static let extension_: Micros = 60 * microsPerSecond
 
@@ -55,7 +52,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         status.updatedAt = now
         status.completedToday = UInt32(clamping: tracker.focusCompleted(on: tracker.rules.day(containing: now)))
         guard let focus = tracker.focus else { return status }
-        status.state = focus.state.rawValue
+        status.state = focus.state
         status.kind = focus.plan.kind.rawValue
         status.phase = focus.phase.rawValue
         status.label = focus.plan.label
@@ -88,7 +85,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         guard let focus = tracker.focus, focus.state == .running, let endsAt = focus.endsAt, endsAt <= clock.now() else {
             return refresh()
         }
-        _ = try? operate { now, focus, _ in focus?.advance(to: now, lateAfter: Self.lateAfter) ?? FocusOutcome() }
+        _ = try? operate { now, focus, _ in focus?.advance(to: now, lateAfter: lateAfter) ?? FocusOutcome() }
     }
 
     /// The machine slept at `instant`: a running focus phase (work, countdown, active) pauses
@@ -97,7 +94,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         guard let focus = tracker.focus, focus.state == .running else { return }
         _ = try? operate { _, focus, _ in
             guard var timer = focus else { return FocusOutcome() }
-            var outcome = timer.advance(to: instant, lateAfter: Self.lateAfter)
+            var outcome = timer.advance(to: instant, lateAfter: lateAfter)
             if timer.state == .running && timer.phase.isFocus {
                 outcome.records += try timer.pause(at: instant).records
             }

@@ -12,10 +12,6 @@ import Foundation
 /// never repeats it); one that came due while the daemon was down or the machine slept goes out
 /// when it can, marked overdue.
 public final class TasksService: ObjectInterface, @unchecked Sendable {
-    /// A reminder raised this long after its instant is announced as overdue: the daemon was
-    /// not running, or the machine slept (the loop's deadline fires within milliseconds).
-    static let lateAfter: Micros = 10 * microsPerSecond
-
     private let tracker: Tracker
     private let bus: Bus
     private let clock: any TimeSource
@@ -61,7 +57,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         if !reminders.isEmpty {
             do {
                 try tracker.markReminded(reminders.map(\.id), at: now)
-                for task in reminders { remind(task, late: now - (task.due ?? now) > Self.lateAfter) }
+                for task in reminders { remind(task, late: now - (task.due ?? now) > lateAfter) }
             } catch {
                 log("cannot record that reminders went out (\(error)); trying again at the next change")
             }

@@ -19,7 +19,7 @@ enum FocusText {
 
     static func json(_ focus: FocusStatus, now: Int64) -> JSON {
         .object([
-            "state": .string(focus.state), "kind": .string(focus.kind), "phase": .string(focus.phase),
+            "state": .string(focus.state.rawValue), "kind": .string(focus.kind), "phase": .string(focus.phase),
             "label": .string(focus.label), "round": .int(Int64(focus.round)), "rounds": .int(Int64(focus.rounds)),
             "phase_duration": .int(focus.phaseDuration), "remaining": .int(focus.remaining(at: now)),
             "phase_ends_at": focus.phaseEndsAt == 0 ? .null : .int(focus.phaseEndsAt), "project": .string(focus.project),

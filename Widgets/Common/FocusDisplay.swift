@@ -35,11 +35,7 @@ extension RenderOptions {
 /// `off`) or the daemon is offline; then every bar prints exactly what it prints without
 /// focus timers.
 public struct FocusDisplay: Sendable, Equatable {
-    public enum State: String, Sendable, Equatable, CaseIterable {
-        case off, running, paused, waiting, done
-    }
-
-    public var state: State
+    public var state: FocusRunState
     /// `pomodoro`, `countdown`, `intervals` as published (single-line), `""` when off.
     public var kind: String
     /// `work`, `short-break`, `long-break`, `countdown`, `active`, `rest` as published
@@ -83,7 +79,7 @@ public struct FocusDisplay: Sendable, Equatable {
         let glyphs = options.focusGlyphs
         separator = glyphs.separator
         labelSeparator = options.glyphs.separator
-        let published = State(rawValue: focus.state) ?? .off
+        let published = focus.state
         self.state = state.online ? published : .off
         leads = self.state != .off && state.focusLeads
         guard self.state != .off else {
@@ -220,7 +216,7 @@ extension WidgetState {
     /// The focus timer's time left as a value counting down, while a phase runs (online);
     /// nil otherwise: paused, waiting and done hold still.
     public var focusRemaining: MovingTime? {
-        guard online, focus.state == "running" else { return nil }
+        guard online, focus.state == .running else { return nil }
         return MovingTime(focus.remaining(at: focus.updatedAt), at: focus.updatedAt, .down)
     }
 
@@ -229,6 +225,6 @@ extension WidgetState {
     /// timer follows it).
     public var focusLeads: Bool {
         guard online, focus.isActive else { return false }
-        return !(focus.state == "paused" && timer.running)
+        return !(focus.state == .paused && timer.running)
     }
 }
