@@ -217,7 +217,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                 },
                 DBusMethod(Member.Timer1.report, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
                     [self] call in
-                    [try report(period: call.arguments[0].string!, day: call.arguments[1].string!)]
+                    [Self.encode(try report(period: call.arguments[0].string!, day: call.arguments[1].string!))]
                 },
                 // What `biomatimer status` and `biomatimer report` print, rendered here so
                 // that the C front answers a bar's poll without starting a Swift program.
@@ -238,7 +238,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     case (false, false, true): return [.string(try svgText(period: period, day: day))]
                     default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
                     }
-                    let report = try report(period: period, day: day).vardict ?? [:]
+                    let report = try report(period: period, day: day)
                     let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
                     return [.string(text)]
                 },
@@ -306,7 +306,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
             })
     }
 
-    private func report(period: String, day: String) throws -> DBusValue {
+    private func report(period: String, day: String) throws -> Report {
         guard let period = ReportPeriod(rawValue: period) else {
             throw TimerAPI.invalidArgument(
                 "Unknown period \(quoted(period)): use day, week, month or year.")
@@ -318,7 +318,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         } catch {
             throw TimerAPI.dbusError(error)
         }
-        return Self.encode(report)
+        return report
     }
 
     public static func encode(_ report: Report) -> DBusValue {

@@ -2,88 +2,71 @@
 // the daemon (whose StatusText and ReportText methods let the C front and the tool print
 // them without rendering anything themselves).
 
+import BiomaCore
 import BiomaText
 import BiomaWidgets
-import DBusCore
 import TimerControl
 
-/// `biomatimer report`.
+/// `biomatimer report`, from BiomaCore's `Report` (the daemon renders it; no keys to look up).
 public enum ReportText {
-    public static func json(_ r: [String: DBusValue]) -> String {
-        let projects = (r["Projects"]?.array ?? []).compactMap(\.vardict).map { p -> JSON in
+    public static func json(_ r: Report) -> String {
+        let projects = r.projects.map { p -> JSON in
             .object([
-                "id": .string(p["Id"]?.string ?? ""), "name": .string(p["Name"]?.string ?? ""),
-                "color": .string(p["Color"]?.string ?? ""), "total": .int(p["Total"]?.int64 ?? 0),
-                "percent": .double(p["Percent"]?.double ?? 0), "completed": .int(p["Completed"]?.int64 ?? 0),
+                "id": .string(p.id), "name": .string(p.name), "color": .string(p.color), "total": .int(p.total),
+                "percent": .double(p.percent), "completed": .integer(p.completed),
             ])
         }
-        let focus = Self.focus(r)
-        let days = (r["Days"]?.array ?? []).compactMap(\.vardict).map { d -> JSON in
-            let day = d["Day"]?.string ?? ""
-            return .object([
-                "day": .string(day), "work_total": .int(d["WorkTotal"]?.int64 ?? 0),
-                "focus_completed": .int(Int64(focus[day]?.completed ?? 0)), "focus_time": .int(focus[day]?.time ?? 0),
+        let days = r.days.map { d -> JSON in
+            .object([
+                "day": .string(d.day.description), "work_total": .int(d.workTotal),
+                "focus_completed": .integer(d.focusCompleted), "focus_time": .int(d.focusTime),
             ])
         }
+        let focus = focusTotal(r)
         let object = JSON.object([
-            "from": .string(r["From"]?.string ?? ""), "to": .string(r["To"]?.string ?? ""),
-            "work_total": .int(r["WorkTotal"]?.int64 ?? 0), "no_project_total": .int(r["NoProjectTotal"]?.int64 ?? 0),
-            "focus_completed": .int(Int64(focus.values.reduce(0) { $0 + $1.completed })),
-            "focus_time": .int(focus.values.reduce(0) { $0 + $1.time }),
+            "from": .string(r.from.description), "to": .string(r.to.description),
+            "work_total": .int(r.workTotal), "no_project_total": .int(r.noProjectTotal),
+            "focus_completed": .integer(focus.completed), "focus_time": .int(focus.time),
             "projects": .array(projects), "days": .array(days),
         ])
         return object.text + "\n"
     }
 
-    /// The report's `Focus` entries by day: completed work phases and rounds, focus time.
-    static func focus(_ r: [String: DBusValue]) -> [String: (completed: Int, time: Int64)] {
-        var byDay: [String: (completed: Int, time: Int64)] = [:]
-        for entry in (r["Focus"]?.array ?? []).compactMap(\.vardict) {
-            byDay[entry["Day"]?.string ?? ""] = (entry["Completed"]?.int ?? 0, entry["FocusTime"]?.int64 ?? 0)
-        }
-        return byDay
+    /// Completed work phases and rounds, and focus time, over the report's days.
+    static func focusTotal(_ r: Report) -> (completed: Int, time: Int64) {
+        r.days.reduce((completed: 0, time: Int64(0))) { ($0.completed + $1.focusCompleted, $0.time + $1.focusTime) }
     }
 
     /// `  focus 0:50:00, 2 completed`, or "" without focus time.
-    static func focusNote(_ entry: (completed: Int, time: Int64)?) -> String {
-        guard let entry, entry.completed > 0 || entry.time > 0 else { return "" }
-        return "  focus \(DurationFormat.hms(entry.time)), \(entry.completed) completed"
+    static func focusNote(_ day: DayTotal) -> String {
+        guard day.focusCompleted > 0 || day.focusTime > 0 else { return "" }
+        return "  focus \(DurationFormat.hms(day.focusTime)), \(day.focusCompleted) completed"
     }
 
-    public static func table(_ r: [String: DBusValue], style: Terminal) -> String {
-        let from = r["From"]?.string ?? ""
-        let to = r["To"]?.string ?? ""
-        let work = r["WorkTotal"]?.int64 ?? 0
+    public static func table(_ r: Report, style: Terminal) -> String {
+        let (from, to) = (r.from.description, r.to.description)
         var out = from == to ? "\(from)\n" : "\(from) – \(to)\n"
-        out += "Work          \(Terminal.padLeft(DurationFormat.hms(work), 10))\n"
-        let projects = (r["Projects"]?.array ?? []).compactMap(\.vardict)
+        out += "Work          \(Terminal.padLeft(DurationFormat.hms(r.workTotal), 10))\n"
         let barWidth = 20
-        for p in projects {
-            let total = p["Total"]?.int64 ?? 0
-            let percent = p["Percent"]?.double ?? 0
-            let filled = Int((percent / 100 * Double(barWidth)).rounded())
+        for p in r.projects {
+            let filled = Int((p.percent / 100 * Double(barWidth)).rounded())
             let bar = String(repeating: "█", count: max(0, min(barWidth, filled)))
                 + String(repeating: "░", count: max(0, barWidth - filled))
-            let color = p["Color"]?.string ?? ""
-            let name = Terminal.pad(String(Terminal.singleLine(p["Name"]?.string ?? "").prefix(24)), 24)
-            out += "  \(style.swatch(color)) \(name) \(Terminal.padLeft(DurationFormat.hms(total), 10)) "
-            out += "\(Terminal.padLeft(oneDecimal(percent) + "%", 6))  \(style.paint(bar, color))\n"
+            let name = Terminal.pad(String(Terminal.singleLine(p.name).prefix(24)), 24)
+            out += "  \(style.swatch(p.color)) \(name) \(Terminal.padLeft(DurationFormat.hms(p.total), 10)) "
+            out += "\(Terminal.padLeft(oneDecimal(p.percent) + "%", 6))  \(style.paint(bar, p.color))\n"
         }
-        let none = r["NoProjectTotal"]?.int64 ?? 0
-        if none > 0 || projects.isEmpty {
-            out += "    \(Terminal.pad("no project", 24)) \(Terminal.padLeft(DurationFormat.hms(none), 10))\n"
+        if r.noProjectTotal > 0 || r.projects.isEmpty {
+            out += "    \(Terminal.pad("no project", 24)) \(Terminal.padLeft(DurationFormat.hms(r.noProjectTotal), 10))\n"
         }
-        let focus = Self.focus(r)
-        let focusTotal = focus.values.reduce((completed: 0, time: Int64(0))) { ($0.completed + $1.completed, $0.time + $1.time) }
-        if focusTotal.completed > 0 || focusTotal.time > 0 {
-            out += "Focus         \(Terminal.padLeft(DurationFormat.hms(focusTotal.time), 10))  \(focusTotal.completed) completed\n"
+        let focus = focusTotal(r)
+        if focus.completed > 0 || focus.time > 0 {
+            out += "Focus         \(Terminal.padLeft(DurationFormat.hms(focus.time), 10))  \(focus.completed) completed\n"
         }
-        let days = (r["Days"]?.array ?? []).compactMap(\.vardict)
-        if days.count > 1 {
+        if r.days.count > 1 {
             out += "\nDays\n"
-            for d in days {
-                let day = d["Day"]?.string ?? ""
-                out += "  \(day)  \(Terminal.padLeft(DurationFormat.hms(d["WorkTotal"]?.int64 ?? 0), 10))\(focusNote(focus[day]))\n"
+            for d in r.days {
+                out += "  \(d.day)  \(Terminal.padLeft(DurationFormat.hms(d.workTotal), 10))\(focusNote(d))\n"
             }
         }
         return out
