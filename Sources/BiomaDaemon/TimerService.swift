@@ -294,15 +294,14 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
 
     private func listProjects() -> DBusValue {
         let snapshot = tracker.snapshot(at: clock.now())
-        return .array(
-            .array(.dictEntry(.string, .variant)),
+        return ProjectListing.table.list(
             snapshot.projects.map { p in
                 let times = snapshot.projectTimes[p.id]
-                return .vardict(ordered: [
-                    ("Id", .string(p.id)), ("Name", .string(p.name)), ("Color", .string(p.color)),
-                    ("Position", .uint32(UInt32(clamping: p.position))), ("Running", .boolean(times?.running ?? false)),
-                    ("SessionTime", .int64(times?.session ?? 0)), ("DailyTotal", .int64(times?.dailyTotal ?? 0)),
-                ])
+                var row = ProjectListing()
+                (row.id, row.name, row.color, row.position) = (p.id, p.name, p.color, UInt32(clamping: p.position))
+                row.running = times?.running ?? false
+                (row.sessionTime, row.dailyTotal) = (times?.session ?? 0, times?.dailyTotal ?? 0)
+                return row
             })
     }
 

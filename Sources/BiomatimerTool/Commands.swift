@@ -139,14 +139,13 @@ struct ProjectList: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List projects with today's times.")
     @Flag(help: "JSON for scripts.") var json = false
     func run() throws {
-        let projects = (try callDaemon("ListProjects").first?.array ?? []).compactMap(\.vardict)
+        let projects = ProjectListing.table.rows(try callDaemon(Member.Timer1.listProjects).first, over: ProjectListing())
         if json {
             let items = projects.map { p -> JSON in
                 .object([
-                    "id": .string(p["Id"]?.string ?? ""), "name": .string(p["Name"]?.string ?? ""),
-                    "color": .string(p["Color"]?.string ?? ""), "position": .int(Int64(p["Position"]?.int ?? 0)),
-                    "running": .bool(p["Running"]?.bool ?? false), "session_time": .int(p["SessionTime"]?.int64 ?? 0),
-                    "daily_total": .int(p["DailyTotal"]?.int64 ?? 0),
+                    "id": .string(p.id), "name": .string(p.name), "color": .string(p.color),
+                    "position": .integer(p.position), "running": .bool(p.running), "session_time": .int(p.sessionTime),
+                    "daily_total": .int(p.dailyTotal),
                 ])
             }
             print(JSON.array(items).text)
@@ -158,10 +157,9 @@ struct ProjectList: ParsableCommand {
         }
         let style = Terminal.style()
         for p in projects {
-            let mark = p["Running"]?.bool == true ? "▶" : " "
-            let name = Terminal.singleLine(p["Name"]?.string ?? "")
-            let times = "\(DurationFormat.hms(p["SessionTime"]?.int64 ?? 0)) (\(DurationFormat.hms(p["DailyTotal"]?.int64 ?? 0)))"
-            print("\(mark) \(style.swatch(p["Color"]?.string ?? "")) \(Terminal.pad(name, 28)) \(times)  [\(p["Id"]?.string ?? "")]")
+            let mark = p.running ? "▶" : " "
+            let times = "\(DurationFormat.hms(p.sessionTime)) (\(DurationFormat.hms(p.dailyTotal)))"
+            print("\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]")
         }
     }
 }

@@ -1,0 +1,40 @@
+import DBusCore
+
+/// Method results decoded through tables, as properties are: a result row is a struct with a
+/// `PropertyTable`; the daemon writes rows with `list`, clients read them with `rows`, so no
+/// key is spelt at either end.
+extension PropertyTable {
+    /// `rows` as an `aa{sv}` result, each row's entries in the table's order.
+    public func list(_ rows: [Root]) -> DBusValue {
+        .array(.array(.dictEntry(.string, .variant)), rows.map { .vardict(ordered: entries(of: $0)) })
+    }
+
+    /// The rows of an `aa{sv}` result; a missing entry, or one of another type, keeps
+    /// `fallback`'s value.
+    public func rows(_ result: DBusValue?, over fallback: Root) -> [Root] {
+        (result?.array ?? []).compactMap(\.vardict).map { decode($0, over: fallback) }
+    }
+}
+
+/// One row of `ListProjects`: a project with today's times.
+public struct ProjectListing: Sendable, Equatable {
+    public var id = ""
+    public var name = ""
+    /// `#RRGGBB`.
+    public var color = ""
+    /// Its place in the list, from 0.
+    public var position: UInt32 = 0
+    public var running = false
+    /// Microseconds.
+    public var sessionTime: Int64 = 0
+    public var dailyTotal: Int64 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<ProjectListing>(
+        interface: TimerNames.interface,
+        [
+            .init("Id", \.id), .init("Name", \.name), .init("Color", \.color), .init("Position", \.position),
+            .init("Running", \.running), .init("SessionTime", \.sessionTime), .init("DailyTotal", \.dailyTotal),
+        ])
+}
