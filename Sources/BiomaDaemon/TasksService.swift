@@ -191,21 +191,16 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                 },
                 DBusMethod(Member.Tasks1.listTasks, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
                     let includeDone = call.arguments[0].bool ?? false
-                    return [
-                        .array(
-                            .array(.dictEntry(.string, .variant)),
-                            tracker.tasks.filter { includeDone || !$0.done }.map(Self.encode))
-                    ]
+                    return [TaskListing.table.list(tracker.tasks.filter { includeDone || !$0.done }.map(Self.listing))]
                 },
             ])
     }
 
-    static func encode(_ task: TaskItem) -> DBusValue {
-        .vardict(ordered: [
-            ("Id", .string(task.id)), ("Title", .string(task.title)), ("Project", .string(task.projectID ?? "")),
-            ("Due", .int64(task.due ?? 0)), ("Remind", .boolean(task.remind)), ("Done", .boolean(task.done)),
-            ("DoneAt", .int64(task.doneAt ?? 0)),
-        ])
+    static func listing(_ task: TaskItem) -> TaskListing {
+        var row = TaskListing()
+        (row.id, row.title, row.project) = (task.id, task.title, task.projectID ?? "")
+        (row.due, row.remind, row.done, row.doneAt) = (task.due ?? 0, task.remind, task.done, task.doneAt ?? 0)
+        return row
     }
 }
 

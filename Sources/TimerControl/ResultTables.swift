@@ -38,3 +38,27 @@ public struct ProjectListing: Sendable, Equatable {
             .init("Running", \.running), .init("SessionTime", \.sessionTime), .init("DailyTotal", \.dailyTotal),
         ])
 }
+
+/// One row of `ListTasks`.
+public struct TaskListing: Sendable, Equatable {
+    /// `t1`, `t2`, …
+    public var id = ""
+    public var title = ""
+    /// The project's id, `""` for none.
+    public var project = ""
+    /// The due instant (µs since the epoch), 0 for none.
+    public var due: Int64 = 0
+    public var remind = false
+    public var done = false
+    /// When it was marked done (µs since the epoch), 0 while open.
+    public var doneAt: Int64 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<TaskListing>(
+        interface: TimerNames.tasksInterface,
+        [
+            .init("Id", \.id), .init("Title", \.title), .init("Project", \.project), .init("Due", \.due),
+            .init("Remind", \.remind), .init("Done", \.done), .init("DoneAt", \.doneAt),
+        ])
+}

@@ -18,6 +18,15 @@ import TimerControl
         #expect(ProjectListing.table.rows(result, over: ProjectListing()) == [a, b])
     }
 
+    @Test func listTasksRoundTrips() throws {
+        var t = TaskListing()
+        (t.id, t.title, t.project, t.due, t.remind, t.done, t.doneAt) = ("t1", "Call", "p1", 7, true, true, 9)
+        let result = TaskListing.table.list([t, TaskListing()])
+        let first = try #require(result.array?.first?.vardict)
+        #expect(first["Due"] == .int64(7) && first["Remind"] == .boolean(true) && first["DoneAt"] == .int64(9))
+        #expect(TaskListing.table.rows(result, over: TaskListing()) == [t, TaskListing()])
+    }
+
     /// A missing entry, or one of another type, keeps the fallback's value.
     @Test func missingAndMistypedEntriesKeepTheFallback() {
         var fallback = ProjectListing()
