@@ -22,7 +22,7 @@ extension TimerService {
                 } catch {
                     throw TimerAPI.dbusError(error)
                 }
-                return [.array(.array(.dictEntry(.string, .variant)), rows.map(Self.encode))]
+                return [IntervalListing.table.list(rows.map(Self.listing))]
             },
             DBusMethod(Member.Timer1.addInterval, in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
                 out: [.init("id", "s")]
@@ -70,10 +70,10 @@ extension TimerService {
         ]
     }
 
-    static func encode(_ row: IntervalRow) -> DBusValue {
-        .vardict(ordered: [
-            ("Id", .string(String(row.id))), ("Start", .int64(row.start)), ("End", .int64(row.end ?? 0)),
-            ("Project", .string(row.projectID ?? "")),
-        ])
+    static func listing(_ row: IntervalRow) -> IntervalListing {
+        var listing = IntervalListing()
+        (listing.id, listing.start, listing.end) = (String(row.id), row.start, row.end ?? 0)
+        listing.project = row.projectID ?? ""
+        return listing
     }
 }

@@ -62,3 +62,19 @@ public struct TaskListing: Sendable, Equatable {
             .init("Remind", \.remind), .init("Done", \.done), .init("DoneAt", \.doneAt),
         ])
 }
+
+/// One row of `ListIntervals`.
+public struct IntervalListing: Sendable, Equatable {
+    public var id = ""
+    /// µs since the epoch; `end` 0 while running.
+    public var start: Int64 = 0
+    public var end: Int64 = 0
+    /// The project's id, `""` for none.
+    public var project = ""
+
+    public init() {}
+
+    public static let table = PropertyTable<IntervalListing>(
+        interface: TimerNames.interface,
+        [.init("Id", \.id), .init("Start", \.start), .init("End", \.end), .init("Project", \.project)])
+}
