@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import CContract
 import DBusKit
 import Foundation
 
@@ -143,7 +144,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             TasksStatus.table, state: { [self] in Self.status(tracker.taskSummary(at: clock.now())) },
             methods: [
-                DBusMethod(Member.Tasks1.addTask, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
+                DBusMethod(BIOMATIMER_TASKS1_ADD_TASK, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
                     [self] call in
                     let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Due", "Remind", "Project"])
                     let title = call.arguments[0].string!
@@ -152,7 +153,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                     let project = try options.string("Project")
                     return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
                 },
-                DBusMethod(Member.Tasks1.updateTask, in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_UPDATE_TASK, in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
                     let options = try Options(
                         call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
                     guard !options.values.isEmpty else {
@@ -168,28 +169,28 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                     try change { try tracker.updateTask(id, changes, at: $0) }
                     return []
                 },
-                DBusMethod(Member.Tasks1.completeTask, in: [.init("task", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_COMPLETE_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.completeTask(id, at: $0) }
                     return []
                 },
-                DBusMethod(Member.Tasks1.reopenTask, in: [.init("task", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_REOPEN_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.reopenTask(id, at: $0) }
                     return []
                 },
-                DBusMethod(Member.Tasks1.deleteTask, in: [.init("task", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_DELETE_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.deleteTask(id, at: $0) }
                     return []
                 },
-                DBusMethod(Member.Tasks1.snoozeTask, in: [.init("task", "s"), .init("delay", "x")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_SNOOZE_TASK, in: [.init("task", "s"), .init("delay", "x")]) { [self] call in
                     let id = call.arguments[0].string!
                     let delay = call.arguments[1].int64!
                     try change { try tracker.snoozeTask(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
                     return []
                 },
-                DBusMethod(Member.Tasks1.listTasks, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_LIST_TASKS, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
                     let includeDone = call.arguments[0].bool ?? false
                     return [TaskListing.table.list(tracker.tasks.filter { includeDone || !$0.done }.map(Self.listing))]
                 },

@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import CContract
 import DBusKit
 
 /// Editing the past on `org.biomatimer.Timer1`: list intervals with their ids, add, change,
@@ -9,7 +10,7 @@ import DBusKit
 extension TimerService {
     func editMethods() -> [DBusMethod] {
         [
-            DBusMethod(Member.Timer1.listIntervals, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
+            DBusMethod(BIOMATIMER_TIMER1_LIST_INTERVALS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
             ) { [self] call in
                 let now = clock.now()
                 let today = tracker.rules.day(containing: now)
@@ -24,7 +25,7 @@ extension TimerService {
                 }
                 return [IntervalListing.table.list(rows.map(Self.listing))]
             },
-            DBusMethod(Member.Timer1.addInterval, in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
+            DBusMethod(BIOMATIMER_TIMER1_ADD_INTERVAL, in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
                 out: [.init("id", "s")]
             ) { [self] call in
                 let options = try Options(call.arguments[3].vardict ?? [:], allowed: ["Replace"])
@@ -40,7 +41,7 @@ extension TimerService {
                         })
                 ]
             },
-            DBusMethod(Member.Timer1.updateInterval, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] call in
+            DBusMethod(BIOMATIMER_TIMER1_UPDATE_INTERVAL, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] call in
                 let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Replace"])
                 var changes = Tracker.IntervalChanges()
                 changes.start = try options.int64("Start")
@@ -54,17 +55,17 @@ extension TimerService {
                 try change { try tracker.updateInterval(id, changes, at: $0) }
                 return []
             },
-            DBusMethod(Member.Timer1.deleteInterval, in: [.init("id", "s")]) { [self] call in
+            DBusMethod(BIOMATIMER_TIMER1_DELETE_INTERVAL, in: [.init("id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 try change { try tracker.deleteInterval(id, at: $0) }
                 return []
             },
-            DBusMethod(Member.Timer1.splitInterval, in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
+            DBusMethod(BIOMATIMER_TIMER1_SPLIT_INTERVAL, in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 let at = call.arguments[1].int64!
                 return [.string(try change { try tracker.splitInterval(id, at: at, now: $0) })]
             },
-            DBusMethod(Member.Timer1.undo, out: [.init("what", "s")]) { [self] _ in
+            DBusMethod(BIOMATIMER_TIMER1_UNDO, out: [.init("what", "s")]) { [self] _ in
                 [.string(try change { try tracker.undo(at: $0) })]
             },
         ]

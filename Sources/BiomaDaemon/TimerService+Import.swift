@@ -1,12 +1,13 @@
 import BiomaCore
 import BiomaStore
+import CContract
 import DBusKit
 
 /// `Import`: time from another tracker (or biomatimer's own CSV), all or nothing.
 extension TimerService {
     func importMethods() -> [DBusMethod] {
         [
-            DBusMethod(Member.Timer1.import, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
+            DBusMethod(BIOMATIMER_TIMER1_IMPORT, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
                 out: [.init("count", "u")]
             ) { [self] call in
                 let format = try Self.importFormat(call.arguments[0].string!)

@@ -3,6 +3,7 @@ import BiomaReports
 import BiomaStore
 import BiomaText
 import BiomaWidgets
+import CContract
 import DBusKit
 
 /// The tracker published as `/org/biomatimer/Timer1`.
@@ -156,53 +157,53 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             TimerStatus.table, state: { [self] in status() },
             methods: [
-                DBusMethod(Member.Timer1.start) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_START) { [self] _ in
                     try change { try tracker.start(at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.stop) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_STOP) { [self] _ in
                     try change { try tracker.stop(at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.toggle, out: [.init("running", "b")]) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_TOGGLE, out: [.init("running", "b")]) { [self] _ in
                     [.boolean(try change { try tracker.toggle(at: $0) })]
                 },
-                DBusMethod(Member.Timer1.reset) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_RESET) { [self] _ in
                     try change { try tracker.reset(at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.startProject, in: [.init("project", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_START_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.startProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.stopProject) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_STOP_PROJECT) { [self] _ in
                     try change { try tracker.stopProject(at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.toggleProject, in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_TOGGLE_PROJECT, in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
                     let ref = call.arguments[0].string!
                     return [.boolean(try change { try tracker.toggleProject(ref, at: $0) })]
                 },
-                DBusMethod(Member.Timer1.cycleProject, in: [.init("step", "i")], out: [.init("project_id", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_CYCLE_PROJECT, in: [.init("step", "i")], out: [.init("project_id", "s")]) { [self] call in
                     let step = Int(call.arguments[0].int64!)
                     return [.string(try change { try tracker.cycleProject(step: step, at: $0) })]
                 },
-                DBusMethod(Member.Timer1.resetProject, in: [.init("project", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_RESET_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.resetProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.listProjects, out: [.init("projects", "aa{sv}")]) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_LIST_PROJECTS, out: [.init("projects", "aa{sv}")]) { [self] _ in
                     [listProjects()]
                 },
-                DBusMethod(Member.Timer1.addProject, in: [.init("name", "s"), .init("color", "s")], out: [.init("project_id", "s")]) {
+                DBusMethod(BIOMATIMER_TIMER1_ADD_PROJECT, in: [.init("name", "s"), .init("color", "s")], out: [.init("project_id", "s")]) {
                     [self] call in
                     let name = call.arguments[0].string!
                     let color = call.arguments[1].string!
                     return [.string(try change { try tracker.addProject(name: name, color: color, at: $0) })]
                 },
-                DBusMethod(Member.Timer1.updateProject, in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
                     let ref = call.arguments[0].string!
                     let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
                     try change {
@@ -210,22 +211,22 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     }
                     return []
                 },
-                DBusMethod(Member.Timer1.deleteProject, in: [.init("project", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_DELETE_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.deleteProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.report, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
+                DBusMethod(BIOMATIMER_TIMER1_REPORT, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
                     [self] call in
                     [Self.encode(try report(period: call.arguments[0].string!, day: call.arguments[1].string!))]
                 },
                 // What `biomatimer status` and `biomatimer report` print, rendered here so
                 // that the C front answers a bar's poll without starting a Swift program.
-                DBusMethod(Member.Timer1.statusText, in: [.init("format", "s"), .init("options", "a{sv}")], out: [.init("text", "s")]
+                DBusMethod(BIOMATIMER_TIMER1_STATUS_TEXT, in: [.init("format", "s"), .init("options", "a{sv}")], out: [.init("text", "s")]
                 ) { [self] call in
                     [.string(try statusText(format: call.arguments[0].string!, options: call.arguments[1].vardict ?? [:]))]
                 },
-                DBusMethod(Member.Timer1.reportText, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
+                DBusMethod(BIOMATIMER_TIMER1_REPORT_TEXT, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
                 ) { [self] call in
                     let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
@@ -242,7 +243,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
                     return [.string(text)]
                 },
-                DBusMethod(Member.Timer1.exportCSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
+                DBusMethod(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
                     [self] call in
                     let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
                     let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
@@ -255,24 +256,24 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                         throw TimerAPI.dbusError(error)
                     }
                 },
-                DBusMethod(Member.Timer1.importCSV, in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_IMPORT_CSV, in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
                     let text = call.arguments[0].string!
                     let count = try change { try tracker.importCSV(text, at: $0) }
                     return [.uint32(UInt32(clamping: count))]
                 },
-                DBusMethod(Member.Timer1.resetHistory) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _ in
                     try change { try tracker.resetHistory(at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.awayBegin, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
                     try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
                     return []
                 },
-                DBusMethod(Member.Timer1.awayEnd) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_AWAY_END) { [self] _ in
                     try change { awayEnd(at: $0) }
                     return []
                 },
-                DBusMethod(Member.Timer1.keepAway) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_KEEP_AWAY) { [self] _ in
                     try change { try keepAway(at: $0) }
                     return []
                 },

@@ -3,6 +3,7 @@ import BiomaClient
 import BiomaInstall
 import BiomaText
 import BiomaWidgets
+import CContract
 import DBusCore
 import TimerControl
 
@@ -139,7 +140,7 @@ struct ProjectList: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List projects with today's times.")
     @Flag(help: "JSON for scripts.") var json = false
     func run() throws {
-        let projects = ProjectListing.table.rows(try callDaemon(Member.Timer1.listProjects).first, over: ProjectListing())
+        let projects = ProjectListing.table.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_PROJECTS).first, over: ProjectListing())
         if json {
             let items = projects.map { p -> JSON in
                 .object([

@@ -1,6 +1,7 @@
 import ArgumentParser
-import BiomaWidgets
 import BiomaText
+import BiomaWidgets
+import CContract
 import DBusCore
 import TimerControl
 
@@ -54,7 +55,7 @@ struct Log: ParsableCommand {
             to = report["To"]?.string ?? ""
         }
         let rows = IntervalListing.table.rows(
-            try client.call(Member.Timer1.listIntervals, [.string(from), .string(to)]).first, over: IntervalListing())
+            try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first, over: IntervalListing())
         let names = Dictionary(
             (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let now = SystemClock().now()

@@ -1,6 +1,7 @@
 import ArgumentParser
-import BiomaWidgets
 import BiomaText
+import BiomaWidgets
+import CContract
 import DBusCore
 import TimerControl
 
@@ -61,7 +62,7 @@ struct TaskList: ParsableCommand {
     func run() throws {
         let client = try TimerClient()
         let tasks = TaskListing.table.rows(
-            try client.call(Member.Tasks1.listTasks, [.boolean(all)], interface: TimerNames.tasksInterface).first,
+            try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: TimerNames.tasksInterface).first,
             over: TaskListing())
         let names = Dictionary(
             (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })

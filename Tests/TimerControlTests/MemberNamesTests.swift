@@ -1,6 +1,7 @@
+import CContract
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TimerControl
 
 /// The member and error names both clients and the daemon read from the C header are exactly
@@ -22,10 +23,10 @@ import TimerControl
 
     @Test func methodsAreTheIntrospectionData() throws {
         let methods = try Self.methods()
-        #expect(methods[TimerNames.interface] == Member.Timer1.all)
-        #expect(methods[TimerNames.tasksInterface] == Member.Tasks1.all)
-        #expect(methods[TimerNames.focusInterface] == Member.Focus1.all)
-        #expect(Member.Timer1.startProject == "StartProject" && Member.Focus1.togglePause == "TogglePause")
+        #expect(methods[TimerNames.interface] == ContractMembers.timer1)
+        #expect(methods[TimerNames.tasksInterface] == ContractMembers.tasks1)
+        #expect(methods[TimerNames.focusInterface] == ContractMembers.focus1)
+        #expect(BIOMATIMER_TIMER1_START_PROJECT == "StartProject" && BIOMATIMER_FOCUS1_TOGGLE_PAUSE == "TogglePause")
     }
 
     @Test func errorsAreTheDocumentedOnes() throws {
@@ -36,6 +37,6 @@ import TimerControl
             return String(line.dropFirst(3).prefix { $0 != "`" })
         }
         #expect(documented.count == 13)
-        #expect(ContractError.all == documented.map { TimerNames.errorPrefix + $0 })
+        #expect(ContractMembers.errors == documented)
     }
 }
