@@ -29,17 +29,14 @@ public enum TextEscaping {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(scalar)
-            }
+            if let entity = pangoEntities[scalar] { result += entity } else { result.unicodeScalars.append(scalar) }
         }
         return result
     }
+
+    private static let pangoEntities: [Unicode.Scalar: String] = [
+        "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;",
+    ]
 
     /// A JSON string literal, quotes included (BiomaText's one JSON writer).
     public static func json(_ text: String) -> String { JSON.quoted(text) }
