@@ -53,7 +53,7 @@ TEST_PICTURES := ChartSVGRender|ChartSVGBrowser|PictureOfTheDay
 test: deps
 	$(SWIFT) build --build-tests
 	@failed=0; : > .build/test-output.txt; \
-	for group in "--filter=BiomaCoreTests|BiomaStoreTests|BiomaWidgetsTests|BiomaTrayTests|DBusKitTests" \
+	for group in "--filter=BiomaCoreTests|BiomaStoreTests|BiomaWidgetsTests|BiomaReportsTests|BiomaTrayTests|TimerControlTests|DBusKitTests" \
 		"--filter=EndToEndTests\.($(TEST_BARS))Tests" "--filter=EndToEndTests\.($(TEST_PICTURES))Tests" \
 		"--filter=EndToEndTests --skip=EndToEndTests\.($(TEST_BARS)|$(TEST_PICTURES))Tests"; do \
 		echo "== swift test --skip-build $$group"; \

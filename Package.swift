@@ -1,10 +1,13 @@
 // swift-tools-version: 6.1
 //
 // biomatimer — a time tracker for the Linux desktop.
-// Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; CContract → TimerControl (the
-// contract); BiomaCore → BiomaStore → BiomaDaemon (the daemon's side); BiomaWidgets →
-// BiomaClient and BiomaTray (the client's side). Three executables by role: `biomatimer` (a C front for
-// keybindings), `biomatimer-tool` (every other command, without the store) and `biomatimerd`.
+// Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; BiomaText (formats shared by
+// every side); CContract → TimerControl (the contract); BiomaCore → BiomaStore → BiomaDaemon
+// (the daemon's side), with BiomaReports (what the daemon prints); BiomaWidgets (the bars) →
+// BiomaClient (the watch) and BiomaTray (the tray); BiomaInstall; BiomaCommands (the command
+// tree, run by the daemon for the front and by biomatimer-tool). Three executables by role:
+// `biomatimer` (a C front that carries the command line to the daemon), `biomatimer-tool`
+// (the local commands, and every command when no daemon answers) and `biomatimerd`.
 
 import PackageDescription
 
@@ -37,43 +40,58 @@ let package = Package(
         // The contract's names, exit codes and messages: one C header for both clients.
         .target(name: "CContract"),
 
+        // The formats every side shares, without Foundation: durations, days, JSON written
+        // (`JSON`) and read (`StrictJSON`), terminal text.
+        .target(name: "BiomaText"),
         // Pure time-tracking rules: no I/O, clock and time zone passed in.
-        .target(name: "BiomaCore"),
+        .target(name: "BiomaCore", dependencies: ["BiomaText"]),
         // The SQLite store (GRDB) and the tracker facade the daemon drives.
         .target(
             name: "BiomaStore",
             dependencies: ["BiomaCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // Renderers for the status bars; one folder per bar under Widgets/.
+        // The published state and the renderers for the status bars; one folder per bar under
+        // Widgets/.
         .target(
             name: "BiomaWidgets",
-            dependencies: ["TimerControl"],
+            dependencies: ["TimerControl", "BiomaText"],
             path: "Widgets",
-            exclude: ["README.md", "chart/README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
+            exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
+        ),
+        // What the daemon prints that is not a bar line: the picture of the day (drawn from
+        // BiomaCore's DayChart), report and status text, the notifications' words.
+        .target(
+            name: "BiomaReports", dependencies: ["BiomaCore", "BiomaText", "BiomaWidgets", "TimerControl"],
+            exclude: ["README.md"]
         ),
         // zlib, found through pkg-config; Debian's zlib1g-dev provides it (the tray's PNG dots).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // `biomatimer tray`: a StatusNotifierItem with a dbusmenu, one more renderer of the
         // published state. Pure parts (pixmaps, PNG, menu model, tooltip) beside the bus side.
-        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "CZlib"]),
+        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "BiomaText", "CZlib"]),
         // The daemon: the tracker published as /org/biomatimer/Timer1, and the command line
         // run for the front (org.biomatimer.Command1.Run).
         .target(
             name: "BiomaDaemon",
-            dependencies: ["DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaCommands"]
+            dependencies: [
+                "DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaReports", "BiomaCommands",
+            ]
         ),
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.
-        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract"]),
-        // The client's side beyond one call: the watch that follows the daemon, installation.
+        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText"]),
+        // The client's side beyond one call: the watch that follows the daemon.
         .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets"]),
+        // `install` and `uninstall`: the layout, the manifest, files written atomically.
+        .target(name: "BiomaInstall", dependencies: ["DBusCore"]),
         // The command tree (ArgumentParser): parsing, help, usage errors, completions, the
         // manual, and every command run against a caller's context. The daemon runs it for
         // the front; biomatimer-tool runs it for the local commands and when no daemon answers.
         .target(
             name: "BiomaCommands",
             dependencies: [
-                "BiomaClient", "BiomaTray", "BiomaWidgets", "TimerControl", "DBusCore",
+                "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaText", "TimerControl",
+                "DBusCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -121,7 +139,7 @@ let package = Package(
         .testTarget(
             name: "BiomaCoreTests",
             dependencies: [
-                "BiomaCore", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+                "BiomaCore", "BiomaText", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(
@@ -131,12 +149,16 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "TimerControl"]),
-        .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaWidgets", "TimerControl", "TestSupport"]),
+        // The bars' renderers; StatusText (BiomaReports) is checked on the same fixtures.
+        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl"]),
+        .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaText", "BiomaWidgets", "TimerControl", "TestSupport"]),
+        .testTarget(name: "TimerControlTests", dependencies: ["TimerControl", "TestSupport"]),
+        .testTarget(name: "BiomaReportsTests", dependencies: ["BiomaReports", "BiomaCore", "BiomaText", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaWidgets", "BiomaTray", "TestSupport",
+                "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaInstall", "BiomaWidgets",
+                "BiomaReports", "BiomaTray", "TestSupport",
             ]
         ),
     ],

@@ -1,3 +1,5 @@
+import BiomaText
+import BiomaInstall
 import ArgumentParser
 import DBusCore
 import TimerControl

@@ -1,5 +1,6 @@
 import ArgumentParser
-import BiomaClient
+import BiomaInstall
+import BiomaText
 import BiomaWidgets
 import DBusCore
 import TimerControl

@@ -1,6 +1,9 @@
 import ArgumentParser
 import BiomaClient
+import BiomaInstall
+import BiomaText
 import BiomaWidgets
+import CContract
 import DBusCore
 import TimerControl
 
@@ -142,14 +145,13 @@ struct ProjectList: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List projects with today's times.")
     @Flag(help: "JSON for scripts.") var json = false
     func run() throws {
-        let projects = (try callDaemon("ListProjects").first?.array ?? []).compactMap(\.vardict)
+        let projects = ProjectListing.table.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_PROJECTS).first, over: ProjectListing())
         if json {
             let items = projects.map { p -> JSON in
                 .object([
-                    "id": .string(p["Id"]?.string ?? ""), "name": .string(p["Name"]?.string ?? ""),
-                    "color": .string(p["Color"]?.string ?? ""), "position": .int(Int64(p["Position"]?.int ?? 0)),
-                    "running": .bool(p["Running"]?.bool ?? false), "session_time": .int(p["SessionTime"]?.int64 ?? 0),
-                    "daily_total": .int(p["DailyTotal"]?.int64 ?? 0),
+                    "id": .string(p.id), "name": .string(p.name), "color": .string(p.color),
+                    "position": .integer(p.position), "running": .bool(p.running), "session_time": .int(p.sessionTime),
+                    "daily_total": .int(p.dailyTotal),
                 ])
             }
             say(JSON.array(items).text)
@@ -161,10 +163,9 @@ struct ProjectList: ParsableCommand {
         }
         let style = terminalStyle()
         for p in projects {
-            let mark = p["Running"]?.bool == true ? "▶" : " "
-            let name = Terminal.singleLine(p["Name"]?.string ?? "")
-            let times = "\(DurationFormat.hms(p["SessionTime"]?.int64 ?? 0)) (\(DurationFormat.hms(p["DailyTotal"]?.int64 ?? 0)))"
-            say("\(mark) \(style.swatch(p["Color"]?.string ?? "")) \(Terminal.pad(name, 28)) \(times)  [\(p["Id"]?.string ?? "")]")
+            let mark = p.running ? "▶" : " "
+            let times = "\(DurationFormat.hms(p.sessionTime)) (\(DurationFormat.hms(p.dailyTotal)))"
+            say("\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]")
         }
     }
 }
@@ -277,8 +278,11 @@ struct ReportCommand: ParsableCommand, UsesFiles {
 
     func run() throws {
         if chart || svg != nil { return try runChart() }
-        let report = try callDaemon("Report", [.string(period.rawValue), .string(date ?? "")]).first?.vardict ?? [:]
-        say(json ? ReportText.json(report) : ReportText.table(report, style: terminalStyle()), terminator: "")
+        let options: [(String, DBusValue)] = json ? [("Json", .boolean(true))] : [("Color", .boolean(terminalStyle().color))]
+        let text = try callDaemon(
+            BIOMATIMER_TIMER1_REPORT_TEXT, [.string(period.rawValue), .string(date ?? ""), .vardict(ordered: options)]
+        ).first?.string ?? ""
+        say(text, terminator: "")
     }
 }
 

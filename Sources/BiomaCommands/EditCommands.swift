@@ -1,5 +1,8 @@
+import BiomaInstall
 import ArgumentParser
+import BiomaText
 import BiomaWidgets
+import CContract
 import DBusCore
 import TimerControl
 
@@ -52,7 +55,8 @@ struct Log: ParsableCommand {
             from = report["From"]?.string ?? ""
             to = report["To"]?.string ?? ""
         }
-        let rows = (try client.call("ListIntervals", [.string(from), .string(to)]).first?.array ?? []).compactMap(\.vardict)
+        let rows = IntervalListing.table.rows(
+            try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first, over: IntervalListing())
         let names = Dictionary(
             (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let now = SystemClock().now()
@@ -60,14 +64,11 @@ struct Log: ParsableCommand {
             say(
                 JSON.array(
                     rows.map { r in
-                        let project = r["Project"]?.string ?? ""
-                        let start = r["Start"]?.int64 ?? 0
-                        let end = r["End"]?.int64 ?? 0
-                        return .object([
-                            "id": .string(r["Id"]?.string ?? ""), "project": .string(project),
-                            "project_name": .string(names[project] ?? ""), "start": .int(start),
-                            "end": end == 0 ? .null : .int(end), "running": .bool(end == 0),
-                            "duration": .int(max(0, (end == 0 ? now : end) - start)),
+                        .object([
+                            "id": .string(r.id), "project": .string(r.project),
+                            "project_name": .string(names[r.project] ?? ""), "start": .int(r.start),
+                            "end": r.end == 0 ? .null : .int(r.end), "running": .bool(r.end == 0),
+                            "duration": .int(max(0, (r.end == 0 ? now : r.end) - r.start)),
                         ])
                     }
                 ).text)
@@ -80,13 +81,12 @@ struct Log: ParsableCommand {
         say("\(Terminal.pad("ID", 7)) \(Terminal.pad("PROJECT", 20)) \(Terminal.pad("START", 16)) \(Terminal.pad("END", 16)) DURATION")
         var total: Int64 = 0
         for r in rows {
-            let start = r["Start"]?.int64 ?? 0
-            let end = r["End"]?.int64 ?? 0
+            let (start, end) = (r.start, r.end)
             let duration = max(0, (end == 0 ? now : end) - start)
             total += duration
-            let project = names[r["Project"]?.string ?? ""].map(Terminal.singleLine) ?? "-"
+            let project = names[r.project].map(Terminal.singleLine) ?? "-"
             say(
-                "\(Terminal.pad(r["Id"]?.string ?? "", 7)) \(Terminal.pad(project, 20)) "
+                "\(Terminal.pad(r.id, 7)) \(Terminal.pad(project, 20)) "
                     + "\(Terminal.pad(WhenText.describe(start, now: now), 16)) "
                     + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now), 16)) "
                     + DurationFormat.hms(duration))

@@ -1,5 +1,7 @@
+import BiomaInstall
 import ArgumentParser
 import BiomaWidgets
+import BiomaText
 import DBusCore
 import TimerControl
 

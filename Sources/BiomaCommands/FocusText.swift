@@ -1,4 +1,6 @@
+import BiomaInstall
 import BiomaWidgets
+import BiomaText
 import DBusCore
 import TimerControl
 
@@ -18,7 +20,7 @@ enum FocusText {
 
     static func json(_ focus: FocusStatus, now: Int64) -> JSON {
         .object([
-            "state": .string(focus.state), "kind": .string(focus.kind), "phase": .string(focus.phase),
+            "state": .string(focus.state.rawValue), "kind": .string(focus.kind), "phase": .string(focus.phase),
             "label": .string(focus.label), "round": .int(Int64(focus.round)), "rounds": .int(Int64(focus.rounds)),
             "phase_duration": .int(focus.phaseDuration), "remaining": .int(focus.remaining(at: now)),
             "phase_ends_at": focus.phaseEndsAt == 0 ? .null : .int(focus.phaseEndsAt), "project": .string(focus.project),
@@ -36,7 +38,7 @@ enum FocusText {
             let label = (p["Label"]?.string).flatMap { $0.isEmpty ? nil : "  " + Terminal.singleLine($0) } ?? ""
             out += "\(WhenText.describe(start, now: start)) – \(WhenText.describe(end, now: start))  "
             out += Terminal.pad(phaseName(p["Phase"]?.string ?? ""), 11)
-            out += " \(Terminal.padLeft(DurationText.clock(end - start), 8))"
+            out += " \(Terminal.padLeft(DurationFormat.clock(end - start), 8))"
             out += (p["Completed"]?.bool ?? false) ? "  done" : "      "
             out += label + project + "\n"
         }
@@ -64,7 +66,7 @@ enum FocusText {
         var out = ""
         for p in presets {
             let kind = p["Kind"]?.string ?? ""
-            func clock(_ key: String) -> String { DurationText.clock(p[key]?.int64 ?? 0) }
+            func clock(_ key: String) -> String { DurationFormat.clock(p[key]?.int64 ?? 0) }
             let rounds = p["Rounds"]?.int64 ?? p["Cycles"]?.int64 ?? 0
             let detail: String
             switch kind {

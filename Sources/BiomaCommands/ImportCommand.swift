@@ -1,5 +1,6 @@
+import BiomaText
 import ArgumentParser
-import BiomaClient
+import BiomaInstall
 import DBusCore
 import TimerControl
 

@@ -1,3 +1,5 @@
+import BiomaText
+import BiomaInstall
 import BiomaClient
 import BiomaWidgets
 import DBusCore

@@ -1,5 +1,8 @@
+import BiomaInstall
 import ArgumentParser
+import BiomaText
 import BiomaWidgets
+import CContract
 import DBusCore
 import TimerControl
 
@@ -59,22 +62,20 @@ struct TaskList: ParsableCommand {
 
     func run() throws {
         let client = try daemonClient()
-        let tasks = (try client.call("ListTasks", [.boolean(all)], interface: TimerNames.tasksInterface).first?.array ?? [])
-            .compactMap(\.vardict)
+        let tasks = TaskListing.table.rows(
+            try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: TimerNames.tasksInterface).first,
+            over: TaskListing())
         let names = Dictionary(
             (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         if json {
             say(
                 JSON.array(
                     tasks.map { t in
-                        let project = t["Project"]?.string ?? ""
-                        let due = t["Due"]?.int64 ?? 0
-                        let doneAt = t["DoneAt"]?.int64 ?? 0
-                        return .object([
-                            "id": .string(t["Id"]?.string ?? ""), "title": .string(t["Title"]?.string ?? ""),
-                            "project": .string(project), "project_name": .string(names[project] ?? ""),
-                            "due": due == 0 ? .null : .int(due), "remind": .bool(t["Remind"]?.bool ?? false),
-                            "done": .bool(t["Done"]?.bool ?? false), "done_at": doneAt == 0 ? .null : .int(doneAt),
+                        .object([
+                            "id": .string(t.id), "title": .string(t.title),
+                            "project": .string(t.project), "project_name": .string(names[t.project] ?? ""),
+                            "due": t.due == 0 ? .null : .int(t.due), "remind": .bool(t.remind),
+                            "done": .bool(t.done), "done_at": t.doneAt == 0 ? .null : .int(t.doneAt),
                         ])
                     }
                 ).text)
@@ -86,9 +87,9 @@ struct TaskList: ParsableCommand {
         }
         let now = SystemClock().now()
         for t in tasks {
-            let due = t["Due"]?.int64 ?? 0
+            let due = t.due
             let state: String
-            if t["Done"]?.bool == true {
+            if t.done {
                 state = "done"
             } else if due != 0 && due <= now {
                 state = "due"
@@ -96,10 +97,10 @@ struct TaskList: ParsableCommand {
                 state = ""
             }
             let when = due == 0 ? "" : WhenText.describe(due, now: now)
-            let project = names[t["Project"]?.string ?? ""].map { "  [\(Terminal.singleLine($0))]" } ?? ""
+            let project = names[t.project].map { "  [\(Terminal.singleLine($0))]" } ?? ""
             say(
-                "\(Terminal.pad(t["Id"]?.string ?? "", 5)) \(Terminal.pad(state, 5)) \(Terminal.pad(when, 17)) "
-                    + Terminal.singleLine(t["Title"]?.string ?? "") + project)
+                "\(Terminal.pad(t.id, 5)) \(Terminal.pad(state, 5)) \(Terminal.pad(when, 17)) "
+                    + Terminal.singleLine(t.title) + project)
         }
     }
 }

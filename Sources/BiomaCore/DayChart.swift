@@ -63,6 +63,18 @@ public struct DayChart: Sendable, Equatable {
         /// The local clock second of `now` when the day contains it (the hand), else nil.
         public var now: Int?
 
+        public init(
+            day: Day, start: Micros, end: Micros, segments: [Segment], arcs: [Arc], totals: DayTotals, now: Int?
+        ) {
+            self.day = day
+            self.start = start
+            self.end = end
+            self.segments = segments
+            self.arcs = arcs
+            self.totals = totals
+            self.now = now
+        }
+
         public var length: Micros { end - start }
         public var unaccounted: Micros { length - totals.work }
     }
@@ -74,6 +86,20 @@ public struct DayChart: Sendable, Equatable {
     public var totals: DayTotals
     public var length: Micros { days.reduce(0) { $0 + $1.length } }
     public var unaccounted: Micros { length - totals.work }
+
+    /// A chart given by its days (a picture drawn by hand); the range's totals are the days'.
+    public init(from: Day, to: Day, days: [DayPart]) {
+        self.from = from
+        self.to = to
+        self.days = days
+        var all = DayTotals()
+        for day in days {
+            all.work += day.totals.work
+            all.noProject += day.totals.noProject
+            all.byProject.merge(day.totals.byProject, uniquingKeysWith: +)
+        }
+        self.totals = all
+    }
 
     /// Builds the chart of `from...to` from `intervals` (any order, never overlapping; the
     /// running one already closed at `now`). `now` places the hand on the day containing it.

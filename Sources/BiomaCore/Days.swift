@@ -1,3 +1,4 @@
+import BiomaText
 import Foundation
 
 /// Microseconds: instants since the Unix epoch, and durations.
@@ -5,6 +6,11 @@ public typealias Micros = Int64
 
 /// One microsecond-based second.
 public let microsPerSecond: Micros = 1_000_000
+
+/// A deadline handled this long after its instant was missed: the daemon was not running, or
+/// the machine slept (the loop's deadline fires within milliseconds). A phase end or reminder
+/// seen that late is announced as late (overdue); one rule for every deadline.
+public let lateAfter: Micros = 10 * microsPerSecond
 
 /// A calendar day `YYYY-MM-DD` (proleptic Gregorian), stored as its number of days since
 /// 1970-01-01 so that comparisons and arithmetic are integer operations.
@@ -21,24 +27,9 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.ordinal = Day.daysFromCivil(year, month, day)
     }
 
-    /// Parses exactly `YYYY-MM-DD`.
+    /// Parses exactly `YYYY-MM-DD` (through `DayText`, the one parser of days).
     public init?(_ text: String) {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else {
-            return nil
-        }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let byte = bytes[index]
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else {
-            return nil
-        }
+        guard let (year, month, day) = DayText.parse(text) else { return nil }
         self.init(year: year, month: month, day: day)
     }
 
@@ -62,15 +53,8 @@ public struct Day: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public static func < (lhs: Day, rhs: Day) -> Bool { lhs.ordinal < rhs.ordinal }
 
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
+    static func daysIn(month: Int, year: Int) -> Int { DayText.daysIn(month: month, year: year) }
 
     // Howard Hinnant's civil-date algorithms.
     static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {

@@ -5,6 +5,7 @@
 /// what it did: the stretches of phases that ran (for the history) and the phases that ended
 /// (for the `PhaseEnded` signal and the notification). No clock, no I/O.
 
+import BiomaText
 import Foundation
 
 /// The three kinds of focus timer.
@@ -31,11 +32,6 @@ public enum FocusPhase: String, Sendable, Codable, CaseIterable {
 
     /// Completed phases that count as pomodoros and rounds (`CompletedToday`, reports).
     public var counts: Bool { self == .work || self == .active }
-}
-
-/// The focus timer's state; `off` is the absence of a timer.
-public enum FocusRunState: String, Sendable, Codable {
-    case off, running, paused, waiting, done
 }
 
 /// A focus timer's settings: what a preset saves and what `Start…` takes.

@@ -1,3 +1,4 @@
+import BiomaText
 import Foundation
 
 /// Time recorded by other trackers, read into intervals to import: Timewarrior's `timew export`

@@ -1,3 +1,4 @@
+import BiomaText
 import Foundation
 
 /// The CSV form of recorded intervals: RFC 4180, a header row, one row per interval with its
@@ -51,9 +52,9 @@ public enum IntervalCSV {
             var cells = [
                 neutralized(row.projectName ?? ""), row.color ?? "",
                 formatInstant(row.start, rules: rules), formatInstant(row.end, rules: rules),
-                formatDuration(row.end - row.start),
+                DurationFormat.hms(row.end - row.start),
             ]
-            if let rounding { cells.append(formatDuration(rounding.rounded(row.end - row.start))) }
+            if let rounding { cells.append(DurationFormat.hms(rounding.rounded(row.end - row.start))) }
             cells.append(neutralized(row.note ?? ""))
             out += cells.map(quoted).joined(separator: ",") + "\r\n"
         }
@@ -76,10 +77,6 @@ public enum IntervalCSV {
         return text
     }
 
-    public static func formatDuration(_ micros: Micros) -> String {
-        let seconds = max(0, micros) / microsPerSecond
-        return "\(seconds / 3600):\(pad(seconds / 60 % 60)):\(pad(seconds % 60))"
-    }
 
     static func pad(_ value: Int64, width: Int = 2) -> String {
         let text = String(value)

@@ -106,6 +106,26 @@ public struct ProjectTotal: Sendable, Equatable {
     }
 }
 
+extension ProjectTotal {
+    /// The projects of `totals` in legend order, as reports and the picture of the day show
+    /// them: largest total first, ties in list order; each with its name, colour and share of
+    /// the work.
+    public static func ranked(_ totals: DayTotals, projects: [Project]) -> [ProjectTotal] {
+        let work = totals.work
+        let byId = Dictionary(projects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        return totals.byProject.map { id, total in
+            let project = byId[id]
+            return ProjectTotal(
+                id: id, name: project?.name ?? id, color: project?.color ?? Project.defaultColor,
+                total: total, percent: work > 0 ? Double(total) * 100 / Double(work) : 0)
+        }
+        .sorted {
+            if $0.total != $1.total { return $0.total > $1.total }
+            return (byId[$0.id]?.position ?? .max, $0.id) < (byId[$1.id]?.position ?? .max, $1.id)
+        }
+    }
+}
+
 public struct DayTotal: Sendable, Equatable {
     public var day: Day
     public var workTotal: Micros
@@ -174,21 +194,9 @@ public struct Report: Sendable, Equatable {
                 index += 1
             }
         }
-        let work = totals.work
-        let byId = Dictionary(projects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let projectTotals = totals.byProject.map { id, total in
-            let project = byId[id]
-            return ProjectTotal(
-                id: id, name: project?.name ?? id, color: project?.color ?? Project.defaultColor,
-                total: total, percent: work > 0 ? Double(total) * 100 / Double(work) : 0)
-        }
-        .sorted {
-            if $0.total != $1.total { return $0.total > $1.total }
-            return (byId[$0.id]?.position ?? .max, $0.id) < (byId[$1.id]?.position ?? .max, $1.id)
-        }
         self.init(
-            from: from, to: to, workTotal: work, noProjectTotal: totals.noProject,
-            projects: projectTotals,
+            from: from, to: to, workTotal: totals.work, noProjectTotal: totals.noProject,
+            projects: ProjectTotal.ranked(totals, projects: projects),
             days: perDay.enumerated().map { DayTotal(day: from.adding(days: $0.offset), workTotal: $0.element) })
     }
 }

@@ -1,3 +1,4 @@
+import CContract
 import BiomaCommands
 import DBusKit
 import TimerControl
@@ -25,7 +26,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             TimerNames.commandInterface,
             methods: [
                 DBusMethod(
-                    "Run", in: [.init("argv", "as"), .init("context", "a{sv}"), .init("files", "ah")],
+                    BIOMATIMER_COMMAND1_RUN, in: [.init("argv", "as"), .init("context", "a{sv}"), .init("files", "ah")],
                     out: [.init("exit", "i"), .init("out", "s"), .init("err", "s")]
                 ) { [self] call in
                     let descriptors = (call.arguments[2].array ?? []).compactMap { value -> Int32? in

@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import CContract
 import DBusKit
 
 /// The methods of `org.biomatimer.Focus1` and the option maps they take.
@@ -80,20 +81,19 @@ extension FocusService {
         DBusInterface(
             FocusStatus.table, state: { [self] in status(at: clock.now()) },
             methods: [
-                DBusMethod("StartPomodoro", in: [.init("options", "a{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_FOCUS1_START_POMODORO, in: [.init("options", "a{sv}")]) { [self] call in
                     var plan = FocusPlan.pomodoro()
                     try Self.apply(call.arguments[0].vardict ?? [:], to: &plan, allowed: Self.pomodoroKeys)
                     try start(plan)
                     return []
                 },
-                DBusMethod("StartCountdown", in: [.init("duration", "x"), .init("options", "a{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_FOCUS1_START_COUNTDOWN, in: [.init("duration", "x"), .init("options", "a{sv}")]) { [self] call in
                     var plan = FocusPlan.countdown(call.arguments[0].int64!)
                     try Self.apply(call.arguments[1].vardict ?? [:], to: &plan, allowed: Self.countdownKeys)
                     try start(plan)
                     return []
                 },
-                DBusMethod(
-                    "StartIntervals",
+                DBusMethod(BIOMATIMER_FOCUS1_START_INTERVALS,
                     in: [.init("active", "x"), .init("rest", "x"), .init("rounds", "u"), .init("options", "a{sv}")]
                 ) { [self] call in
                     guard case .uint32(let rounds) = call.arguments[2] else { return [] }
@@ -103,7 +103,7 @@ extension FocusService {
                     try start(plan)
                     return []
                 },
-                DBusMethod("StartPreset", in: [.init("preset", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_FOCUS1_START_PRESET, in: [.init("preset", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     guard let preset = tracker.presets.resolve(ref) else { throw TimerAPI.dbusError(TrackerError.noSuchPreset(ref)) }
                     var plan = preset.plan
@@ -111,7 +111,7 @@ extension FocusService {
                     try start(plan)
                     return []
                 },
-                DBusMethod("Pause") { [self] _ in
+                DBusMethod(BIOMATIMER_FOCUS1_PAUSE) { [self] _ in
                     try operate { now, focus, _ in
                         var timer = try requireFocus(focus)
                         defer { focus = timer }
@@ -119,7 +119,7 @@ extension FocusService {
                     }
                     return []
                 },
-                DBusMethod("Resume") { [self] _ in
+                DBusMethod(BIOMATIMER_FOCUS1_RESUME) { [self] _ in
                     try operate { now, focus, _ in
                         var timer = try requireFocus(focus)
                         if timer.state == .waiting { timer.confirm(at: now) } else { try timer.resume(at: now) }
@@ -128,7 +128,7 @@ extension FocusService {
                     }
                     return []
                 },
-                DBusMethod("TogglePause", out: [.init("paused", "b")]) { [self] _ in
+                DBusMethod(BIOMATIMER_FOCUS1_TOGGLE_PAUSE, out: [.init("paused", "b")]) { [self] _ in
                     var paused = false
                     try operate { now, focus, _ in
                         var timer = try requireFocus(focus)
@@ -146,7 +146,7 @@ extension FocusService {
                     }
                     return [.boolean(paused)]
                 },
-                DBusMethod("Skip") { [self] _ in
+                DBusMethod(BIOMATIMER_FOCUS1_SKIP) { [self] _ in
                     try operate { now, focus, _ in
                         var timer = try requireFocus(focus)
                         defer { focus = timer }
@@ -154,7 +154,7 @@ extension FocusService {
                     }
                     return []
                 },
-                DBusMethod("Extend", in: [.init("delta", "x")]) { [self] call in
+                DBusMethod(BIOMATIMER_FOCUS1_EXTEND, in: [.init("delta", "x")]) { [self] call in
                     let delta = call.arguments[0].int64!
                     try operate { now, focus, _ in
                         var timer = try requireFocus(focus)
@@ -163,14 +163,14 @@ extension FocusService {
                     }
                     return []
                 },
-                DBusMethod("Confirm") { [self] _ in
+                DBusMethod(BIOMATIMER_FOCUS1_CONFIRM) { [self] _ in
                     try operate { now, focus, _ in
                         focus?.confirm(at: now)
                         return FocusOutcome()
                     }
                     return []
                 },
-                DBusMethod("StopFocus") { [self] _ in
+                DBusMethod(BIOMATIMER_FOCUS1_STOP_FOCUS) { [self] _ in
                     try operate { now, focus, _ in
                         let timer = try requireFocus(focus)
                         focus = nil
@@ -178,7 +178,7 @@ extension FocusService {
                     }
                     return []
                 },
-                DBusMethod("ListPresets", out: [.init("presets", "aa{sv}")]) { [self] _ in
+                DBusMethod(BIOMATIMER_FOCUS1_LIST_PRESETS, out: [.init("presets", "aa{sv}")]) { [self] _ in
                     [
                         .array(
                             .array(.dictEntry(.string, .variant)),
@@ -187,8 +187,7 @@ extension FocusService {
                             })
                     ]
                 },
-                DBusMethod(
-                    "AddPreset", in: [.init("name", "s"), .init("kind", "s"), .init("options", "a{sv}")],
+                DBusMethod(BIOMATIMER_FOCUS1_ADD_PRESET, in: [.init("name", "s"), .init("kind", "s"), .init("options", "a{sv}")],
                     out: [.init("id", "s")]
                 ) { [self] call in
                     let kind = try Self.kind(call.arguments[1].string!)
@@ -197,7 +196,7 @@ extension FocusService {
                     let name = call.arguments[0].string!
                     return [.string(try timer.change { try tracker.addPreset(name: name, plan: plan, at: $0) })]
                 },
-                DBusMethod("UpdatePreset", in: [.init("preset", "s"), .init("changes", "a{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_FOCUS1_UPDATE_PRESET, in: [.init("preset", "s"), .init("changes", "a{sv}")]) { [self] call in
                     let ref = call.arguments[0].string!
                     guard let preset = tracker.presets.resolve(ref) else {
                         throw TimerAPI.dbusError(TrackerError.noSuchPreset(ref))
@@ -215,13 +214,12 @@ extension FocusService {
                     }
                     return []
                 },
-                DBusMethod("DeletePreset", in: [.init("preset", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_FOCUS1_DELETE_PRESET, in: [.init("preset", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try timer.change { try tracker.deletePreset(ref, at: $0) }
                     return []
                 },
-                DBusMethod(
-                    "FocusHistory", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("phases", "aa{sv}")]
+                DBusMethod(BIOMATIMER_FOCUS1_FOCUS_HISTORY, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("phases", "aa{sv}")]
                 ) { [self] call in
                     let from = try TimerService.optionalDay(call.arguments[0].string!, "from_day")
                     let to = try TimerService.optionalDay(call.arguments[1].string!, "to_day")

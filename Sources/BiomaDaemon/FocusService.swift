@@ -1,4 +1,5 @@
 import BiomaCore
+import BiomaReports
 import BiomaStore
 import DBusKit
 import Foundation
@@ -11,9 +12,6 @@ import Foundation
 /// and one `PropertiesChanged`; a phase that ends also emits `PhaseEnded`, raises one
 /// notification (replacing the previous one) and runs the settings' phase-end command.
 public final class FocusService: ObjectInterface, @unchecked Sendable {
-    /// A phase end seen this long after its instant ended while the daemon was not running
-    /// (or the machine slept): it is announced as late and the next phase waits.
-    static let lateAfter: Micros = 10 * microsPerSecond
     /// What the notification's "+1 min" adds.
     static let extension_: Micros = 60 * microsPerSecond
 
@@ -68,7 +66,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         status.updatedAt = now
         status.completedToday = UInt32(clamping: tracker.focusCompleted(on: tracker.rules.day(containing: now)))
         guard let focus = tracker.focus else { return status }
-        status.state = focus.state.rawValue
+        status.state = focus.state
         status.kind = focus.plan.kind.rawValue
         status.phase = focus.phase.rawValue
         status.label = focus.plan.label
@@ -101,7 +99,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         guard let focus = tracker.focus, focus.state == .running, let endsAt = focus.endsAt, endsAt <= clock.now() else {
             return refresh()
         }
-        _ = try? operate { now, focus, _ in focus?.advance(to: now, lateAfter: Self.lateAfter) ?? FocusOutcome() }
+        _ = try? operate { now, focus, _ in focus?.advance(to: now, lateAfter: lateAfter) ?? FocusOutcome() }
     }
 
     /// The machine slept at `instant`: a running focus phase (work, countdown, active) pauses
@@ -110,7 +108,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         guard let focus = tracker.focus, focus.state == .running else { return }
         _ = try? operate { _, focus, _ in
             guard var timer = focus else { return FocusOutcome() }
-            var outcome = timer.advance(to: instant, lateAfter: Self.lateAfter)
+            var outcome = timer.advance(to: instant, lateAfter: lateAfter)
             if timer.state == .running && timer.phase.isFocus {
                 outcome.records += try timer.pause(at: instant).records
             }
@@ -163,7 +161,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     }
 
     private func notify(_ end: FocusPhaseEnd) {
-        let text = FocusText.notice(end, plan: tracker.focus?.plan, projects: tracker.projects)
+        let text = FocusNotice.notice(end, plan: tracker.focus?.plan, projects: tracker.projects)
         var message = Notifier.Notice(summary: text.summary, body: text.body)
         if end.next == nil {
             message.actions = end.kind == .countdown ? [(key: "extend", label: "+1 min")] : []

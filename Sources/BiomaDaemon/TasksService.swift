@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import CContract
 import DBusKit
 import Foundation
 
@@ -12,10 +13,6 @@ import Foundation
 /// never repeats it); one that came due while the daemon was down or the machine slept goes out
 /// when it can, marked overdue.
 public final class TasksService: ObjectInterface, @unchecked Sendable {
-    /// A reminder raised this long after its instant is announced as overdue: the daemon was
-    /// not running, or the machine slept (the loop's deadline fires within milliseconds).
-    static let lateAfter: Micros = 10 * microsPerSecond
-
     private let tracker: Tracker
     private let bus: Bus
     private let clock: any TimeSource
@@ -82,7 +79,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         if !reminders.isEmpty {
             do {
                 try tracker.markReminded(reminders.map(\.id), at: now)
-                for task in reminders { remind(task, late: now - (task.due ?? now) > Self.lateAfter) }
+                for task in reminders { remind(task, late: now - (task.due ?? now) > lateAfter) }
             } catch {
                 log("cannot record that reminders went out (\(error)); trying again at the next change")
             }
@@ -168,7 +165,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             TasksStatus.table, state: { [self] in Self.status(tracker.taskSummary(at: clock.now())) },
             methods: [
-                DBusMethod("AddTask", in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
+                DBusMethod(BIOMATIMER_TASKS1_ADD_TASK, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
                     [self] call in
                     let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Due", "Remind", "Project"])
                     let title = call.arguments[0].string!
@@ -177,7 +174,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                     let project = try options.string("Project")
                     return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
                 },
-                DBusMethod("UpdateTask", in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_UPDATE_TASK, in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
                     let options = try Options(
                         call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
                     guard !options.values.isEmpty else {
@@ -193,44 +190,39 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                     try change { try tracker.updateTask(id, changes, at: $0) }
                     return []
                 },
-                DBusMethod("CompleteTask", in: [.init("task", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_COMPLETE_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.completeTask(id, at: $0) }
                     return []
                 },
-                DBusMethod("ReopenTask", in: [.init("task", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_REOPEN_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.reopenTask(id, at: $0) }
                     return []
                 },
-                DBusMethod("DeleteTask", in: [.init("task", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_DELETE_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.deleteTask(id, at: $0) }
                     return []
                 },
-                DBusMethod("SnoozeTask", in: [.init("task", "s"), .init("delay", "x")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_SNOOZE_TASK, in: [.init("task", "s"), .init("delay", "x")]) { [self] call in
                     let id = call.arguments[0].string!
                     let delay = call.arguments[1].int64!
                     try change { try tracker.snoozeTask(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
                     return []
                 },
-                DBusMethod("ListTasks", in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_TASKS1_LIST_TASKS, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
                     let includeDone = call.arguments[0].bool ?? false
-                    return [
-                        .array(
-                            .array(.dictEntry(.string, .variant)),
-                            tracker.tasks.filter { includeDone || !$0.done }.map(Self.encode))
-                    ]
+                    return [TaskListing.table.list(tracker.tasks.filter { includeDone || !$0.done }.map(Self.listing))]
                 },
             ])
     }
 
-    static func encode(_ task: TaskItem) -> DBusValue {
-        .vardict(ordered: [
-            ("Id", .string(task.id)), ("Title", .string(task.title)), ("Project", .string(task.projectID ?? "")),
-            ("Due", .int64(task.due ?? 0)), ("Remind", .boolean(task.remind)), ("Done", .boolean(task.done)),
-            ("DoneAt", .int64(task.doneAt ?? 0)),
-        ])
+    static func listing(_ task: TaskItem) -> TaskListing {
+        var row = TaskListing()
+        (row.id, row.title, row.project) = (task.id, task.title, task.projectID ?? "")
+        (row.due, row.remind, row.done, row.doneAt) = (task.due ?? 0, task.remind, task.done, task.doneAt ?? 0)
+        return row
     }
 }
 

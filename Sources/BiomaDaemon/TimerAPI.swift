@@ -1,4 +1,5 @@
 import BiomaCore
+import CContract
 import DBusKit
 @_exported import TimerControl
 
@@ -31,28 +32,28 @@ public enum TimerAPI {
     /// The D-Bus error a tracker failure becomes.
     public static func dbusError(_ error: any Error) -> DBusMethodError {
         guard let error = error as? TrackerError else {
-            return DBusMethodError(errorPrefix + "Storage", "\(error)")
+            return DBusMethodError(TimerNames.errorPrefix + BIOMATIMER_ERROR_STORAGE, "\(error)")
         }
         let name: String
         switch error {
-        case .noSuchProject: name = "NoSuchProject"
-        case .invalidName: name = "InvalidName"
-        case .invalidColor: name = "InvalidColor"
-        case .nameTaken: name = "NameTaken"
-        case .noSuchTask: name = "NoSuchTask"
-        case .noSuchInterval: name = "NoSuchInterval"
-        case .overlap: name = "Overlap"
-        case .nothingToUndo: name = "NothingToUndo"
-        case .invalidArgument: name = "InvalidArgument"
-        case .noFocus: name = "NoFocus"
-        case .noSuchPreset: name = "NoSuchPreset"
-        case .invalidImport: name = "InvalidImport"
-        case .storage: name = "Storage"
+        case .noSuchProject: name = BIOMATIMER_ERROR_NO_SUCH_PROJECT
+        case .invalidName: name = BIOMATIMER_ERROR_INVALID_NAME
+        case .invalidColor: name = BIOMATIMER_ERROR_INVALID_COLOR
+        case .nameTaken: name = BIOMATIMER_ERROR_NAME_TAKEN
+        case .noSuchTask: name = BIOMATIMER_ERROR_NO_SUCH_TASK
+        case .noSuchInterval: name = BIOMATIMER_ERROR_NO_SUCH_INTERVAL
+        case .overlap: name = BIOMATIMER_ERROR_OVERLAP
+        case .nothingToUndo: name = BIOMATIMER_ERROR_NOTHING_TO_UNDO
+        case .invalidArgument: name = BIOMATIMER_ERROR_INVALID_ARGUMENT
+        case .noFocus: name = BIOMATIMER_ERROR_NO_FOCUS
+        case .noSuchPreset: name = BIOMATIMER_ERROR_NO_SUCH_PRESET
+        case .invalidImport: name = BIOMATIMER_ERROR_INVALID_IMPORT
+        case .storage: name = BIOMATIMER_ERROR_STORAGE
         }
         return DBusMethodError(errorPrefix + name, error.message)
     }
 
     static func invalidArgument(_ message: String) -> DBusMethodError {
-        DBusMethodError(errorPrefix + "InvalidArgument", message)
+        DBusMethodError(TimerNames.errorPrefix + BIOMATIMER_ERROR_INVALID_ARGUMENT, message)
     }
 }

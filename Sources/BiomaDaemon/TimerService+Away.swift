@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import CContract
 import DBusKit
 import Glibc
 
@@ -111,7 +112,7 @@ extension TimerService {
     /// `KeepAway`: the last removed away time counts as work after all.
     func keepAway(at now: Micros) throws {
         guard let removed = lastRemoved else {
-            throw DBusMethodError(TimerAPI.errorPrefix + "NothingToUndo", "No away time was removed from work: nothing to count.")
+            throw DBusMethodError(TimerNames.errorPrefix + BIOMATIMER_ERROR_NOTHING_TO_UNDO, "No away time was removed from work: nothing to count.")
         }
         try tracker.keepAway(removed, at: now)
         lastRemoved = nil

@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import CContract
 import DBusKit
 
 /// Editing the past on `org.biomatimer.Timer1`: list intervals with their ids, add, change,
@@ -9,8 +10,7 @@ import DBusKit
 extension TimerService {
     func editMethods() -> [DBusMethod] {
         [
-            DBusMethod(
-                "ListIntervals", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
+            DBusMethod(BIOMATIMER_TIMER1_LIST_INTERVALS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
             ) { [self] call in
                 let now = clock.now()
                 let today = tracker.rules.day(containing: now)
@@ -23,10 +23,9 @@ extension TimerService {
                 } catch {
                     throw TimerAPI.dbusError(error)
                 }
-                return [.array(.array(.dictEntry(.string, .variant)), rows.map(Self.encode))]
+                return [IntervalListing.table.list(rows.map(Self.listing))]
             },
-            DBusMethod(
-                "AddInterval", in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
+            DBusMethod(BIOMATIMER_TIMER1_ADD_INTERVAL, in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
                 out: [.init("id", "s")]
             ) { [self] call in
                 let options = try Options(call.arguments[3].vardict ?? [:], allowed: ["Replace"])
@@ -42,7 +41,7 @@ extension TimerService {
                         })
                 ]
             },
-            DBusMethod("UpdateInterval", in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] call in
+            DBusMethod(BIOMATIMER_TIMER1_UPDATE_INTERVAL, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] call in
                 let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Replace"])
                 var changes = Tracker.IntervalChanges()
                 changes.start = try options.int64("Start")
@@ -56,26 +55,26 @@ extension TimerService {
                 try change { try tracker.updateInterval(id, changes, at: $0) }
                 return []
             },
-            DBusMethod("DeleteInterval", in: [.init("id", "s")]) { [self] call in
+            DBusMethod(BIOMATIMER_TIMER1_DELETE_INTERVAL, in: [.init("id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 try change { try tracker.deleteInterval(id, at: $0) }
                 return []
             },
-            DBusMethod("SplitInterval", in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
+            DBusMethod(BIOMATIMER_TIMER1_SPLIT_INTERVAL, in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 let at = call.arguments[1].int64!
                 return [.string(try change { try tracker.splitInterval(id, at: at, now: $0) })]
             },
-            DBusMethod("Undo", out: [.init("what", "s")]) { [self] _ in
+            DBusMethod(BIOMATIMER_TIMER1_UNDO, out: [.init("what", "s")]) { [self] _ in
                 [.string(try change { try tracker.undo(at: $0) })]
             },
         ]
     }
 
-    static func encode(_ row: IntervalRow) -> DBusValue {
-        .vardict(ordered: [
-            ("Id", .string(String(row.id))), ("Start", .int64(row.start)), ("End", .int64(row.end ?? 0)),
-            ("Project", .string(row.projectID ?? "")),
-        ])
+    static func listing(_ row: IntervalRow) -> IntervalListing {
+        var listing = IntervalListing()
+        (listing.id, listing.start, listing.end) = (String(row.id), row.start, row.end ?? 0)
+        listing.project = row.projectID ?? ""
+        return listing
     }
 }

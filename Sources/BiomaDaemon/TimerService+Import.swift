@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import CContract
 import CSystem
 import DBusKit
 
@@ -7,8 +8,7 @@ import DBusKit
 extension TimerService {
     func importMethods() -> [DBusMethod] {
         [
-            DBusMethod(
-                "Import", in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
+            DBusMethod(BIOMATIMER_TIMER1_IMPORT, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
                 out: [.init("count", "u")]
             ) { [self] call in
                 let format = try Self.importFormat(call.arguments[0].string!)

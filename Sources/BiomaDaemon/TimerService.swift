@@ -1,6 +1,9 @@
 import BiomaCore
+import BiomaReports
 import BiomaStore
+import BiomaText
 import BiomaWidgets
+import CContract
 import DBusKit
 
 /// The tracker published as `/org/biomatimer/Timer1`.
@@ -192,53 +195,53 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             TimerStatus.table, state: { [self] in status() },
             methods: [
-                DBusMethod("Start") { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_START) { [self] _ in
                     try change { try tracker.start(at: $0) }
                     return []
                 },
-                DBusMethod("Stop") { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_STOP) { [self] _ in
                     try change { try tracker.stop(at: $0) }
                     return []
                 },
-                DBusMethod("Toggle", out: [.init("running", "b")]) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_TOGGLE, out: [.init("running", "b")]) { [self] _ in
                     [.boolean(try change { try tracker.toggle(at: $0) })]
                 },
-                DBusMethod("Reset") { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_RESET) { [self] _ in
                     try change { try tracker.reset(at: $0) }
                     return []
                 },
-                DBusMethod("StartProject", in: [.init("project", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_START_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.startProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod("StopProject") { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_STOP_PROJECT) { [self] _ in
                     try change { try tracker.stopProject(at: $0) }
                     return []
                 },
-                DBusMethod("ToggleProject", in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_TOGGLE_PROJECT, in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
                     let ref = call.arguments[0].string!
                     return [.boolean(try change { try tracker.toggleProject(ref, at: $0) })]
                 },
-                DBusMethod("CycleProject", in: [.init("step", "i")], out: [.init("project_id", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_CYCLE_PROJECT, in: [.init("step", "i")], out: [.init("project_id", "s")]) { [self] call in
                     let step = Int(call.arguments[0].int64!)
                     return [.string(try change { try tracker.cycleProject(step: step, at: $0) })]
                 },
-                DBusMethod("ResetProject", in: [.init("project", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_RESET_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.resetProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod("ListProjects", out: [.init("projects", "aa{sv}")]) { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_LIST_PROJECTS, out: [.init("projects", "aa{sv}")]) { [self] _ in
                     [listProjects()]
                 },
-                DBusMethod("AddProject", in: [.init("name", "s"), .init("color", "s")], out: [.init("project_id", "s")]) {
+                DBusMethod(BIOMATIMER_TIMER1_ADD_PROJECT, in: [.init("name", "s"), .init("color", "s")], out: [.init("project_id", "s")]) {
                     [self] call in
                     let name = call.arguments[0].string!
                     let color = call.arguments[1].string!
                     return [.string(try change { try tracker.addProject(name: name, color: color, at: $0) })]
                 },
-                DBusMethod("UpdateProject", in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
                     let ref = call.arguments[0].string!
                     let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
                     try change {
@@ -246,20 +249,19 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     }
                     return []
                 },
-                DBusMethod("DeleteProject", in: [.init("project", "s")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_DELETE_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.deleteProject(ref, at: $0) }
                     return []
                 },
-                DBusMethod("Report", in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
+                DBusMethod(BIOMATIMER_TIMER1_REPORT, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
                     [self] call in
-                    [try report(period: call.arguments[0].string!, day: call.arguments[1].string!)]
+                    [Self.encode(try report(period: call.arguments[0].string!, day: call.arguments[1].string!))]
                 },
                 // The picture of the day (and the report's text), drawn here where the store is:
-                // `biomatimer report --chart|--svg` calls it, in process when the front's Run
-                // runs the command, over the bus from biomatimer-tool.
-                DBusMethod(
-                    "ReportText", in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
+                // `biomatimer report` calls it, in process when the front's Run runs the
+                // command, over the bus from biomatimer-tool.
+                DBusMethod(BIOMATIMER_TIMER1_REPORT_TEXT, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
                 ) { [self] call in
                     let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
@@ -267,16 +269,16 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     let color = try options.bool("Color") == true
                     let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
                     switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
-                    case (false, false, false): break
+                    case (_, false, false): break
                     case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
                     case (false, false, true): return [.string(try svgText(period: period, day: day))]
                     default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
                     }
-                    let report = try report(period: period, day: day).vardict ?? [:]
+                    let report = try report(period: period, day: day)
                     let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
                     return [.string(text)]
                 },
-                DBusMethod("ExportCSV", in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
+                DBusMethod(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
                     [self] call in
                     let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
                     let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
@@ -290,26 +292,26 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                         throw TimerAPI.dbusError(error)
                     }
                 },
-                DBusMethod("ImportCSV", in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_IMPORT_CSV, in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
                     let text = call.arguments[0].string!
                     defer { releaseMemoryAfterBulkWork() }
                     let count = try change { try tracker.importCSV(text, at: $0) }
                     return [.uint32(UInt32(clamping: count))]
                 },
-                DBusMethod("ResetHistory") { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _ in
                     defer { releaseMemoryAfterBulkWork() }
                     try change { try tracker.resetHistory(at: $0) }
                     return []
                 },
-                DBusMethod("AwayBegin", in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
+                DBusMethod(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
                     try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
                     return []
                 },
-                DBusMethod("AwayEnd") { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_AWAY_END) { [self] _ in
                     try change { try awayEnd(at: $0) }
                     return []
                 },
-                DBusMethod("KeepAway") { [self] _ in
+                DBusMethod(BIOMATIMER_TIMER1_KEEP_AWAY) { [self] _ in
                     try change { try keepAway(at: $0) }
                     return []
                 },
@@ -318,19 +320,18 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
 
     private func listProjects() -> DBusValue {
         let snapshot = tracker.snapshot(at: clock.now())
-        return .array(
-            .array(.dictEntry(.string, .variant)),
+        return ProjectListing.table.list(
             snapshot.projects.map { p in
                 let times = snapshot.projectTimes[p.id]
-                return .vardict(ordered: [
-                    ("Id", .string(p.id)), ("Name", .string(p.name)), ("Color", .string(p.color)),
-                    ("Position", .uint32(UInt32(clamping: p.position))), ("Running", .boolean(times?.running ?? false)),
-                    ("SessionTime", .int64(times?.session ?? 0)), ("DailyTotal", .int64(times?.dailyTotal ?? 0)),
-                ])
+                var row = ProjectListing()
+                (row.id, row.name, row.color, row.position) = (p.id, p.name, p.color, UInt32(clamping: p.position))
+                row.running = times?.running ?? false
+                (row.sessionTime, row.dailyTotal) = (times?.session ?? 0, times?.dailyTotal ?? 0)
+                return row
             })
     }
 
-    private func report(period: String, day: String) throws -> DBusValue {
+    private func report(period: String, day: String) throws -> Report {
         guard let period = ReportPeriod(rawValue: period) else {
             throw TimerAPI.invalidArgument(
                 "Unknown period \(quoted(period)): use day, week, month or year.")
@@ -342,7 +343,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         } catch {
             throw TimerAPI.dbusError(error)
         }
-        return Self.encode(report)
+        return report
     }
 
     public static func encode(_ report: Report) -> DBusValue {

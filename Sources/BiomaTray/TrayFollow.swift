@@ -57,7 +57,7 @@ extension TrayService {
     func scheduleArcStep(now: Int64) {
         guard let deadlines, let arcStep else { return }
         let focus = input.state.focus
-        guard input.state.online, focus.state == "running", focus.phaseDuration > 0 else {
+        guard input.state.online, focus.state == .running, focus.phaseDuration > 0 else {
             deadlines.schedule(arcStep, at: nil)
             return
         }

@@ -92,7 +92,7 @@ public struct TrayIcon: Sendable, Equatable {
             mark = .stopped
         }
         var steps: Int?
-        if state.focus.state == "running" || state.focus.state == "paused" {
+        if state.focus.state == .running || state.focus.state == .paused {
             steps = Int(state.focus.progress(at: now) * Double(Self.focusStepCount))
         }
         let work = ["work", "countdown", "active"].contains(state.focus.phase)

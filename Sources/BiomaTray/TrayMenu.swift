@@ -1,3 +1,4 @@
+import BiomaText
 import BiomaWidgets
 import DBusCore
 import TimerControl
@@ -246,15 +247,15 @@ public struct TrayMenu: Sendable {
         if focus.isActive {
             label = "Focus · " + (TrayText.focus(focus, now: now) ?? "")
             switch focus.state {
-            case "running":
+            case .running:
                 children.append(MenuRow(id: 11, properties: ["label": "Pause"], children: [], action: .focus("Pause", [])))
-            case "paused":
+            case .paused:
                 children.append(MenuRow(id: 12, properties: ["label": "Resume"], children: [], action: .focus("Resume", [])))
-            case "waiting":
+            case .waiting:
                 children.append(MenuRow(id: 13, properties: ["label": "Start the next phase"], children: [], action: .focus("Confirm", [])))
             default: break
             }
-            if focus.state != "done" {
+            if focus.state != .done {
                 children.append(MenuRow(id: 14, properties: ["label": "Skip"], children: [], action: .focus("Skip", [])))
             }
             children.append(MenuRow(id: 15, properties: ["label": "Stop"], children: [], action: .focus("StopFocus", [])))

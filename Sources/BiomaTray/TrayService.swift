@@ -91,8 +91,8 @@ public final class TrayService: @unchecked Sendable {
     /// waits or a task is due, `Passive` otherwise.
     public static func status(of state: WidgetState) -> String {
         guard state.online else { return "Passive" }
-        if state.focus.state == "waiting" || state.focus.state == "done" || state.tasks.dueTasks > 0 { return "NeedsAttention" }
-        if state.timer.running || state.focus.state == "running" { return "Active" }
+        if state.focus.state == .waiting || state.focus.state == .done || state.tasks.dueTasks > 0 { return "NeedsAttention" }
+        if state.timer.running || state.focus.state == .running { return "Active" }
         return "Passive"
     }
 

@@ -1,3 +1,4 @@
+import BiomaText
 import BiomaWidgets
 import Glibc
 import TimerControl
@@ -37,13 +38,13 @@ public enum TrayText {
         guard focus.isActive else { return nil }
         let phase = phaseName(focus.phase)
         let round = focus.round > 0 ? (focus.rounds > 0 ? " \(focus.round)/\(focus.rounds)" : " \(focus.round)") : ""
-        let left = DurationText.clock(focus.remaining(at: now))
+        let left = DurationFormat.clock(focus.remaining(at: now))
         let label = focus.label.isEmpty ? "" : " (\(name(focus.label)))"
         switch focus.state {
-        case "running": return "\(phase)\(round)\(label) · \(left) left"
-        case "paused": return "Paused: \(phase)\(round)\(label) · \(left) left"
-        case "waiting": return "Waiting to start \(phase.lowercased())\(label)"
-        case "done": return "Done\(label)"
+        case .running: return "\(phase)\(round)\(label) · \(left) left"
+        case .paused: return "Paused: \(phase)\(round)\(label) · \(left) left"
+        case .waiting: return "Waiting to start \(phase.lowercased())\(label)"
+        case .done: return "Done\(label)"
         default: return nil
         }
     }

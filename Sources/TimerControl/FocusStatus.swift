@@ -1,3 +1,4 @@
+import BiomaText
 import DBusCore
 
 /// The state `org.biomatimer.Focus1` publishes: the focus timer (pomodoro, countdown or
@@ -8,7 +9,7 @@ import DBusCore
 /// `PropertiesChanged` per transition and none per second.
 public struct FocusStatus: Sendable, Equatable {
     /// `State`: `off`, `running`, `paused`, `waiting` or `done`.
-    public var state = "off"
+    public var state = FocusRunState.off
     /// `Kind`: `pomodoro`, `countdown`, `intervals`; `""` when off.
     public var kind = ""
     /// `Phase`: `work`, `short-break`, `long-break`, `countdown`, `active`, `rest`; while
@@ -55,12 +56,12 @@ public struct FocusStatus: Sendable, Equatable {
         ])
 
     /// Whether a focus timer exists (any state but `off`).
-    public var isActive: Bool { state != "off" && !state.isEmpty }
+    public var isActive: Bool { state != .off }
 
     /// Time left at `now`: counting down from `PhaseEndsAt` while running, else `Remaining`.
     /// Never negative.
     public func remaining(at now: Int64) -> Int64 {
-        guard state == "running", phaseEndsAt > 0 else { return max(0, remaining) }
+        guard state == .running, phaseEndsAt > 0 else { return max(0, remaining) }
         let (left, overflow) = phaseEndsAt.subtractingReportingOverflow(now)
         if overflow { return now > phaseEndsAt ? 0 : Int64.max }
         return max(0, left)
@@ -71,5 +72,15 @@ public struct FocusStatus: Sendable, Equatable {
         guard phaseDuration > 0 else { return 0 }
         let done = Double(phaseDuration - min(phaseDuration, remaining(at: now))) / Double(phaseDuration)
         return min(1, max(0, done))
+    }
+}
+
+/// `State` travels as its word; a word this client does not know is not applied.
+extension FocusRunState: DBusPropertyValue {
+    public static var dbusType: DBusType { .string }
+    public var dbusValue: DBusValue { .string(rawValue) }
+    public init?(dbusValue: DBusValue) {
+        guard case .string(let word) = dbusValue, let state = FocusRunState(rawValue: word) else { return nil }
+        self = state
     }
 }

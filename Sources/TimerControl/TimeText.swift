@@ -1,3 +1,5 @@
+import BiomaText
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,17 +35,6 @@ public enum DurationText {
         }
         guard number == nil, total > 0 else { return nil }
         return total * 1_000_000
-    }
-
-    /// A length as a clock reads: `25:00`, `1:30:00`, `0:05` (whole seconds, rounded down).
-    public static func clock(_ micros: Int64) -> String { clock(seconds: max(0, micros) / 1_000_000) }
-
-    /// Whole seconds as a clock reads: `12:34` under an hour, `1:02:03` from an hour.
-    public static func clock(seconds: Int64) -> String {
-        let seconds = max(0, seconds)
-        let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
     }
 }
 

@@ -93,7 +93,7 @@ static int flag_entry(DBusMessageIter *dict, const char *key, dbus_bool_t flag) 
 static DBusMessage *run_call(int argc, char **argv, const char *answer, int requests, const dbus_int32_t *errors,
                              const int *fds, int nfds) {
     DBusMessage *m = dbus_message_new_method_call(BIOMATIMER_BUS_NAME, BIOMATIMER_OBJECT_PATH,
-                                                  BIOMATIMER_COMMAND_INTERFACE, "Run");
+                                                  BIOMATIMER_COMMAND_INTERFACE, BIOMATIMER_COMMAND1_RUN);
     DBusMessageIter args, list, dict;
     if (!m) return NULL;
     dbus_message_iter_init_append(m, &args);

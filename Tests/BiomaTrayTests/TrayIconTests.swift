@@ -1,3 +1,4 @@
+import BiomaText
 import BiomaTray
 import BiomaWidgets
 import Foundation
@@ -17,7 +18,7 @@ import TimerControl
             state.timer.activeProjectColor = color
         }
         if focus != "off" {
-            state.focus.state = focus
+            state.focus.state = FocusRunState(rawValue: focus) ?? .off
             state.focus.kind = "pomodoro"
             state.focus.phase = "work"
             state.focus.phaseDuration = 1_500_000_000

@@ -100,7 +100,7 @@ import TimerControl
 
     @Test func focusAndTasksSubmenus() {
         var input = Self.input()
-        input.state.focus.state = "running"
+        input.state.focus.state = .running
         input.state.focus.kind = "pomodoro"
         input.state.focus.phase = "work"
         input.state.focus.round = 2

@@ -1,3 +1,5 @@
+import BiomaReports
+import BiomaText
 import BiomaWidgets
 import DBusCore
 import Foundation
@@ -16,7 +18,7 @@ enum FocusFixture {
         completed: UInt32 = 0
     ) -> FocusStatus {
         var focus = FocusStatus()
-        focus.state = state
+        focus.state = FocusRunState(rawValue: state)!
         focus.kind = kind
         focus.phase = phase
         focus.label = label
@@ -353,7 +355,7 @@ enum FocusFixture {
         #expect(state.timer == TimerStatus())
 
         var paused = original
-        paused.state = "paused"
+        paused.state = .paused
         paused.phaseEndsAt = 0
         paused.remaining = 100_000_000
         paused.updatedAt = Fixture.t0 + 5_000_000

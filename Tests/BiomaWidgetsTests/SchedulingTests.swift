@@ -1,4 +1,5 @@
 import Foundation
+import BiomaText
 import BiomaWidgets
 import Testing
 

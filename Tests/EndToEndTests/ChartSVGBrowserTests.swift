@@ -1,4 +1,4 @@
-import BiomaWidgets
+import BiomaReports
 import Foundation
 import Testing
 
@@ -105,7 +105,7 @@ struct ChartSVGBrowserTests {
         + ["16:40", "15:40", "04:00"].map(SVGRender.hand)
 
     @Test func segmentsSitAtTheHoursTheyHappened() throws {
-        let render = try BrowserRender(ChartSVG.render(ChartSVGRenderTests.picture(now: nil, arcs: ChartSVGRenderTests.day)))
+        let render = try BrowserRender(ChartSVGRenderTests.svg(now: nil, arcs: ChartSVGRenderTests.day))
         defer { render.remove() }
         let colors = try render.colors(ChartSVGRenderTests.dayTimes.map(SVGRender.ring))
         #expect(colors == ChartSVGRenderTests.dayColors, "\(zip(ChartSVGRenderTests.dayTimes, colors).map { "\($0) \($1)" })")
@@ -115,21 +115,21 @@ struct ChartSVGBrowserTests {
 
     @Test func theHandForToday() throws {
         let render = try BrowserRender(
-            ChartSVG.render(ChartSVGRenderTests.picture(now: 16 * 3600 + 40 * 60, arcs: ChartSVGRenderTests.day)))
+            ChartSVGRenderTests.svg(now: 16 * 3600 + 40 * 60, arcs: ChartSVGRenderTests.day))
         defer { render.remove() }
         #expect(try render.colors(ChartSVGRenderTests.handPoints) == ChartSVGRenderTests.handColors)
         #expect(try render.differences(Self.samples) == [])
     }
 
     @Test func aWholeRingAndTheSkippedHour() throws {
-        var render = try BrowserRender(ChartSVG.render(ChartSVGRenderTests.picture(now: nil, arcs: [(0, 24, .project(1))])))
+        var render = try BrowserRender(ChartSVGRenderTests.svg(now: nil, arcs: [(0, 24, .project(1))]))
         #expect(
             try render.colors(["00:30", "06:00", "11:50", "12:10", "18:00", "23:30"].map(SVGRender.ring))
                 == Array(repeating: "#0000FF", count: 6))
         #expect(try render.differences(Self.samples) == [])
         render.remove()
         render = try BrowserRender(
-            ChartSVG.render(ChartSVGRenderTests.picture(now: nil, arcs: [(0, 2, .unaccounted), (3, 24, .unaccounted)])))
+            ChartSVGRenderTests.svg(now: nil, arcs: [(0, 2, .unaccounted), (3, 24, .unaccounted)]))
         defer { render.remove() }
         #expect(try render.colors(["01:30", "02:30", "03:30"].map(SVGRender.ring)) == ["#E0E0E0", "#F7F7F7", "#E0E0E0"])
         #expect(try render.differences(Self.samples) == [])
@@ -139,7 +139,7 @@ struct ChartSVGBrowserTests {
     /// chromium's parse-error page instead of the ring.
     @Test func hostileNamesStayWellFormed() throws {
         let names = ["R&D <b>\"x\"</b> 'q' ]]> &amp;", "\u{1}\u{1B}[31m\u{7F}\u{85}\u{FFFE}\u{FFFF}\u{2028}€"]
-        let render = try BrowserRender(ChartSVG.render(ChartSVGRenderTests.picture(now: 3600, arcs: ChartSVGRenderTests.day, names: names)))
+        let render = try BrowserRender(ChartSVGRenderTests.svg(now: 3600, arcs: ChartSVGRenderTests.day, names: names))
         defer { render.remove() }
         #expect(try render.colors([SVGRender.ring("10:30")]) == ["#FF0000"])
         #expect(try render.differences(Self.samples) == [])

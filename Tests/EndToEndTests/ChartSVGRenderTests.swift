@@ -1,4 +1,4 @@
-import BiomaWidgets
+import BiomaReports
 import Foundation
 import Testing
 
@@ -59,18 +59,13 @@ struct SVGRender {
 struct ChartSVGRenderTests {
     static let hour: Int64 = 3_600_000_000
 
-    static func picture(now: Int?, arcs: [(Double, Double, DayPicture.Kind)], names: [String] = ["Client A", "Ops"])
-        -> DayPicture
+    /// Mon 2026-01-05 with `arcs` (hours), the projects named `names` in red and blue.
+    static func svg(now: Int?, arcs: [(Double, Double, ChartFixture.Kind)], names: [String] = ["Client A", "Ops"])
+        -> String
     {
-        DayPicture(
-            from: "2026-01-05", to: "2026-01-05",
-            projects: zip(names, ["#FF0000", "#0000FF"]).map { .init(name: $0, color: $1, total: 2 * hour) },
-            noProject: hour,
-            days: [
-                DayPicture.Day(
-                    day: "2026-01-05", weekday: 2, length: 24 * hour, work: 5 * hour,
-                    arcs: arcs.map { DayPicture.Arc(from: Int($0.0 * 3600), to: Int($0.1 * 3600), kind: $0.2) }, now: now)
-            ])
+        let (chart, projects) = ChartFixture.chart(
+            arcs: arcs, projects: zip(names, ["#FF0000", "#0000FF"]).map { ($0, $1) }, now: now)
+        return ChartSVG.render(chart, legend: ChartLegend(chart, projects: projects))
     }
 
     /// Where `day` is looked at, and what is there.
@@ -82,13 +77,13 @@ struct ChartSVGRenderTests {
     ]
     static let handColors = ["#FF0000", "#FF0000", "#FFFFFF", "#8E8E93"]
 
-    static let day: [(Double, Double, DayPicture.Kind)] = [
+    static let day: [(Double, Double, ChartFixture.Kind)] = [
         (0, 9, .unaccounted), (9, 12, .project(0)), (12, 13, .unaccounted), (13, 15, .project(1)),
         (15, 16, .unaccounted), (16, 17, .noProject), (17, 24, .unaccounted),
     ]
 
     @Test func segmentsSitAtTheHoursTheyHappened() throws {
-        let render = try SVGRender(ChartSVG.render(Self.picture(now: nil, arcs: Self.day)))
+        let render = try SVGRender(Self.svg(now: nil, arcs: Self.day))
         defer { render.remove() }
         let colors = try render.colors(Self.dayTimes.map(SVGRender.ring))
         #expect(colors == Self.dayColors, "\(zip(Self.dayTimes, colors).map { "\($0) \($1)" })")
@@ -98,7 +93,7 @@ struct ChartSVGRenderTests {
 
     /// Today, under an injected clock at 16:40: the red hand at 16:40, nowhere else.
     @Test func theHandForToday() throws {
-        let render = try SVGRender(ChartSVG.render(Self.picture(now: 16 * 3600 + 40 * 60, arcs: Self.day)))
+        let render = try SVGRender(Self.svg(now: 16 * 3600 + 40 * 60, arcs: Self.day))
         defer { render.remove() }
         #expect(try render.colors(Self.handPoints) == Self.handColors)
     }
@@ -106,10 +101,10 @@ struct ChartSVGRenderTests {
     /// A whole day of one project is a whole ring (two half sectors), and the hour a DST day
     /// skips is left to the face.
     @Test func aWholeRingAndTheSkippedHour() throws {
-        var render = try SVGRender(ChartSVG.render(Self.picture(now: nil, arcs: [(0, 24, .project(1))])))
+        var render = try SVGRender(Self.svg(now: nil, arcs: [(0, 24, .project(1))]))
         #expect(try render.colors(["00:30", "06:00", "11:50", "12:10", "18:00", "23:30"].map(SVGRender.ring)) == Array(repeating: "#0000FF", count: 6))
         render.remove()
-        render = try SVGRender(ChartSVG.render(Self.picture(now: nil, arcs: [(0, 2, .unaccounted), (3, 24, .unaccounted)])))
+        render = try SVGRender(Self.svg(now: nil, arcs: [(0, 2, .unaccounted), (3, 24, .unaccounted)]))
         defer { render.remove() }
         #expect(try render.colors(["01:30", "02:30", "03:30"].map(SVGRender.ring)) == ["#E0E0E0", "#F7F7F7", "#E0E0E0"])
     }
@@ -118,7 +113,7 @@ struct ChartSVGRenderTests {
     /// a well-formed document.
     @Test func hostileNamesStayWellFormed() throws {
         let names = ["R&D <b>\"x\"</b> 'q' ]]> &amp;", "\u{1}\u{1B}[31m\u{7F}\u{85}\u{FFFE}\u{FFFF}\u{2028}€"]
-        let svg = ChartSVG.render(Self.picture(now: 3600, arcs: Self.day, names: names))
+        let svg = Self.svg(now: 3600, arcs: Self.day, names: names)
         let render = try SVGRender(svg)
         defer { render.remove() }
         #expect(svg.contains(">R&amp;D &lt;b&gt;&quot;x&quot;&lt;/b&gt; &#39;q&#39; ]]&gt; &amp;amp;</text>"))

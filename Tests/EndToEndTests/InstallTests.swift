@@ -1,5 +1,5 @@
-import BiomaClient
 import BiomaDaemon
+import BiomaInstall
 import Foundation
 import Testing
 

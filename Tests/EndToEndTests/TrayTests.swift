@@ -1,3 +1,4 @@
+import BiomaInstall
 import BiomaClient
 import DBusKit
 import Foundation

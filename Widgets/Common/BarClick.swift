@@ -1,4 +1,4 @@
-import FoundationEssentials
+import BiomaText
 
 // Clicks on the widget. Every bar maps its mouse buttons the same way: left click
 // toggles work, middle click pauses or resumes the focus timer, right click and scrolling
@@ -67,45 +67,25 @@ public struct BarClick: Sendable, Equatable {
             self.init(button: number)
             return
         }
-        guard trimmed.first == "{",
-            let raw = try? JSONDecoder().decode(RawClick.self, from: Data(trimmed.utf8))
+        // A line that is not JSON is skipped like any other line without a click.
+        guard trimmed.first == "{", let object = try? StrictJSON.parse(trimmed),
+            let button = object["button"].flatMap(Self.lenient).flatMap({ Int($0) })
         else { return nil }
-        self.init(button: raw.button, name: raw.name, instance: raw.instance)
+        self.init(button: button, name: object["name"].flatMap(Self.lenient), instance: object["instance"].flatMap(Self.lenient))
+    }
+
+    /// i3blocks 1.5 writes any value that happens to be valid JSON unquoted (a block named
+    /// `42` arrives as a number, a button as `1` or `"1"`), so a field is a string or a
+    /// number's text; anything else is absent.
+    private static func lenient(_ value: StrictJSON) -> String? {
+        switch value {
+        case .string(let text), .number(let text): return text
+        default: return nil
+        }
     }
 
     /// What the click asks for, nil for buttons without a meaning.
     public var action: WidgetAction? { WidgetAction(button: button) }
-
-    /// The fields of i3blocks' click object we use; the others are ignored. i3blocks
-    /// 1.5 writes any value that happens to be valid JSON unquoted (a block named `42`
-    /// arrives as a number, a button as `1` or `"1"`), so each field is read leniently.
-    private struct RawClick: Decodable {
-        var button: Int
-        var name: String?
-        var instance: String?
-
-        enum CodingKeys: String, CodingKey { case button, name, instance }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            if let number = try? container.decode(Int.self, forKey: .button) {
-                button = number
-            } else if let text = try? container.decode(String.self, forKey: .button), let number = Int(text) {
-                button = number
-            } else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .button, in: container, debugDescription: "no integer button")
-            }
-            name = Self.text(container, .name)
-            instance = Self.text(container, .instance)
-        }
-
-        private static func text(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) -> String? {
-            if let text = try? container.decode(String.self, forKey: key) { return text }
-            if let number = try? container.decode(Int.self, forKey: key) { return String(number) }
-            return nil
-        }
-    }
 }
 
 /// Where i3blocks clicks come from.

@@ -3,6 +3,7 @@
 // running, paused, waiting and done. Computed once per instant like `WidgetDisplay`;
 // renderers arrange and escape these plain strings.
 
+import BiomaText
 import TimerControl
 
 /// The marks of the focus timer's states.
@@ -34,11 +35,7 @@ extension RenderOptions {
 /// `off`) or the daemon is offline; then every bar prints exactly what it prints without
 /// focus timers.
 public struct FocusDisplay: Sendable, Equatable {
-    public enum State: String, Sendable, Equatable, CaseIterable {
-        case off, running, paused, waiting, done
-    }
-
-    public var state: State
+    public var state: FocusRunState
     /// `pomodoro`, `countdown`, `intervals` as published (single-line), `""` when off.
     public var kind: String
     /// `work`, `short-break`, `long-break`, `countdown`, `active`, `rest` as published
@@ -82,7 +79,7 @@ public struct FocusDisplay: Sendable, Equatable {
         let glyphs = options.focusGlyphs
         separator = glyphs.separator
         labelSeparator = options.glyphs.separator
-        let published = State(rawValue: focus.state) ?? .off
+        let published = focus.state
         self.state = state.online ? published : .off
         leads = self.state != .off && state.focusLeads
         guard self.state != .off else {
@@ -188,7 +185,7 @@ public struct FocusDisplay: Sendable, Equatable {
     }
 
     /// `12:34` under an hour, `1:02:03` from an hour (whole seconds).
-    public static func clock(_ seconds: Int64) -> String { DurationText.clock(seconds: seconds) }
+    public static func clock(_ seconds: Int64) -> String { DurationFormat.clock(seconds: seconds) }
 
     /// The phases in words, by their published names.
     public static let phaseNames = [
@@ -219,7 +216,7 @@ extension WidgetState {
     /// The focus timer's time left as a value counting down, while a phase runs (online);
     /// nil otherwise: paused, waiting and done hold still.
     public var focusRemaining: MovingTime? {
-        guard online, focus.state == "running" else { return nil }
+        guard online, focus.state == .running else { return nil }
         return MovingTime(focus.remaining(at: focus.updatedAt), at: focus.updatedAt, .down)
     }
 
@@ -228,6 +225,6 @@ extension WidgetState {
     /// timer follows it).
     public var focusLeads: Bool {
         guard online, focus.isActive else { return false }
-        return !(focus.state == "paused" && timer.running)
+        return !(focus.state == .paused && timer.running)
     }
 }

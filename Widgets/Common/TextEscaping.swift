@@ -2,6 +2,8 @@
 // Order matters everywhere: sanitise and truncate the plain text first, escape last, so
 // truncation can never cut an escape sequence in half.
 
+import BiomaText
+
 public enum TextEscaping {
     /// Replaces every control character (C0, DEL, C1) and the Unicode line and paragraph
     /// separators by a space, so no field can end a line of a line-based protocol or start
@@ -18,10 +20,7 @@ public enum TextEscaping {
         return String(result)
     }
 
-    static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool {
-        let value = scalar.value
-        return value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
-    }
+    static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool { JSON.isLineBreaking(scalar) }
 
     /// Escapes the five characters Pango markup (GMarkup) gives a meaning to.
     public static func pango(_ text: String) -> String {
@@ -30,48 +29,17 @@ public enum TextEscaping {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(scalar)
-            }
+            if let entity = pangoEntities[scalar] { result += entity } else { result.unicodeScalars.append(scalar) }
         }
         return result
     }
 
-    /// The body of a JSON string literal (without the quotes): `"` and `\` escaped, every
-    /// control character (C0, DEL, C1: U+0085 is a line break to some readers) and
-    /// U+2028/U+2029 as `\uXXXX`, so no value can split a line. Everything else stays UTF-8.
-    public static func jsonStringBody(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\u{08}": result += "\\b"
-            case "\u{0C}": result += "\\f"
-            default:
-                if isLineBreaking(scalar) {
-                    result += "\\u" + hex4(scalar.value)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
-    }
+    private static let pangoEntities: [Unicode.Scalar: String] = [
+        "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;",
+    ]
 
-    /// A JSON string literal, quotes included.
-    public static func json(_ text: String) -> String {
-        "\"" + jsonStringBody(text) + "\""
-    }
+    /// A JSON string literal, quotes included (BiomaText's one JSON writer).
+    public static func json(_ text: String) -> String { JSON.quoted(text) }
 
     /// Polybar's tag parser starts a tag at every `%{` and has no escape for it (`%%` is
     /// not one: polybar/polybar#2748 is unmerged). A ZERO WIDTH SPACE after every `%`
@@ -84,15 +52,6 @@ public enum TextEscaping {
     /// tmux expands `#` in status-line text (`#[fg=…]`, `#(…)`, `#S`); `##` is a literal `#`.
     public static func tmux(_ text: String) -> String {
         text.replacingAll("#", with: "##")
-    }
-
-    private static func hex4(_ value: UInt32) -> String {
-        let digits = Array("0123456789abcdef")
-        var out = ""
-        for shift in stride(from: 12, through: 0, by: -4) {
-            out.append(digits[Int((value >> UInt32(shift)) & 0xF)])
-        }
-        return out
     }
 }
 

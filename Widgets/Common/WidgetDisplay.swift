@@ -2,6 +2,8 @@
 // formatted, names made single-line and shortened, the colour validated. Renderers only
 // arrange and escape these.
 
+import BiomaText
+
 /// What a bar displays at one instant. All strings are plain text, not yet escaped.
 public struct WidgetDisplay: Sendable, Equatable {
     public var phase: TimerPhase

@@ -1,6 +1,7 @@
 // `--format json`: the whole state as one JSON object per line, for scripts and any bar
 // without its own format. Times are live at the instant rendered.
 
+import BiomaText
 import TimerControl
 
 /// Keys: online, state, running, updated_at, day, session_time, daily_total,
@@ -20,54 +21,52 @@ public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
     public func render(_ state: WidgetState, now: Int64) -> String {
         let live = state.advanced(to: now)
         let display = WidgetDisplay(state, now: now, options: options)
-        let fields: [(String, String)] = [
-            ("online", String(state.online)),
-            ("state", TextEscaping.json(display.phase.rawValue)),
-            ("running", String(state.online && state.running)),
-            ("updated_at", String(live.updatedAt)),
-            ("day", TextEscaping.json(state.day)),
-            ("session_time", String(live.sessionTime)),
-            ("daily_total", String(live.dailyTotal)),
-            ("active_project", TextEscaping.json(state.activeProject)),
-            ("active_project_name", TextEscaping.json(state.activeProjectName)),
-            ("active_project_color", TextEscaping.json(state.activeProjectColor)),
-            ("project_session_time", String(live.projectSessionTime)),
-            ("project_daily_total", String(live.projectDailyTotal)),
-            ("session", TextEscaping.json(display.session)),
-            ("daily", TextEscaping.json(display.daily)),
-            ("project_session", TextEscaping.json(display.projectSession)),
-            ("project_daily", TextEscaping.json(display.projectDaily)),
-            ("percentage", String(display.percentage)),
-            ("open_tasks", String(display.openTasks)),
-            ("due_tasks", String(display.dueTasks)),
+        var fields: [(String, JSON)] = [
+            ("online", .bool(state.online)),
+            ("state", .string(display.phase.rawValue)),
+            ("running", .bool(state.online && state.running)),
+            ("updated_at", .int(live.updatedAt)),
+            ("day", .string(state.day)),
+            ("session_time", .int(live.sessionTime)),
+            ("daily_total", .int(live.dailyTotal)),
+            ("active_project", .string(state.activeProject)),
+            ("active_project_name", .string(state.activeProjectName)),
+            ("active_project_color", .string(state.activeProjectColor)),
+            ("project_session_time", .int(live.projectSessionTime)),
+            ("project_daily_total", .int(live.projectDailyTotal)),
+            ("session", .string(display.session)),
+            ("daily", .string(display.daily)),
+            ("project_session", .string(display.projectSession)),
+            ("project_daily", .string(display.projectDaily)),
+            ("percentage", .integer(display.percentage)),
+            ("open_tasks", .integer(display.openTasks)),
+            ("due_tasks", .integer(display.dueTasks)),
         ]
-        var object = "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",")
-        if display.focus.active { object += ",\"focus\":" + Self.focusObject(state.focus, display.focus) }
-        return object + "}"
+        if display.focus.active { fields.append(("focus", Self.focusObject(state.focus, display.focus))) }
+        return JSON.fields(fields).text
     }
 
     /// The `focus` object: the properties of org.biomatimer.Focus1 (µs, unshortened; the
     /// time left live at the instant rendered), then the displayed `remaining_text`,
     /// `phase_name`, `round_text` and `progress`.
-    static func focusObject(_ focus: FocusStatus, _ display: FocusDisplay) -> String {
-        let fields: [(String, String)] = [
-            ("state", TextEscaping.json(display.state.rawValue)),
-            ("kind", TextEscaping.json(focus.kind)),
-            ("phase", TextEscaping.json(focus.phase)),
-            ("label", TextEscaping.json(focus.label)),
-            ("round", String(focus.round)),
-            ("rounds", String(focus.rounds)),
-            ("phase_duration", String(focus.phaseDuration)),
-            ("remaining", String(display.remainingMicros)),
-            ("phase_ends_at", String(focus.phaseEndsAt)),
-            ("updated_at", String(focus.updatedAt)),
-            ("project", TextEscaping.json(focus.project)),
-            ("completed_today", String(focus.completedToday)),
-            ("remaining_text", TextEscaping.json(display.remaining)),
-            ("phase_name", TextEscaping.json(display.phaseName)),
-            ("round_text", TextEscaping.json(display.round)),
-            ("progress", String(display.progress)),
-        ]
-        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    static func focusObject(_ focus: FocusStatus, _ display: FocusDisplay) -> JSON {
+        .fields([
+            ("state", .string(display.state.rawValue)),
+            ("kind", .string(focus.kind)),
+            ("phase", .string(focus.phase)),
+            ("label", .string(focus.label)),
+            ("round", .integer(focus.round)),
+            ("rounds", .integer(focus.rounds)),
+            ("phase_duration", .int(focus.phaseDuration)),
+            ("remaining", .int(display.remainingMicros)),
+            ("phase_ends_at", .int(focus.phaseEndsAt)),
+            ("updated_at", .int(focus.updatedAt)),
+            ("project", .string(focus.project)),
+            ("completed_today", .integer(focus.completedToday)),
+            ("remaining_text", .string(display.remaining)),
+            ("phase_name", .string(display.phaseName)),
+            ("round_text", .string(display.round)),
+            ("progress", .integer(display.progress)),
+        ])
     }
 }

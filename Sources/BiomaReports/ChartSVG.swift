@@ -4,6 +4,10 @@
 // lines, circles, rects, text in a generic font family), so that browsers and rsvg-convert
 // draw it alike.
 
+import BiomaCore
+import BiomaText
+import BiomaWidgets
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,21 +31,21 @@ public enum ChartSVG {
         return (center.x + radius * sine(angle), center.y - radius * cosine(angle))
     }
 
-    /// The first day of `picture` (the chart draws one day), with the legend of the picture.
-    public static func render(_ picture: DayPicture) -> String {
-        let legend = picture.legend
-        let height = height(rows: legend.count)
+    /// The first day of `chart` (the ring draws one day), with the legend.
+    public static func render(_ chart: DayChart, legend: ChartLegend) -> String {
+        let rows = legend.rows
+        let height = height(rows: rows.count)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(width)\" height=\"\(height)\" "
         out += "viewBox=\"0 0 \(width) \(height)\" font-family=\"sans-serif\">\n"
-        let day = picture.days.first
-        out += "<title>biomatimer \(TextEscaping.xml(day?.label ?? picture.from))</title>\n"
+        let day = chart.days.first
+        out += "<title>biomatimer \(TextEscaping.xml(day?.label ?? chart.from.description))</title>\n"
         out += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#FFFFFF\"/>\n"
         // The face under the day: what no arc covers is not in the day (a DST gap).
         out += "<circle cx=\"\(number(center.x))\" cy=\"\(number(center.y))\" r=\"\(number((outerRadius + innerRadius) / 2))\" "
         out += "fill=\"none\" stroke=\"#F7F7F7\" stroke-width=\"\(number(outerRadius - innerRadius))\"/>\n"
-        for arc in merged(day?.arcs ?? []) {
-            out += sector(from: arc.from, to: arc.to, color: picture.color(of: arc.kind))
+        for arc in merged(day?.arcs ?? [], legend: legend) {
+            out += sector(from: arc.from, to: arc.to, color: legend.color(of: arc.kind))
         }
         // Hour ticks, and the hour every three hours.
         for hour in 0..<24 {
@@ -60,20 +64,20 @@ public enum ChartSVG {
             out += "<text x=\"\(number(center.x))\" y=\"\(number(center.y - 4))\" font-size=\"17\" text-anchor=\"middle\" "
             out += "fill=\"#222222\">\(TextEscaping.xml(day.label))</text>\n"
             out += "<text x=\"\(number(center.x))\" y=\"\(number(center.y + 20))\" font-size=\"14\" text-anchor=\"middle\" "
-            out += "fill=\"#555555\">\(DurationFormat.hms(day.work)) work</text>\n"
+            out += "fill=\"#555555\">\(DurationFormat.hms(day.totals.work)) work</text>\n"
             if let now = day.now {
                 let a = point(second: Double(now), radius: innerRadius - 14)
                 let b = point(second: Double(now), radius: outerRadius + 8)
                 out += "<line x1=\"\(number(a.x))\" y1=\"\(number(a.y))\" x2=\"\(number(b.x))\" y2=\"\(number(b.y))\" "
-                out += "stroke=\"\(DayPicture.handColor)\" stroke-width=\"3\" stroke-linecap=\"round\"/>\n"
-                out += "<circle cx=\"\(number(b.x))\" cy=\"\(number(b.y))\" r=\"4\" fill=\"\(DayPicture.handColor)\"/>\n"
+                out += "stroke=\"\(ChartLegend.handColor)\" stroke-width=\"3\" stroke-linecap=\"round\"/>\n"
+                out += "<circle cx=\"\(number(b.x))\" cy=\"\(number(b.y))\" r=\"4\" fill=\"\(ChartLegend.handColor)\"/>\n"
             }
         }
         // The legend: colour, name, time, share of the day.
-        for (index, row) in legend.enumerated() {
+        for (index, row) in rows.enumerated() {
             let y = legendTop + Double(index) * legendRow
             out += "<rect x=\"\(number(legendX))\" y=\"\(number(y - 13))\" width=\"16\" height=\"16\" "
-            out += "fill=\"\(picture.color(of: row.kind))\" stroke=\"#999999\" stroke-width=\"0.5\"/>\n"
+            out += "fill=\"\(legend.color(of: row.kind))\" stroke=\"#999999\" stroke-width=\"0.5\"/>\n"
             let name = String(TextEscaping.singleLine(row.name).prefix(28))
             out += "<text x=\"\(number(legendX + 26))\" y=\"\(number(y))\" font-size=\"15\" fill=\"#222222\">"
             out += "\(TextEscaping.xml(name))</text>\n"
@@ -87,9 +91,10 @@ public enum ChartSVG {
     }
 
     /// Adjacent arcs of one kind joined, so that no seam shows between them.
-    static func merged(_ arcs: [DayPicture.Arc]) -> [DayPicture.Arc] {
-        var result: [DayPicture.Arc] = []
-        for arc in arcs where arc.to > arc.from {
+    static func merged(_ arcs: [DayChart.Arc], legend: ChartLegend) -> [DayChart.Arc] {
+        var result: [DayChart.Arc] = []
+        for var arc in arcs where arc.to > arc.from {
+            arc.kind = legend.shown(arc.kind)
             if let last = result.last, last.kind == arc.kind, last.to == arc.from {
                 result[result.count - 1].to = arc.to
             } else {

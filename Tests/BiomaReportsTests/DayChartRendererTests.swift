@@ -1,37 +1,34 @@
-import BiomaWidgets
+import BiomaCore
+import BiomaReports
+import BiomaText
 import Testing
+import TestSupport
 
 /// `report --chart`'s strip and `report --svg`'s document, from a fixed picture: exact output.
 @Suite struct DayChartRendererTests {
-    static let hour: Int64 = 3_600_000_000
-
     /// Mon 2026-01-05: Client A 09:00–12:00 (#FF0000), a hostile name 13:00–15:30 (#0000FF),
     /// no project 16:00–17:00; the hand at 16:40 when `today`.
-    static func picture(today: Bool = false) -> DayPicture {
-        func arc(_ from: Double, _ to: Double, _ kind: DayPicture.Kind) -> DayPicture.Arc {
-            DayPicture.Arc(from: Int(from * 3600), to: Int(to * 3600), kind: kind)
-        }
-        return DayPicture(
-            from: "2026-01-05", to: "2026-01-05",
-            projects: [
-                .init(name: "Client A", color: "#FF0000", total: 3 * hour),
-                .init(name: "R&D <b>\"x\"</b>\u{1B}[31m", color: "#0000FF", total: 5 * hour / 2),
+    static func picture(today: Bool = false) -> (chart: DayChart, legend: ChartLegend) {
+        let (chart, projects) = ChartFixture.chart(
+            arcs: [
+                (0, 9, .unaccounted), (9, 12, .project(0)), (12, 13, .unaccounted), (13, 15.5, .project(1)),
+                (15.5, 16, .unaccounted), (16, 17, .noProject), (17, 24, .unaccounted),
             ],
-            noProject: hour,
-            days: [
-                DayPicture.Day(
-                    day: "2026-01-05", weekday: 2, length: 24 * hour, work: 13 * hour / 2,
-                    arcs: [
-                        arc(0, 9, .unaccounted), arc(9, 12, .project(0)), arc(12, 13, .unaccounted),
-                        arc(13, 15.5, .project(1)), arc(15.5, 16, .unaccounted), arc(16, 17, .noProject),
-                        arc(17, 24, .unaccounted),
-                    ],
-                    now: today ? 16 * 3600 + 40 * 60 : nil)
-            ])
+            projects: [("Client A", "#FF0000"), ("R&D <b>\"x\"</b>\u{1B}[31m", "#0000FF")],
+            now: today ? 16 * 3600 + 40 * 60 : nil)
+        return (chart, ChartLegend(chart, projects: projects))
+    }
+
+    static func strip(_ picture: (chart: DayChart, legend: ChartLegend), color: Bool) -> String {
+        ChartText.render(picture.chart, legend: picture.legend, style: Terminal(color: color))
+    }
+
+    static func svg(_ picture: (chart: DayChart, legend: ChartLegend)) -> String {
+        ChartSVG.render(picture.chart, legend: picture.legend)
     }
 
     @Test func plainStrip() {
-        let text = ChartText.render(Self.picture(), style: Terminal(color: false))
+        let text = Self.strip(Self.picture(), color: false)
         #expect(
             text == """
                 2026-01-05
@@ -48,7 +45,7 @@ import Testing
     }
 
     @Test func colouredStripWithTheHand() {
-        let text = ChartText.render(Self.picture(today: true), style: Terminal(color: true))
+        let text = Self.strip(Self.picture(today: true), color: true)
         func paint(_ text: String, _ rgb: String) -> String { "\u{1B}[38;2;\(rgb)m\(text)\u{1B}[0m" }
         let grey = "224;224;224"
         let strip =
@@ -70,32 +67,24 @@ import Testing
 
     /// A half-hour cell shows what filled most of it; the hour a DST day skips shows blank.
     @Test func cellsTakeTheMajorityAndGapsStayBlank() {
-        let day = DayPicture.Day(
-            day: "2024-03-31", weekday: 1, length: 23 * Self.hour, work: 0,
-            arcs: [
-                .init(from: 0, to: 7200, kind: .unaccounted), .init(from: 10_800, to: 11_000, kind: .project(0)),
-                .init(from: 11_000, to: 86_400, kind: .unaccounted),
-            ], now: nil)
-        let cells = ChartText.cells(of: day)
+        let gap = ChartFixture.chart(
+            day: "2024-03-31", hours: 23,
+            arcs: [(0, 2, .unaccounted), (3, 11_000.0 / 3600, .project(0)), (11_000.0 / 3600, 24, .unaccounted)],
+            projects: [("p", "#000000")])
+        let cells = ChartText.cells(of: gap.chart.days[0], legend: ChartLegend(gap.chart, projects: gap.projects))
         #expect(cells.count == 48)
         #expect(cells[3] == .unaccounted && cells[4] == nil && cells[5] == nil && cells[6] == .unaccounted)
-        let many = DayPicture(
-            from: "2024-03-31", to: "2024-03-31",
-            projects: (0..<3).map { .init(name: "p\($0)", color: "#000000", total: 0) }, noProject: 0,
-            days: [
-                DayPicture.Day(
-                    day: "2024-03-31", weekday: 1, length: 23 * Self.hour, work: 3 * Self.hour,
-                    arcs: [
-                        .init(from: 0, to: 7200, kind: .project(0)), .init(from: 10_800, to: 14_400, kind: .project(1)),
-                        .init(from: 14_400, to: 18_000, kind: .project(2)), .init(from: 18_000, to: 86_400, kind: .unaccounted),
-                    ], now: nil)
-            ])
-        let line = ChartText.render(many, style: Terminal(color: false)).split(separator: "\n")[2]
+        let many = ChartFixture.chart(
+            day: "2024-03-31", hours: 23,
+            arcs: [(0, 2, .project(0)), (3, 4, .project(1)), (4, 5, .project(2)), (5, 24, .unaccounted)],
+            projects: (0..<3).map { ("p\($0)", "#000000") })
+        let line = Self.strip((many.chart, ChartLegend(many.chart, projects: many.projects)), color: false)
+            .split(separator: "\n")[2]
         #expect(line.hasPrefix("Sun 2024-03-31  ████  ▓▓##····"), "\(line)")
     }
 
     @Test func svgEscapesNamesAndDrawsTheHandForTodayOnly() {
-        let svg = ChartSVG.render(Self.picture())
+        let svg = Self.svg(Self.picture())
         #expect(svg.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""))
         #expect(svg.contains(">R&amp;D &lt;b&gt;&quot;x&quot;&lt;/b&gt; [31m</text>"), "\(svg)")
         #expect(!svg.contains("\u{1B}"))
@@ -103,7 +92,7 @@ import Testing
         #expect(!svg.contains("stroke=\"#FF0000\" stroke-width=\"3\""), "no hand on another day")
         #expect(svg.contains(">6:30:00 work</text>"))
         #expect(svg.contains(">72.9%</text>"))
-        let today = ChartSVG.render(Self.picture(today: true))
+        let today = Self.svg(Self.picture(today: true))
         #expect(today.contains("stroke=\"#FF0000\" stroke-width=\"3\""))
         // 09:00–12:00 as one sector: outer arc from the 09:00 point to the 12:00 point.
         #expect(svg.contains("A 170 170 0 0 1 230 410 "), "the 09:00–12:00 sector ends at the bottom (12:00)")

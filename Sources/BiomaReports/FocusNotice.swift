@@ -1,13 +1,14 @@
 import BiomaCore
+import BiomaText
 import BiomaWidgets
 import TimerControl
 
 /// The words of the focus timer's notifications.
-enum FocusText {
-    static func name(_ phase: FocusPhase) -> String { FocusDisplay.phaseNames[phase.rawValue] ?? phase.rawValue }
+public enum FocusNotice {
+    public static func name(_ phase: FocusPhase) -> String { FocusDisplay.phaseNames[phase.rawValue] ?? phase.rawValue }
 
     /// What ended and what comes next.
-    static func notice(_ end: FocusPhaseEnd, plan: FocusPlan?, projects: [Project]) -> (summary: String, body: String) {
+    public static func notice(_ end: FocusPhaseEnd, plan: FocusPlan?, projects: [Project]) -> (summary: String, body: String) {
         let label = end.label.isEmpty ? "" : "\(end.label): "
         let rounds = plan?.plannedRounds ?? 0
         let round = end.kind == .countdown ? "" : rounds > 0 ? " \(end.round)/\(rounds)" : " \(end.round)"
@@ -21,8 +22,8 @@ enum FocusText {
         if end.late { summary += " (while biomatimer was not running)" }
         var body: String
         if let next = end.next {
-            let length = plan.map { DurationText.clock($0.length(of: next)) } ?? ""
-            let nextText = "\(name(next)) \(length)".trimmingCharacters(in: .whitespaces)
+            let length = plan.map { DurationFormat.clock($0.length(of: next)) } ?? ""
+            let nextText = length.isEmpty ? name(next) : "\(name(next)) \(length)"
             body = end.nextStarted ? "\(nextText) started." : "Next: \(nextText), waiting for you to start it."
         } else {
             body = end.kind == .countdown ? "The countdown is done." : "The focus timer is done."

@@ -1,6 +1,9 @@
 // `biomatimer report --chart`: each day as a strip of 48 half-hours, from midnight to
 // midnight on the clock, under an hour ruler, then the legend.
 
+import BiomaCore
+import BiomaText
+
 /// The terminal picture of the day (or of every day of a week, month or year).
 public enum ChartText {
     /// Cells per day; each is half an hour of clock time.
@@ -18,9 +21,9 @@ public enum ChartText {
     static let unaccountedGlyph = "·"
     static let outsideGlyph = " "
 
-    public static func glyph(_ kind: DayPicture.Kind, color: Bool) -> String {
-        switch kind {
-        case .project(let index): return color ? "█" : plainGlyphs[index % plainGlyphs.count]
+    public static func glyph(_ kind: DayChart.Kind, legend: ChartLegend, color: Bool) -> String {
+        switch legend.shown(kind) {
+        case .project: return color ? "█" : plainGlyphs[(legend.position(of: kind) ?? 0) % plainGlyphs.count]
         case .noProject: return noProjectGlyph
         case .unaccounted: return unaccountedGlyph
         }
@@ -28,32 +31,33 @@ public enum ChartText {
 
     /// What each half-hour cell of a day shows: the kind that filled most of it (the first
     /// one on a tie), nil where the clock time is not in the day.
-    public static func cells(of day: DayPicture.Day) -> [DayPicture.Kind?] {
-        var seconds = [[(kind: DayPicture.Kind, seconds: Int)]](repeating: [], count: cells)
+    public static func cells(of day: DayChart.DayPart, legend: ChartLegend) -> [DayChart.Kind?] {
+        var seconds = [[(kind: DayChart.Kind, seconds: Int)]](repeating: [], count: cells)
         for arc in day.arcs {
             var cell = max(0, arc.from / secondsPerCell)
             while cell < cells, cell * secondsPerCell < arc.to {
                 let overlap = min(arc.to, (cell + 1) * secondsPerCell) - max(arc.from, cell * secondsPerCell)
                 if overlap > 0 {
-                    if let index = seconds[cell].firstIndex(where: { $0.kind == arc.kind }) {
+                    let kind = legend.shown(arc.kind)
+                    if let index = seconds[cell].firstIndex(where: { $0.kind == kind }) {
                         seconds[cell][index].seconds += overlap
                     } else {
-                        seconds[cell].append((arc.kind, overlap))
+                        seconds[cell].append((kind, overlap))
                     }
                 }
                 cell += 1
             }
         }
         return seconds.map { counts in
-            var best: (kind: DayPicture.Kind, seconds: Int)?
+            var best: (kind: DayChart.Kind, seconds: Int)?
             for entry in counts where entry.seconds > (best?.seconds ?? 0) { best = entry }
             return best?.kind
         }
     }
 
-    public static func render(_ picture: DayPicture, style: Terminal) -> String {
+    public static func render(_ chart: DayChart, legend: ChartLegend, style: Terminal) -> String {
         let labelWidth = 16
-        var out = picture.from == picture.to ? "\(picture.from)\n" : "\(picture.from) – \(picture.to)\n"
+        var out = chart.from == chart.to ? "\(chart.from)\n" : "\(chart.from) – \(chart.to)\n"
         // The ruler: an hour mark every three hours, over the cell where that hour begins.
         var ruler = String(repeating: " ", count: labelWidth)
         var column = 0
@@ -64,32 +68,32 @@ public enum ChartText {
             column = target + String(hour).count
         }
         out += ruler + "\n"
-        for day in picture.days {
+        for day in chart.days {
             var line = Terminal.pad(day.label, labelWidth)
             var run: (color: String?, text: String) = (nil, "")
             func flush() {
                 if let color = run.color { line += style.paint(run.text, color) } else { line += run.text }
                 run = (nil, "")
             }
-            for cell in cells(of: day) {
-                let shown = cell.map { glyph($0, color: style.color) } ?? outsideGlyph
-                let color = cell.map { picture.color(of: $0) }
+            for cell in cells(of: day, legend: legend) {
+                let shown = cell.map { glyph($0, legend: legend, color: style.color) } ?? outsideGlyph
+                let color = cell.map { legend.color(of: $0) }
                 if color != run.color { flush() }
                 run.color = color
                 run.text += shown
             }
             flush()
-            out += line + "  " + Terminal.padLeft(DurationFormat.hms(day.work), 9) + "\n"
+            out += line + "  " + Terminal.padLeft(DurationFormat.hms(day.totals.work), 9) + "\n"
             if let now = day.now {
                 let cell = min(cells - 1, now / secondsPerCell)
                 let mark = "▲ " + clock(now)
-                out += String(repeating: " ", count: labelWidth + cell) + style.paint(mark, DayPicture.handColor) + "\n"
+                out += String(repeating: " ", count: labelWidth + cell) + style.paint(mark, ChartLegend.handColor) + "\n"
             }
         }
         out += "\n"
-        for row in picture.legend {
+        for row in legend.rows {
             let name = Terminal.pad(String(Terminal.singleLine(row.name).prefix(24)), 24)
-            let mark = style.paint(glyph(row.kind, color: style.color), picture.color(of: row.kind))
+            let mark = style.paint(glyph(row.kind, legend: legend, color: style.color), legend.color(of: row.kind))
             out += "  \(mark) \(name) \(Terminal.padLeft(DurationFormat.hms(row.total), 10)) "
             out += Terminal.padLeft(oneDecimal(row.percent) + "%", 6) + "\n"
         }

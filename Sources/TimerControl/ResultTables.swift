@@ -1,0 +1,80 @@
+import DBusCore
+
+/// Method results decoded through tables, as properties are: a result row is a struct with a
+/// `PropertyTable`; the daemon writes rows with `list`, clients read them with `rows`, so no
+/// key is spelt at either end.
+extension PropertyTable {
+    /// `rows` as an `aa{sv}` result, each row's entries in the table's order.
+    public func list(_ rows: [Root]) -> DBusValue {
+        .array(.array(.dictEntry(.string, .variant)), rows.map { .vardict(ordered: entries(of: $0)) })
+    }
+
+    /// The rows of an `aa{sv}` result; a missing entry, or one of another type, keeps
+    /// `fallback`'s value.
+    public func rows(_ result: DBusValue?, over fallback: Root) -> [Root] {
+        (result?.array ?? []).compactMap(\.vardict).map { decode($0, over: fallback) }
+    }
+}
+
+/// One row of `ListProjects`: a project with today's times.
+public struct ProjectListing: Sendable, Equatable {
+    public var id = ""
+    public var name = ""
+    /// `#RRGGBB`.
+    public var color = ""
+    /// Its place in the list, from 0.
+    public var position: UInt32 = 0
+    public var running = false
+    /// Microseconds.
+    public var sessionTime: Int64 = 0
+    public var dailyTotal: Int64 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<ProjectListing>(
+        interface: TimerNames.interface,
+        [
+            .init("Id", \.id), .init("Name", \.name), .init("Color", \.color), .init("Position", \.position),
+            .init("Running", \.running), .init("SessionTime", \.sessionTime), .init("DailyTotal", \.dailyTotal),
+        ])
+}
+
+/// One row of `ListTasks`.
+public struct TaskListing: Sendable, Equatable {
+    /// `t1`, `t2`, …
+    public var id = ""
+    public var title = ""
+    /// The project's id, `""` for none.
+    public var project = ""
+    /// The due instant (µs since the epoch), 0 for none.
+    public var due: Int64 = 0
+    public var remind = false
+    public var done = false
+    /// When it was marked done (µs since the epoch), 0 while open.
+    public var doneAt: Int64 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<TaskListing>(
+        interface: TimerNames.tasksInterface,
+        [
+            .init("Id", \.id), .init("Title", \.title), .init("Project", \.project), .init("Due", \.due),
+            .init("Remind", \.remind), .init("Done", \.done), .init("DoneAt", \.doneAt),
+        ])
+}
+
+/// One row of `ListIntervals`.
+public struct IntervalListing: Sendable, Equatable {
+    public var id = ""
+    /// µs since the epoch; `end` 0 while running.
+    public var start: Int64 = 0
+    public var end: Int64 = 0
+    /// The project's id, `""` for none.
+    public var project = ""
+
+    public init() {}
+
+    public static let table = PropertyTable<IntervalListing>(
+        interface: TimerNames.interface,
+        [.init("Id", \.id), .init("Start", \.start), .init("End", \.end), .init("Project", \.project)])
+}

@@ -1,0 +1,44 @@
+import CContract
+import Foundation
+import TestSupport
+import Testing
+import TimerControl
+
+/// The member and error names both clients and the daemon read from the C header are exactly
+/// the contract's: the methods of dbus/org.biomatimer.Timer1.xml (which the daemon serves byte
+/// for byte) and the errors of dbus/README.md.
+@Suite struct MemberNamesTests {
+    /// Each interface's method names, in the order the file lists them.
+    static func methods() throws -> [String: [String]] {
+        let xml = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("dbus/org.biomatimer.Timer1.xml"), encoding: .utf8)
+        var result: [String: [String]] = [:]
+        for part in xml.components(separatedBy: "<interface name=\"").dropFirst() {
+            let name = String(part.prefix { $0 != "\"" })
+            let body = part.components(separatedBy: "</interface>")[0]
+            result[name] = body.components(separatedBy: "<method name=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        }
+        return result
+    }
+
+    @Test func methodsAreTheIntrospectionData() throws {
+        let methods = try Self.methods()
+        #expect(methods[TimerNames.interface] == ContractMembers.timer1)
+        #expect(methods[TimerNames.tasksInterface] == ContractMembers.tasks1)
+        #expect(methods[TimerNames.focusInterface] == ContractMembers.focus1)
+        #expect(methods[TimerNames.commandInterface] == ContractMembers.command1)
+        #expect(Set(methods.keys) == [TimerNames.interface, TimerNames.tasksInterface, TimerNames.focusInterface, TimerNames.commandInterface])
+        #expect(BIOMATIMER_TIMER1_START_PROJECT == "StartProject" && BIOMATIMER_FOCUS1_TOGGLE_PAUSE == "TogglePause")
+    }
+
+    @Test func errorsAreTheDocumentedOnes() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("dbus/README.md"), encoding: .utf8)
+        let table = readme.components(separatedBy: "## Errors")[1].components(separatedBy: "\n## ")[0]
+        let documented = table.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| `") else { return nil }
+            return String(line.dropFirst(3).prefix { $0 != "`" })
+        }
+        #expect(documented.count == 13)
+        #expect(ContractMembers.errors == documented)
+    }
+}
