@@ -31,7 +31,7 @@ func focusSeconds(_ line: String) -> Int? {
 
 /// `biomatimer watch` following a real daemon's focus timer: one line per displayed second
 /// while a countdown runs, none while it is paused or done.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct FocusWatchTests {
     @Test func aCountdownTicksDownPausesStillAndEndsDone() throws {
         let f = try DaemonFixture()

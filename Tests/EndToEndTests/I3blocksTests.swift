@@ -7,7 +7,7 @@ import TestSupport
 
 /// i3blocks: clicks on a persistent block's standard input (as i3blocks ≥ 1.5 sends them), and
 /// Debian's i3blocks running Widgets/i3blocks/i3blocks.conf with its click block.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct I3blocksTests {
     /// i3blocks 1.5 and later write a persistent block's clicks to its stdin and export
     /// `BLOCK_INTERVAL=persist`. Debian has 1.4, so this plays i3blocks 1.5 (its format=json

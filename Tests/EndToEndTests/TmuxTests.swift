@@ -7,7 +7,7 @@ import TestSupport
 /// A real tmux with Widgets/tmux/tmux.conf, polling the real `biomatimer status --format
 /// tmux` every second: the status line a person sees, a keystroke, a countdown paused by
 /// the sample's prefix F.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct TmuxTests {
     /// The right part of the status line the sample config draws (`--raw`: with escapes).
     func statusRight(_ f: DaemonFixture, _ extra: [String] = []) throws -> ProcessResult {

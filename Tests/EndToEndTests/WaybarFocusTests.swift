@@ -7,7 +7,7 @@ import TestSupport
 /// Debian's waybar in a headless sway running Widgets/waybar/config.jsonc and style.css
 /// while a countdown runs: the module's text and classes, the focus CSS in the screenshot,
 /// and a middle click that pauses the countdown.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct WaybarFocusTests {
     /// Runs the harness on one output; the module's lines and the screenshot's pixel counts
     /// of [running countdown #fab387, paused #f9e2af, idle work #9399b2, background #1e1e2e].

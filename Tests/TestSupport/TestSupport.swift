@@ -217,6 +217,17 @@ public struct ProcessResult: Sendable {
     public var stderr: String
 }
 
+extension ProcessResult {
+    /// This result if the program exited 0; otherwise an error naming `what` with the exit
+    /// status and stderr, which fails the test. For setup steps, whose failure would otherwise
+    /// surface later as a puzzling difference.
+    @discardableResult
+    public func requireSuccess(_ what: String) throws -> ProcessResult {
+        guard status == 0 else { throw TestSupportError("\(what) exited \(status): \(stderr)\(stdout)") }
+        return self
+    }
+}
+
 /// Runs a program to completion with a bounded wait (it is killed after `timeout` seconds).
 @discardableResult
 public func runProcess(
