@@ -5,35 +5,50 @@ import Testing
 // must not take Swift's cooperative pool from the tests that await: the pool has one thread
 // per core, and on 2 cores two blocked tests left an awaiting test nothing to resume on.
 // `.ownThread` runs each test case of a suite on a thread of its own (a task executor
-// preference, so the body, its awaits and its child tasks all stay on that thread), and lets
-// at most `ownThreadWidth` such cases run at once, since the pool no longer bounds them.
+// preference, so the body, its awaits and its child tasks all stay on that thread), and
+// bounds how many run at once, since the pool no longer does.
 
-/// How many `.ownThread` test cases run at once: `BIOMATIMER_TEST_WIDTH`, or twice the cores
-/// (most of them wait on other processes), at least 2.
-public let ownThreadWidth: Int = {
-    if let text = ProcessInfo.processInfo.environment["BIOMATIMER_TEST_WIDTH"], let width = Int(text), width > 0 {
-        return width
-    }
-    return max(2, 2 * ProcessInfo.processInfo.activeProcessorCount)
-}()
+/// How many `.ownThread` suites run at once (`BIOMATIMER_TEST_SUITES`, or the cores, at least
+/// 2), and how many of their test cases (`BIOMATIMER_TEST_WIDTH`, or three times the cores, at
+/// least 6: most of them wait on other processes). Suites queue whole, before any of their
+/// tests starts, because a test's time limit counts from its start, queueing included: a
+/// test case waits only for the few others of the suites running.
+public let ownThreadSuites = widthFromEnvironment("BIOMATIMER_TEST_SUITES", otherwise: max(2, activeProcessors))
+public let ownThreadWidth = widthFromEnvironment("BIOMATIMER_TEST_WIDTH", otherwise: max(6, 3 * activeProcessors))
 
-/// Runs each test case on a dedicated thread, at most `ownThreadWidth` at once. On a suite
-/// it applies to every test in it.
+private let activeProcessors = ProcessInfo.processInfo.activeProcessorCount
+
+private func widthFromEnvironment(_ name: String, otherwise: Int) -> Int {
+    if let text = ProcessInfo.processInfo.environment[name], let width = Int(text), width > 0 { return width }
+    return otherwise
+}
+
+/// Runs each test case on a dedicated thread; at most `ownThreadSuites` suites and
+/// `ownThreadWidth` test cases at once. On a suite it applies to every test in it.
 public struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
+
+    /// A scope for the suite itself too (where the suites queue), not only for its test cases.
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? { self }
 
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        guard testCase != nil else { return try await function() }
-        await OwnThreadTrait.gate.enter()
-        defer { OwnThreadTrait.gate.leave() }
+        guard testCase != nil else {
+            guard test.isSuite else { return try await function() }
+            await OwnThreadTrait.suites.enter()
+            defer { OwnThreadTrait.suites.leave() }
+            return try await function()
+        }
+        await OwnThreadTrait.cases.enter()
+        defer { OwnThreadTrait.cases.leave() }
         let executor = ThreadExecutor(name: "own:" + test.name.prefix(11))
         defer { executor.finish() }
         try await withTaskExecutorPreference(executor) { try await function() }
     }
 
-    static let gate = AsyncGate(width: ownThreadWidth)
+    static let suites = AsyncGate(width: ownThreadSuites)
+    static let cases = AsyncGate(width: ownThreadWidth)
 }
 
 extension Trait where Self == OwnThreadTrait {
