@@ -143,16 +143,27 @@ public final class ChildProcess: @unchecked Sendable {
         return exitStatus
     }
 
-    /// Stops the child: SIGTERM, then SIGKILL after `grace` seconds.
+    /// Stops the child: SIGTERM, then SIGKILL if it has not ended after `grace` seconds.
     public func terminate(grace: TimeInterval = 3) {
         guard status == nil else { return }
         kill(pid, SIGTERM)
-        let end = Date().addingTimeInterval(grace)
-        while status == nil && Date() < end { usleep(5_000) }
-        if status == nil {
+        if !waitForExit(timeout: grace) {
             kill(pid, SIGKILL)
             wait()
         }
+    }
+
+    /// Waits for the child to end, at most `timeout` seconds (a thread blocks in waitpid for
+    /// it): true if it ended.
+    @discardableResult
+    public func waitForExit(timeout: TimeInterval) -> Bool {
+        if status != nil { return true }
+        let ended = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            wait()
+            ended.signal()
+        }
+        return ended.wait(timeout: .now() + timeout) == .success
     }
 }
 
