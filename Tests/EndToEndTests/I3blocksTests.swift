@@ -142,7 +142,7 @@ struct I3blocksTests {
         #expect(try f.cli(["focus", "countdown", "10m", "--label", "Tea"]).status == 0)
         let countdown = block("the countdown") { ($0["full_text"] as? String)?.hasPrefix("◷ ") == true }
         #expect(
-            (countdown?["full_text"] as? String)?.wholeMatch(of: #/◷ (10:00|9:5\d) Countdown · Tea │ ‖ \d+:\d\d:\d\d/#) != nil,
+            (countdown?["full_text"] as? String)?.wholeMatch(of: #/◷ (10:00|9:[0-5]\d) Countdown · Tea │ ‖ \d+:\d\d:\d\d/#) != nil,
             "\(countdown ?? [:])")
         #expect((countdown?["short_text"] as? String)?.hasPrefix("◷ ") == true)
         click(2)
@@ -152,7 +152,7 @@ struct I3blocksTests {
             }, "middle click did not pause the focus timer; stderr: \(errors.text)")
         let pausedFocus = block("the paused countdown") { ($0["full_text"] as? String)?.hasPrefix("‖ ") == true }
         #expect(
-            (pausedFocus?["full_text"] as? String)?.wholeMatch(of: #/‖ (10:00|9:5\d) Countdown · Tea │ ‖ \d+:\d\d:\d\d/#) != nil,
+            (pausedFocus?["full_text"] as? String)?.wholeMatch(of: #/‖ (10:00|9:[0-5]\d) Countdown · Tea │ ‖ \d+:\d\d:\d\d/#) != nil,
             "\(pausedFocus ?? [:])")
         #expect(bar.status == nil, "i3blocks still runs")
     }
