@@ -41,25 +41,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The tests run in four processes, one after the other: the unit suites, the real bars and
-# watches, the pictures (rsvg-convert, chromium), and the other end-to-end suites. Swift
-# Testing runs a process's tests on as many threads as there are cores; most end-to-end tests
-# block a thread while a real program works, and on 2 cores a single process of all of them
-# left the few tests that await (a deadline, a sleep) without a thread for longer than their
-# time limits. Each process now takes well under a minute.
-TEST_BARS := Waybar|WaybarFocus|TrayWaybar|Polybar|Tmux|I3blocks|Watch|FocusWatch|HostileName
-TEST_PICTURES := ChartSVGRender|ChartSVGBrowser|PictureOfTheDay
-
+# Every suite in one `swift test`. The end-to-end suites block a thread while a real program
+# works; they run each test on a thread of their own (`.ownThread`, Tests/TestSupport), so the
+# cooperative pool (one thread per core) stays free for the tests that await.
 test: deps
 	$(SWIFT) build --build-tests
-	@failed=0; : > .build/test-output.txt; \
-	for group in "--filter=BiomaCoreTests|BiomaStoreTests|BiomaWidgetsTests|BiomaReportsTests|BiomaTrayTests|TimerControlTests|DBusKitTests" \
-		"--filter=EndToEndTests\.($(TEST_BARS))Tests" "--filter=EndToEndTests\.($(TEST_PICTURES))Tests" \
-		"--filter=EndToEndTests --skip=EndToEndTests\.($(TEST_BARS)|$(TEST_PICTURES))Tests"; do \
-		echo "== swift test --skip-build $$group"; \
-		$(SWIFT) test --skip-build $$group 2>&1 | tee -a .build/test-output.txt; \
-		[ $${PIPESTATUS[0]} = 0 ] || failed=1; \
-	done; exit $$failed
+	$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt; exit $${PIPESTATUS[0]}
 
 run: build
 	@bash dbus/dev-session.sh "$$($(SWIFT) build --show-bin-path)/biomatimer"

@@ -20,17 +20,33 @@ extension Tracker {
         }
     }
 
-    /// Every row of every table, as text, to compare the store before and after a call.
+    /// Every row of every table, as text, to compare the store before and after a call. The
+    /// tables are read from the schema, so a table a migration adds is in the dump too.
     func dumpForTesting() throws -> String {
         try database.read { db in
             var text = ""
-            for table in ["project", "interval", "timer_state", "meta", "edit_journal", "edit_journal_row"] {
-                for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") {
-                    text += "\(table) \(row)\n"
+            for table in try Self.tablesForTesting(db) {
+                // Sorted as text: the same rows give the same dump whatever their order.
+                for line in try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map({ "\(table) \($0)" }).sorted() {
+                    text += line + "\n"
                 }
             }
             return text
         }
+    }
+
+    /// The names of every table of the store (SQLite's own and GRDB's bookkeeping aside).
+    func tableNamesForTesting() throws -> [String] {
+        try database.read { try Self.tablesForTesting($0) }
+    }
+
+    private static func tablesForTesting(_ db: Database) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                    AND name NOT LIKE 'grdb_%' ORDER BY name
+                """)
     }
 
     /// Every interval row by id, and the stopwatch's running part: what an undo restores.

@@ -1,10 +1,11 @@
 import BiomaCore
 import Foundation
 import Testing
+import TestSupport
 
 @testable import BiomaStore
 
-@Suite struct DurabilityTests {
+@Suite(.ownThread) struct DurabilityTests {
     @Test func sigkillMidSessionThenReopen() throws {
         guard let executable = benchStoreExecutable() else {
             Issue.record("BenchStore is not built next to the tests (\(CommandLine.arguments[0]))")

@@ -36,6 +36,7 @@ import Testing
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             _ = try tracker.addTask(title: "Keep", due: now + hour, remind: nil, project: nil, at: now)
             let before = try tracker.dumpForTesting()
+            #expect(before.contains("task "), "the dump sees the task table")
             let attempts: [() throws -> Void] = [
                 { _ = try tracker.addTask(title: "", due: nil, remind: nil, project: nil, at: now) },
                 { _ = try tracker.addTask(title: "X", due: nil, remind: nil, project: "nope", at: now) },
@@ -48,6 +49,25 @@ import Testing
             ]
             for attempt in attempts { #expect(throws: TrackerError.self) { try attempt() } }
             #expect(try tracker.dumpForTesting() == before)
+        }
+    }
+
+    /// The dump that "failures change nothing" compares holds every table of the schema: a
+    /// row in any table shows in it.
+    @Test func theDumpCoversEveryTable() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-23T10:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            let tables = try tracker.tableNamesForTesting()
+            #expect(Set(tables).isSuperset(of: [
+                "project", "interval", "timer_state", "meta", "task", "focus_phase", "focus_preset", "focus_timer",
+                "edit_journal", "edit_journal_row",
+            ]))
+            let empty = try tracker.dumpForTesting()
+            _ = try tracker.addTask(title: "Seen", due: nil, remind: nil, project: nil, at: now)
+            let dump = try tracker.dumpForTesting()
+            #expect(dump != empty)
+            #expect(dump.split(separator: "\n").contains { $0.hasPrefix("task ") && $0.contains("Seen") })
         }
     }
 

@@ -6,7 +6,7 @@ import TestSupport
 
 /// A Swift service on a real private bus, exercised by DBusKit's own client and by
 /// independent clients (busctl, gdbus, dbus-send), and a python3-dbus service called by DBusKit.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct BusTests {
     static let name = "org.biomatimer.Test.Swift"
     static let path = "/org/biomatimer/Test"

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Deadlines in the bus loop: absolute wall-clock instants in one timerfd; each handler runs
 /// on the loop thread when its instant comes, on time, and nothing runs while none is due.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct DeadlinesTests {
     final class Log: @unchecked Sendable {
         private let lock = NSLock()

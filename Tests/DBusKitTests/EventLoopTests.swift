@@ -12,7 +12,7 @@ import TestSupport
 /// as the daemon has the session bus and the system bus), a descriptor watch and deadlines,
 /// all served by the same thread, one handler at a time; a connection closed or lost leaves the
 /// loop and the others go on.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct EventLoopTests {
     /// Which threads ran the handlers.
     final class Threads: @unchecked Sendable {

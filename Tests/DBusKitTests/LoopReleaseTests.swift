@@ -8,6 +8,7 @@ import TestSupport
 /// in poll(): a closure capturing an owner (a fixture holding a dbus-daemon, a continuation)
 /// must not be kept alive by an idle bus. (Found when a test fixture captured by a `sync`
 /// closure never ran its deinit, leaving its dbus-daemon behind.)
+@Suite(.ownThread)
 struct LoopReleaseTests {
     final class Tracked: @unchecked Sendable {
         let freed: Received

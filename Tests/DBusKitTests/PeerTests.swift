@@ -8,7 +8,7 @@ import TestSupport
 /// dbus-send (the reference tools) and python3-dbus calling the Swift test service of
 /// `BusTests.startService`, and DBusKit's client calling and subscribing to a python3-dbus
 /// service (Tests/peers/py_service.py). Every peer runs with a bounded time.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct PeerTests {
     static let name = BusTests.name
     static let path = BusTests.path

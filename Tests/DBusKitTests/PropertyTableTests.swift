@@ -5,7 +5,7 @@ import TestSupport
 
 /// One table per interface: the types come from the Swift values, and introspection, Get,
 /// GetAll, the PropertiesChanged diff and client decoding all read the same table.
-@Suite struct PropertyTableTests {
+@Suite(.ownThread) struct PropertyTableTests {
     struct Sample: Equatable, Sendable {
         var on = false
         var at: Int64 = 0

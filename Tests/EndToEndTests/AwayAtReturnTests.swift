@@ -10,7 +10,7 @@ import TestSupport
 /// showed. The daemon runs under libfaketime with a clock file the test moves
 /// (`FAKETIME_NO_CACHE=1`), so its clock jumps past `away_after` while its deadline, armed on
 /// the kernel's clock, has not fired.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct AwayAtReturnTests {
     /// A daemon whose clock the test moves with `move(to:)` (an offset in seconds from now).
     final class MovedDaemon: @unchecked Sendable {

@@ -11,7 +11,7 @@ import TestSupport
 /// from its start, a shorter one counts, `KeepAway` counts it after all; the policy decides
 /// what happens on return. End to end through the CLI's `away` commands (as swayidle's hooks
 /// call them), with python3-dbusmock's notification server for the offer on return.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct AwayTests {
     func property(_ f: DaemonFixture, _ name: String) throws -> DBusValue? { try f.properties()[name] }
 
@@ -22,17 +22,19 @@ struct AwayTests {
     }
 
     @Test func aLongAbsenceIsRemovedFromItsStartAndCanBeCountedAfterAll() async throws {
-        let f = try DaemonFixture(extraDaemonArguments: "--away-after 2s")
+        let f = try DaemonFixture(extraDaemonArguments: "--away-after 2s", movableClock: true)
         let server = try NotificationServer(busAddress: f.bus.address)
         let monitor = try PropertiesMonitor(environment: f.environment)
         #expect(try f.cli(["project", "add", "Client A"]).status == 0)
         #expect(try f.cli(["project", "start", "Client A"]).status == 0)
         let started = try workStart(f)
-        try await Task.sleep(for: .seconds(3))
+        // Three seconds pass on the daemon's clock (and the CLI's, which shares it).
+        try f.moveClock(by: 3)
         let signalsBefore = monitor.waitFor(2).count
-        // Idle for the last 3 s: past the 2 s threshold, so removed from its start.
-        let expectedSince = Int64(Date().timeIntervalSince1970 * 1_000_000) - 3_000_000
-        let r = try f.cli(["away", "idle", "--since", "-3s"])
+        // Idle for the last 3 s: past the 2 s threshold, so removed from its start. The
+        // daemon's now is the real one plus 3 s, so the absence began about now, real time.
+        let expectedSince = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let r = try f.cli(["away", "idle", "--since", "-3s"], environment: f.clockEnvironment)
         #expect(r.status == 0, "\(r.stderr)")
         let p = try f.properties()
         #expect(p["Running"] == .boolean(false))
@@ -152,7 +154,7 @@ struct AwayTests {
 
 /// A sleep nobody announced: the service in-process with a clock and a suspend gap the test
 /// moves, as a resume moves them. Work stops where the sleep began, once.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct SuspendGapTests {
     final class FakeSuspend: SuspendClock, @unchecked Sendable {
         private let lock = NSLock()

@@ -7,7 +7,7 @@ import TestSupport
 
 /// The `biomatimer` command's output and exit codes are a contract for scripts:
 /// 0 done, 1 refused, 2 usage, 3 no bus or no daemon.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.ownThread, .timeLimit(.minutes(3)))
 struct CLITests {
     @Test func statusProjectsAndJSON() throws {
         let f = try DaemonFixture()

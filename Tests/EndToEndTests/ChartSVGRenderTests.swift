@@ -55,7 +55,7 @@ struct SVGRender {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct ChartSVGRenderTests {
     static let hour: Int64 = 3_600_000_000
 

@@ -9,7 +9,7 @@ import TestSupport
 /// daemon it hands the command to `biomatimer-tool`, which runs it through TimerControl. Both
 /// read their messages and exit codes from the contract header; here every way a command can
 /// fail is provoked, and both must print and exit exactly alike: one message, one exit code.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.ownThread, .timeLimit(.minutes(3)))
 struct ClientFailureParityTests {
     static let front = DaemonFixture.binary
     static let tool = productsDirectory.appendingPathComponent("biomatimer-tool").path

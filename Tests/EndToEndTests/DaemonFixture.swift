@@ -11,15 +11,41 @@ final class DaemonFixture: @unchecked Sendable {
     let dataDirectory: URL
     static let binary = productsDirectory.appendingPathComponent("biomatimer").path
 
-    init(activation: Bool = true, extraDaemonArguments: String = "") throws {
+    /// With `movableClock`, the daemon the bus starts runs under libfaketime, its clock read
+    /// from `clockFile` at every look (`+0` at first): `moveClock(by:)` moves it.
+    let clockFile: URL?
+
+    init(activation: Bool = true, extraDaemonArguments: String = "", movableClock: Bool = false) throws {
         bus = try PrivateBus()
         dataDirectory = try makeTemporaryDirectory("biomatimer-data")
-        if activation {
-            try bus.installService(
-                name: TimerAPI.busName,
-                exec: "\(Self.binary) daemon --data-dir \(dataDirectory.path) \(extraDaemonArguments)"
-                    .trimmingCharacters(in: .whitespaces))
+        clockFile = movableClock ? bus.directory.appendingPathComponent("faketime") : nil
+        var exec = "\(Self.binary) daemon --data-dir \(dataDirectory.path) \(extraDaemonArguments)"
+        if let clockFile {
+            try "+0\n".write(to: clockFile, atomically: true, encoding: .utf8)
+            exec = "/usr/bin/env LD_PRELOAD=\(libfaketime) FAKETIME_TIMESTAMP_FILE=\(clockFile.path) FAKETIME_NO_CACHE=1 "
+                + "DONT_FAKE_MONOTONIC=1 " + exec
         }
+        if activation {
+            try bus.installService(name: TimerAPI.busName, exec: exec.trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// `environment` with the movable clock of the daemon, for a client that must share it.
+    var clockEnvironment: [String: String] {
+        var env = environment
+        if let clockFile {
+            env["LD_PRELOAD"] = libfaketime
+            env["FAKETIME_TIMESTAMP_FILE"] = clockFile.path
+            env["FAKETIME_NO_CACHE"] = "1"
+            env["DONT_FAKE_MONOTONIC"] = "1"
+        }
+        return env
+    }
+
+    /// Sets the daemon's clock `seconds` ahead of the real one (a fixture with `movableClock`).
+    func moveClock(by seconds: Int) throws {
+        guard let clockFile else { throw TestSupportError("this fixture's daemon has the real clock") }
+        try "+\(seconds)\n".write(to: clockFile, atomically: true, encoding: .utf8)
     }
 
     deinit {
@@ -43,6 +69,12 @@ final class DaemonFixture: @unchecked Sendable {
     @discardableResult
     func cli(_ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> ProcessResult {
         try runProcess(Self.binary, arguments, environment: environment ?? self.environment, input: input)
+    }
+
+    /// Runs `biomatimer ARGS` as a setup step: anything but exit 0 throws, with its stderr.
+    @discardableResult
+    func cliOK(_ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> ProcessResult {
+        try cli(arguments, input: input, environment: environment).requireSuccess("biomatimer \(arguments.joined(separator: " "))")
     }
 
     /// Runs `busctl --address=… ARGS`.

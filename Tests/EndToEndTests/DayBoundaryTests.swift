@@ -9,7 +9,7 @@ import TestSupport
 
 /// The service in-process on a real private bus with an injected clock: the day boundary
 /// publishes the new day and restarts the daily total, once, however it is noticed.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct DayBoundaryTests {
     @Test func dayBoundaryIsPublishedOnceWithTheNewDay() throws {
         let bus = try PrivateBus()

@@ -10,7 +10,7 @@ import TestSupport
 /// `PropertiesChanged` per edit that changes today, none for other days; bad input gets its
 /// error by name and changes nothing; times are parsed by the CLI, a bad one or one the clocks
 /// skip a usage error.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct EditTests {
     static let start = "2026-11-20 18:00:00"
     static func at(_ text: String) -> Int64 { t("2026-11-20T\(text):00Z") }
@@ -36,6 +36,12 @@ struct EditTests {
             var env = env
             env["TZ"] = tz
             return try runProcess(DaemonFixture.binary, arguments, environment: fakeTime(env, at: EditTests.start))
+        }
+
+        /// `cli` as a setup step: anything but exit 0 throws, with its stderr.
+        @discardableResult
+        func cliOK(_ arguments: [String], tz: String = "UTC") throws -> ProcessResult {
+            try cli(arguments, tz: tz).requireSuccess("biomatimer \(arguments.joined(separator: " "))")
         }
 
         /// gdbus calling a Timer1 method; its error names are on stderr.
@@ -229,12 +235,12 @@ struct EditTests {
         // The same range in Berlin on an ordinary day is fine (and the daemon refuses its future).
         r = try d.cli(["add", "02:30-03:30", "--date", "2026-03-30"], tz: "Europe/Berlin")
         #expect(r.status == 0, "\(r.stderr)")
-        _ = try d.cli(["undo"])
+        try d.cliOK(["undo"])
         #expect(try d.state() == before)
         // The daemon's refusals: its message, exit 1.
         r = try d.cli(["delete", "99"])
         #expect(r.status == 1 && r.stderr == "biomatimer: No interval with id '99' (`biomatimer log` shows them).\n", "\(r.stderr)")
-        for _ in 0..<4 { _ = try d.cli(["undo"]) }
+        for _ in 0..<4 { try d.cliOK(["undo"]) }
         r = try d.cli(["undo"])
         #expect(r.status == 1 && r.stderr == "biomatimer: Nothing to undo: no edit of recorded time is left in the journal.\n", "\(r.stderr)")
         r = try d.cli(["log", "--date", "2026-11-20"])

@@ -9,7 +9,7 @@ import TestSupport
 
 /// A sleep pauses a running focus phase at the instant the machine slept; a break runs on in
 /// wall time. In-process, with injected clocks: the wall clock and the suspend gap.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct FocusSleepTests {
     final class FakeSuspend: SuspendClock, @unchecked Sendable {
         private let lock = NSLock()

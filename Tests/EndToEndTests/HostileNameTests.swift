@@ -7,7 +7,7 @@ import TestSupport
 
 /// A project name that is markup, a format string and an escape in every bar's syntax shows
 /// literally in every format the watch prints.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct HostileNameTests {
     @Test func hostileNameShowsLiterallyInEveryFormat() throws {
         let f = try DaemonFixture()

@@ -8,7 +8,7 @@ import TestSupport
 /// `biomatimer import --from timewarrior|watson`: the real `timew` makes the data, the real
 /// CLI imports it into a daemon on a private bus, and the totals must be what Timewarrior's own
 /// `timew summary` says.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.ownThread, .timeLimit(.minutes(3)))
 struct ImportEndToEndTests {
     static let timew = "/usr/bin/timew"
 
@@ -220,7 +220,7 @@ struct ImportEndToEndTests {
 
     @Test func brokenFilesAndUsageErrors() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["project", "add", "Kept"])
+        try f.cliOK(["project", "add", "Kept"])
         let before = try f.durableState()
         let broken = """
             [
@@ -287,7 +287,7 @@ struct ImportEndToEndTests {
     /// the bus's limit does not apply.
     @Test func tooBigForTheBus() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["status"])
+        try f.cliOK(["status"])
         let before = try f.durableState()
         let file = f.dataDirectory.appendingPathComponent("big.json")
         try ("[" + String(repeating: " ", count: 33 << 20) + "]").write(to: file, atomically: false, encoding: .utf8)
@@ -306,7 +306,7 @@ struct ImportEndToEndTests {
 
     @Test func importOverDBus() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["status"])
+        try f.cliOK(["status"])
         let before = try f.durableState()
         let prefix = TimerAPI.errorPrefix
         let good = #"[{"start":"20240304T080000Z","end":"20240304T093000Z","tags":["acme"]}]"#

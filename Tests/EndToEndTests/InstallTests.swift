@@ -8,7 +8,7 @@ import TestSupport
 /// `biomatimer install` and `uninstall`, as a new user runs them: into the places the session
 /// bus, systemd, man and the shells look, honouring $HOME and $XDG_DATA_HOME; `--prefix` for
 /// packagers.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct InstallTests {
     /// A user's home and data folder, fresh for the test.
     struct Home {

@@ -7,7 +7,7 @@ import TestSupport
 /// `report --chart` and `report --svg` through the real CLI (the C front hands both to
 /// biomatimer-tool) and the real daemon on a private bus, under libfaketime at
 /// 2026-01-05 16:40 UTC with a known day imported.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct PictureOfTheDayTests {
     static let csv = """
         project,color,start,end,duration

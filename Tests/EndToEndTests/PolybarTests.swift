@@ -7,7 +7,7 @@ import TestSupport
 /// Debian's polybar in Xvfb running Widgets/polybar/config.ini with the real
 /// `biomatimer watch --format polybar`: the work line, then a countdown paused by a middle
 /// click (xdotool), screenshots kept.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct PolybarTests {
     static let tools = ["/usr/bin/polybar", "/usr/bin/Xvfb", "/usr/bin/xwd", "/usr/bin/xwdtopnm", "/usr/bin/pnmtopng", "/usr/bin/xdotool"]
 

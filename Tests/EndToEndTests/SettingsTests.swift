@@ -4,6 +4,7 @@ import Testing
 
 import TestSupport
 
+@Suite(.ownThread)
 struct SettingsTests {
     @Test func parsesTheConfigFile() throws {
         let s = try Settings.parse(

@@ -9,7 +9,7 @@ import TestSupport
 /// server beside it, the real CLI. A reminder goes out at its instant, once; its actions work
 /// when clicked; one that came due while the daemon was down goes out once, marked overdue;
 /// and while a reminder waits, the daemon does not wake.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct TaskReminderTests {
     func tasks(_ f: DaemonFixture, _ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
         let client = try BlockingBus(.address(f.bus.address))
@@ -100,13 +100,14 @@ struct TaskReminderTests {
     /// The daemon stopped across a due instant: at the next start the reminder goes out once,
     /// marked overdue, and never again after another restart.
     @Test func aReminderMissedWhileTheDaemonWasDownGoesOutOnceOverdue() async throws {
-        let f = try DaemonFixture()
+        let f = try DaemonFixture(movableClock: true)
         let server = try NotificationServer(busAddress: f.bus.address)
         #expect(try f.cli(["task", "add", "Water the plants", "--due", "+1s"]).status == 0)
         let pid = try #require(try f.daemonPID())
         kill(pid, SIGKILL)
         #expect(waitUntil(timeout: 5) { kill(pid, 0) != 0 })
-        try await Task.sleep(for: .seconds(11.5))  // past the due instant by more than the 10 s of grace
+        // While it is down, its clock passes the due instant by more than the 10 s of grace.
+        try f.moveClock(by: 20)
         #expect(try server.notifications().isEmpty, "nobody was there to remind")
         // The next call starts the daemon by activation.
         #expect(try f.cli(["task", "list"]).status == 0)
@@ -119,7 +120,7 @@ struct TaskReminderTests {
         kill(second, SIGTERM)
         #expect(waitUntil(timeout: 5) { kill(second, 0) != 0 })
         #expect(try f.cli(["task", "list"]).status == 0)
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: .seconds(0.5))  // a wrong second reminder would come now
         #expect(try server.notifications().count == 1)
     }
 
@@ -131,7 +132,7 @@ struct TaskReminderTests {
         let pid = try #require(try f.daemonPID())
         try await Task.sleep(for: .seconds(0.5))
         let before = try #require(contextSwitches(of: pid))
-        try await Task.sleep(for: .seconds(3))
+        try await Task.sleep(for: .seconds(1))  // a per-second tick would show in this window
         #expect(contextSwitches(of: pid) == before, "the daemon woke while the reminder waited")
     }
 

@@ -9,7 +9,7 @@ import TestSupport
 /// logind on a private one) runs two threads, the loop and the main thread waiting for the exit
 /// code; `biomatimer watch`, its clicks read too, runs two. Counted in `/proc/PID/task` of the
 /// real binaries, after each has done the work of every source it polls.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.ownThread, .timeLimit(.minutes(2)))
 struct ThreadCountTests {
     static func threads(_ pid: pid_t) throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count

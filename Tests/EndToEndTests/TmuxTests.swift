@@ -7,7 +7,7 @@ import TestSupport
 /// A real tmux with Widgets/tmux/tmux.conf, polling the real `biomatimer status --format
 /// tmux` every second: the status line a person sees, a keystroke, a countdown paused by
 /// the sample's prefix F.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct TmuxTests {
     /// The right part of the status line the sample config draws (`--raw`: with escapes).
     func statusRight(_ f: DaemonFixture, _ extra: [String] = []) throws -> ProcessResult {
@@ -54,7 +54,7 @@ struct TmuxTests {
         try f.startCountdown(seconds: 600, label: "Tea #[fg=red]")
         let focus = try statusRight(f)
         #expect(
-            focus.stdout.wholeMatch(of: #/◷ 9:5\d Countdown · Tea #\[fg=red\] │ ▶ 0:00:\d\d \| \d\d:\d\d\n/#) != nil,
+            focus.stdout.wholeMatch(of: #/◷ 9:[0-5]\d Countdown · Tea #\[fg=red\] │ ▶ 0:00:\d\d \| \d\d:\d\d\n/#) != nil,
             "\(focus.stdout) \(focus.stderr)")
         let raw = try statusRight(f, ["--raw"])
         #expect(raw.stdout.contains("Countdown · Tea #[fg=red]"), "\(raw.stdout)")
@@ -63,7 +63,7 @@ struct TmuxTests {
         // prefix F (the sample's `biomatimer focus toggle`) pauses it; work runs on and leads.
         let pausedByKey = try statusRight(f, ["--type", #"\002F"#])
         #expect(
-            pausedByKey.stdout.wholeMatch(of: #/▶ 0:00:\d\d \(0:00:\d\d\) │ ‖ 9:5\d Countdown · Tea #\[fg=red\] \| \d\d:\d\d\n/#) != nil,
+            pausedByKey.stdout.wholeMatch(of: #/▶ 0:00:\d\d \(0:00:\d\d\) │ ‖ 9:[0-5]\d Countdown · Tea #\[fg=red\] \| \d\d:\d\d\n/#) != nil,
             "\(pausedByKey.stdout) \(pausedByKey.stderr)")
         let status = try f.cli(["status", "--json"]).stdout
         #expect((jsonObject(status)?["focus"] as? [String: Any])?["state"] as? String == "paused", "\(status)")

@@ -6,7 +6,7 @@ import Testing
 /// starts its own StatusNotifierWatcher, the tray registers with it, the bar draws the pixmap.
 /// (The right-click menu is not checked here yet: waybar 0.9.17 reads the layout at start, but
 /// in the headless sway its popup never showed in a screenshot.)
-@Suite(.serialized) struct TrayWaybarTests {
+@Suite(.ownThread, .serialized) struct TrayWaybarTests {
     static func harness(_ session: UserSession, out name: String, clicks: [String], after: String = "1") throws -> (ProcessResult, URL) {
         let out = repositoryRoot.appendingPathComponent(".build/artefacts/\(name)")
         try? FileManager.default.removeItem(at: out)

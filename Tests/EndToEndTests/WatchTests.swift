@@ -8,7 +8,7 @@ import TestSupport
 /// `biomatimer watch` against a real daemon on a private bus: exact lines for start, stop and
 /// project switches, one line per displayed second, and a daemon restart in between. Times in
 /// expected lines are written `T` (see `normalized`); the seconds are checked where they matter.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct WatchTests {
     @Test func watchPrintsExactLinesForStartStopAndProjectSwitches() throws {
         let f = try DaemonFixture()
@@ -56,10 +56,10 @@ struct WatchTests {
             last = template
             return line
         }
-        _ = try expectTransition({ try f.cli(["project", "next"]) }, to: Waybar.project("Client A", "#ff8800"), "project next")
-        _ = try expectTransition({ try f.cli(["project", "next"]) }, to: Waybar.project("Internal", "#007aff"), "project next")
-        _ = try expectTransition({ try f.cli(["project", "prev"]) }, to: Waybar.project("Client A", "#ff8800"), "project prev")
-        let stopped = try expectTransition({ try f.cli(["stop"]) }, to: Waybar.paused, "stop")
+        _ = try expectTransition({ try f.cliOK(["project", "next"]) }, to: Waybar.project("Client A", "#ff8800"), "project next")
+        _ = try expectTransition({ try f.cliOK(["project", "next"]) }, to: Waybar.project("Internal", "#007aff"), "project next")
+        _ = try expectTransition({ try f.cliOK(["project", "prev"]) }, to: Waybar.project("Client A", "#ff8800"), "project prev")
+        let stopped = try expectTransition({ try f.cliOK(["stop"]) }, to: Waybar.paused, "stop")
 
         // Stopped: the watch does not wake up (no context switch in any of its threads), so
         // it prints nothing more.

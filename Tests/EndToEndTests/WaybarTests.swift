@@ -7,7 +7,7 @@ import TestSupport
 
 /// Debian's waybar in a headless sway, as an unprivileged user, running
 /// Widgets/waybar/config.jsonc: two bars in step, clicks through a virtual pointer, a screenshot.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct WaybarTests {
     /// Two outputs, so two bars, each running its own `biomatimer watch`; clicks on them
     /// through a virtual pointer run the sample config's on-click commands (the real CLI).

@@ -143,16 +143,27 @@ public final class ChildProcess: @unchecked Sendable {
         return exitStatus
     }
 
-    /// Stops the child: SIGTERM, then SIGKILL after `grace` seconds.
+    /// Stops the child: SIGTERM, then SIGKILL if it has not ended after `grace` seconds.
     public func terminate(grace: TimeInterval = 3) {
         guard status == nil else { return }
         kill(pid, SIGTERM)
-        let end = Date().addingTimeInterval(grace)
-        while status == nil && Date() < end { usleep(5_000) }
-        if status == nil {
+        if !waitForExit(timeout: grace) {
             kill(pid, SIGKILL)
             wait()
         }
+    }
+
+    /// Waits for the child to end, at most `timeout` seconds (a thread blocks in waitpid for
+    /// it): true if it ended.
+    @discardableResult
+    public func waitForExit(timeout: TimeInterval) -> Bool {
+        if status != nil { return true }
+        let ended = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            wait()
+            ended.signal()
+        }
+        return ended.wait(timeout: .now() + timeout) == .success
     }
 }
 
@@ -215,6 +226,17 @@ public struct ProcessResult: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+}
+
+extension ProcessResult {
+    /// This result if the program exited 0; otherwise an error naming `what` with the exit
+    /// status and stderr, which fails the test. For setup steps, whose failure would otherwise
+    /// surface later as a puzzling difference.
+    @discardableResult
+    public func requireSuccess(_ what: String) throws -> ProcessResult {
+        guard status == 0 else { throw TestSupportError("\(what) exited \(status): \(stderr)\(stdout)") }
+        return self
+    }
 }
 
 /// Runs a program to completion with a bounded wait (it is killed after `timeout` seconds).
