@@ -58,10 +58,10 @@ struct CLITests {
 
     @Test func reportExportImport() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["project", "add", "Client A"])
-        _ = try f.cli(["project", "start", "Client A"])
+        try f.cliOK(["project", "add", "Client A"])
+        try f.cliOK(["project", "start", "Client A"])
         Thread.sleep(forTimeInterval: 0.05)
-        _ = try f.cli(["stop"])
+        try f.cliOK(["stop"])
         var r = try f.cli(["report", "--week", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -97,9 +97,9 @@ struct CLITests {
     /// turns that off. `script` gives the command a real pseudo-terminal.
     @Test func reportColoursOnATerminalOnly() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["project", "add", "Client A", "--color", "#FF8800"])
-        _ = try f.cli(["project", "start", "Client A"])
-        _ = try f.cli(["stop"])
+        try f.cliOK(["project", "add", "Client A", "--color", "#FF8800"])
+        try f.cliOK(["project", "start", "Client A"])
+        try f.cliOK(["stop"])
         let command = "\(DaemonFixture.binary) report --day"
         var env = f.environment
         env["TERM"] = "xterm-256color"
@@ -116,7 +116,7 @@ struct CLITests {
     /// On a terminal, destructive commands ask first; only "y" goes ahead.
     @Test func destructiveCommandsAskOnATerminal() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["project", "add", "Keep"])
+        try f.cliOK(["project", "add", "Keep"])
         let command = "\(DaemonFixture.binary) project delete Keep"
         var r = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], environment: f.environment, input: "n\n")
         #expect(r.stdout.contains("Delete project Keep and all its recorded time? [y/N]"), "\(r.stdout)")
@@ -128,7 +128,7 @@ struct CLITests {
 
     @Test func refusalsAndUsageErrors() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["project", "add", "Client A"])
+        try f.cliOK(["project", "add", "Client A"])
         let cases: [([String], Int32, String)] = [
             (["project", "start", "nope"], 1, "biomatimer: No project named or with id 'nope'."),
             (["project", "add", ""], 1, "biomatimer: "),
@@ -205,8 +205,8 @@ struct CLITests {
     @Test func theDaemonAndTheToolSayTheSame() throws {
         let f = try DaemonFixture()
         let tool = productsDirectory.appendingPathComponent("biomatimer-tool").path
-        _ = try f.cli(["project", "add", "Client A"])
-        _ = try f.cli(["project", "add", "Internal"])
+        try f.cliOK(["project", "add", "Client A"])
+        try f.cliOK(["project", "add", "Internal"])
         let sequence: [[String]] = [
             ["project", "start", "client a"], ["project", "next"],
             ["project", "prev"], ["project", "toggle", "Internal"], ["project", "stop"], ["project", "reset", "p1"],
@@ -226,7 +226,7 @@ struct CLITests {
         #expect(try f.cli(["toggle", "--print"]).stdout == "running\n")
         // What bars and scripts poll, run by the daemon for the front and by the tool itself:
         // the same text (the timer is stopped, so no second passes between the two).
-        _ = try f.cli(["stop"])
+        try f.cliOK(["stop"])
         for args in [
             ["status"], ["status", "--format", "tmux"], ["status", "--format=waybar", "--ascii"], ["status", "--ascii", "--format", "{session} {project}"],
             ["report"], ["report", "--week"], ["report", "--month", "--json"], ["report", "--date", "2026-01-05", "--year"],

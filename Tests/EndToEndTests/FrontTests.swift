@@ -54,8 +54,8 @@ struct FrontTests {
     /// standard output. A file that cannot be opened is named, exit 1, and nothing is written.
     @Test func filesAreTheCallers() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["project", "add", "Client A"])
-        _ = try f.cli(["add", "09:00-10:00", "--date", "2026-01-07", "--project", "Client A"])
+        try f.cliOK(["project", "add", "Client A"])
+        try f.cliOK(["add", "09:00-10:00", "--date", "2026-01-07", "--project", "Client A"])
         let directory = try makeTemporaryDirectory("biomatimer-caller")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
@@ -127,8 +127,8 @@ struct FrontTests {
     /// answer decides; colour follows the caller's terminal and NO_COLOR.
     @Test func questionsAndColourOnTheCallersTerminal() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["project", "add", "Client A", "--color", "#FF8800"])
-        _ = try f.cli(["add", "09:00-10:00", "--date", "2026-01-07"])
+        try f.cliOK(["project", "add", "Client A", "--color", "#FF8800"])
+        try f.cliOK(["add", "09:00-10:00", "--date", "2026-01-07"])
         var env = f.environment
         env["TERM"] = "xterm-256color"
         env["NO_COLOR"] = nil
@@ -155,7 +155,7 @@ struct FrontTests {
     @Test func statusShowsTheFocusTimer() throws {
         let f = try DaemonFixture()
         #expect(try f.cli(["focus", "countdown", "4m", "--label", "Tea"]).status == 0)
-        _ = try f.cli(["focus", "pause"])
+        try f.cliOK(["focus", "pause"])
         let r = try f.cli(["status"])
         #expect(r.status == 0)
         #expect(r.stdout == "0:00:00 (0:00:00)\nFocus paused: Countdown, 4:00 left · Tea\n", "\(r.stdout)")
@@ -183,8 +183,8 @@ struct FrontTests {
     /// subcommands, options and the projects' names (which the daemon answers).
     @Test func theShellsComplete() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["project", "add", "Client A"])
-        _ = try f.cli(["project", "add", "Internal"])
+        try f.cliOK(["project", "add", "Client A"])
+        try f.cliOK(["project", "add", "Internal"])
         let directory = try makeTemporaryDirectory("biomatimer-completion")
         defer { try? FileManager.default.removeItem(at: directory) }
         for shell in ["bash", "zsh", "fish"] {
