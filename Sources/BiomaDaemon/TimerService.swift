@@ -295,13 +295,8 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     let color = call.arguments[1].string!
                     return [.string(try change { try tracker.addProject(name: name, color: color, at: $0) })]
                 },
-                DBusMethod(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
-                    let ref = call.arguments[0].string!
-                    let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
-                    try change {
-                        try tracker.updateProject(ref, name: update.name, color: update.color, position: update.position, at: $0)
-                    }
-                    return []
+                DBusMethod(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) {
+                    [self] in try updateProject($0)
                 },
                 DBusMethod(BIOMATIMER_TIMER1_DELETE_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
@@ -312,39 +307,11 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     [self] call in
                     [Self.encode(try report(period: call.arguments[0].string!, day: call.arguments[1].string!))]
                 },
-                // The picture of the day (and the report's text), drawn here where the store is:
-                // `biomatimer report` calls it, in process when the front's Run runs the
-                // command, over the bus from biomatimer-tool.
                 DBusMethod(BIOMATIMER_TIMER1_REPORT_TEXT, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
-                ) { [self] call in
-                    let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
-                    let json = try options.bool("Json") == true
-                    let color = try options.bool("Color") == true
-                    let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
-                    switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
-                    case (_, false, false): break
-                    case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
-                    case (false, false, true): return [.string(try svgText(period: period, day: day))]
-                    default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
-                    }
-                    let report = try report(period: period, day: day)
-                    let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
-                    return [.string(text)]
-                },
+                ) { [self] in try reportText($0) },
                 DBusMethod(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
-                    [self] call in
-                    let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
-                    let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
-                    if let from, let to, from > to {
-                        throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).")
-                    }
-                    defer { releaseMemoryAfterBulkWork() }
-                    do {
-                        return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
-                    } catch {
-                        throw TimerAPI.dbusError(error)
-                    }
+                    [self] in try exportCSV($0)
                 },
                 DBusMethod(BIOMATIMER_TIMER1_IMPORT_CSV, in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
                     let text = call.arguments[0].string!
@@ -370,6 +337,48 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     return []
                 },
             ] + editMethods() + importMethods())
+    }
+
+    private func updateProject(_ call: MethodCall) throws -> [DBusValue] {
+        let ref = call.arguments[0].string!
+        let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
+        try change {
+            try tracker.updateProject(ref, name: update.name, color: update.color, position: update.position, at: $0)
+        }
+        return []
+    }
+
+    /// The picture of the day (and the report's text), drawn here where the store is:
+    /// `biomatimer report` calls it, in process when the front's Run runs the command, over
+    /// the bus from biomatimer-tool.
+    private func reportText(_ call: MethodCall) throws -> [DBusValue] {
+        let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
+        let json = try options.bool("Json") == true
+        let color = try options.bool("Color") == true
+        let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
+        switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
+        case (_, false, false): break
+        case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
+        case (false, false, true): return [.string(try svgText(period: period, day: day))]
+        default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
+        }
+        let report = try report(period: period, day: day)
+        let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
+        return [.string(text)]
+    }
+
+    private func exportCSV(_ call: MethodCall) throws -> [DBusValue] {
+        let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
+        let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
+        if let from, let to, from > to {
+            throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).")
+        }
+        defer { releaseMemoryAfterBulkWork() }
+        do {
+            return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
     }
 
     /// `Start` (and the away notification's "Resume").
