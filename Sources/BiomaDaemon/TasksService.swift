@@ -175,29 +175,10 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
             TasksStatus.table, state: { [self] in Self.status(tracker.taskSummary(at: clock.now())) },
             methods: [
                 DBusMethod(BIOMATIMER_TASKS1_ADD_TASK, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
-                    [self] call in
-                    let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Due", "Remind", "Project"])
-                    let title = call.arguments[0].string!
-                    let due = try options.instant("Due")
-                    let remind = try options.bool("Remind")
-                    let project = try options.string("Project")
-                    return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
+                    [self] in try addTask($0)
                 },
-                DBusMethod(BIOMATIMER_TASKS1_UPDATE_TASK, in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
-                    let options = try Options(
-                        call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
-                    guard !options.values.isEmpty else {
-                        throw TimerAPI.invalidArgument("No changes given: use the keys Title, Due, Remind or Project.")
-                    }
-                    var changes = Tracker.TaskChanges()
-                    changes.title = try options.string("Title")
-                    // Due 0 and Project "" remove them.
-                    if let due = try options.int64("Due") { changes.due = .some(due == 0 ? nil : due) }
-                    changes.remind = try options.bool("Remind")
-                    if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
-                    let id = call.arguments[0].string!
-                    try change { try tracker.updateTask(id, changes, at: $0) }
-                    return []
+                DBusMethod(BIOMATIMER_TASKS1_UPDATE_TASK, in: [.init("task", "s"), .init("changes", "a{sv}")]) {
+                    [self] in try updateTask($0)
                 },
                 DBusMethod(BIOMATIMER_TASKS1_COMPLETE_TASK, in: [.init("task", "s")]) { [self] in
                     try none(completeTask($0.arguments[0].string!))
@@ -220,6 +201,32 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                     return [TaskListing.table.list(tracker.tasks.filter { includeDone || !$0.done }.map(Self.listing))]
                 },
             ])
+    }
+
+    private func addTask(_ call: MethodCall) throws -> [DBusValue] {
+        let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Due", "Remind", "Project"])
+        let title = call.arguments[0].string!
+        let due = try options.instant("Due")
+        let remind = try options.bool("Remind")
+        let project = try options.string("Project")
+        return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
+    }
+
+    private func updateTask(_ call: MethodCall) throws -> [DBusValue] {
+        let options = try Options(
+            call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
+        guard !options.values.isEmpty else {
+            throw TimerAPI.invalidArgument("No changes given: use the keys Title, Due, Remind or Project.")
+        }
+        var changes = Tracker.TaskChanges()
+        changes.title = try options.string("Title")
+        // Due 0 and Project "" remove them.
+        if let due = try options.int64("Due") { changes.due = .some(due == 0 ? nil : due) }
+        changes.remind = try options.bool("Remind")
+        if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
+        let id = call.arguments[0].string!
+        try change { try tracker.updateTask(id, changes, at: $0) }
+        return []
     }
 
     static func listing(_ task: TaskItem) -> TaskListing {
