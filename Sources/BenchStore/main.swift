@@ -130,7 +130,7 @@ func run(_ label: String, full: Bool) throws -> Results {
         tracker = nil
         let time = try measure {
             tracker = try Tracker(dataDirectory: directory, rules: rules, now: now, bootID: bootID)
-            _ = tracker.snapshot(at: now)
+            _ = try tracker.snapshot(at: now)
         }
         if index == 0 { results.startupFirst = time } else { opens.append(time) }
     }

@@ -1,3 +1,4 @@
+import BiomaCore
 import CContract
 import BiomaCommands
 import DBusKit
@@ -17,9 +18,14 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
     /// The other interfaces of the object, built once on first use.
     private var interfaces: [String: DBusInterface]?
 
+    public lazy var publication = Publication(self)
+
     public init(parts: [any ObjectInterface]) { self.parts = parts }
 
     public func attach(_ deadlines: Deadlines) {}
+
+    /// Command1 has no properties: the commands it runs publish through the other parts.
+    public func publish(at now: Micros) {}
 
     public func interface() -> DBusInterface {
         DBusInterface(
@@ -118,9 +124,9 @@ final class InProcessDaemon: DaemonAccess {
             guard let interface = interfaces[wanted] else {
                 throw ClientFailure(.remote(name: "org.freedesktop.DBus.Error.UnknownInterface", message: "No interface \(wanted)"))
             }
-            let values = interface.propertyValues?()
             var entries: [(String, DBusValue)] = []
             do {
+                let values = try interface.propertyValues?()
                 for property in interface.properties { entries.append((property.name, try values?[property.name] ?? property.get())) }
             } catch {
                 throw Self.failure(error)

@@ -63,6 +63,7 @@ public enum Daemon {
         // the loop thread: no call is dispatched before the object exists, and with --replace
         // the store is read only after the old daemon has let go of it.
         let outcome =
+            // The only error of `sync` is a stopped loop, which the fallback names.
             (try? bus.sync { () throws(BusError) in Result { () throws(DaemonStartError) in try startup.publish() } })
             ?? .failure(.message("the bus loop stopped", 1))
         guard case .success(let (tracker, object, timer)) = outcome else {
@@ -80,6 +81,7 @@ public enum Daemon {
             _ = read(signalFD, &info, MemoryLayout<signalfd_siginfo>.size)
             exit.finish(0)
         }
+        // Not created: logged below; the next call still notices the day (nothing is lost).
         let deadlines = try? bus.sync { () throws(BusError) in
             let deadlines = try Deadlines(loop: loop)
             object.attach(deadlines)
@@ -91,9 +93,18 @@ public enum Daemon {
         logind.start()
         let code = exit.wait()
         // Handlers run on the loop thread: once this block runs, none is in flight.
+        // A stopped loop has no handler in flight: the heartbeat is then written here or not
+        // at all, and a missed last heartbeat only bounds the lost time at the one before.
         _ = try? bus.sync { () throws(BusError) in
-            if tracker.timerState.running { try? tracker.heartbeat(at: clock.now()) }
+            if tracker.timerState.running {
+                do {
+                    try tracker.heartbeat(at: clock.now())
+                } catch {
+                    log("cannot write the last heartbeat: \(error)")
+                }
+            }
         }
+        // Exiting: the bus releases the name with the connection anyway.
         try? bus.releaseName(TimerAPI.busName)
         bus.close()
         logind.stop()
@@ -115,6 +126,7 @@ public enum Daemon {
     /// The kernel's id for this boot: a running interval recorded under another one was cut
     /// short by a reboot.
     static func bootID() -> String {
+        // No /proc: "unknown" for every run, so no interval is taken for cut short by a reboot.
         (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
     }
@@ -143,6 +155,7 @@ struct Startup: Sendable {
             } else if !storeLock.acquire(waitingUpTo: 0) {
                 // The usual case is a daemon on this bus: name it as the name's owner.
                 try bus.requestName(TimerAPI.busName, replace: false)
+                // Only asked to name the owner; the process exits next, releasing it anyway.
                 try? bus.releaseName(TimerAPI.busName)
                 throw DaemonStartError.message(
                     "another daemon (pid \(storeLock.holder ?? "?")) is using the store at \(directory.path); stop it or use --data-dir",
@@ -156,7 +169,7 @@ struct Startup: Sendable {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
             let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
-            let timer = TimerService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier)
+            let timer = TimerService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier, log: log)
             let parts: [any ObjectInterface] = [
                 timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
                 FocusService(

@@ -77,161 +77,68 @@ extension FocusService {
         return kind
     }
 
+    /// `org.biomatimer.Focus1`: one row per member, naming its handler.
     public func interface() -> DBusInterface {
         DBusInterface(
             FocusStatus.table, state: { [self] in status(at: clock.now()) },
             methods: [
-                DBusMethod(BIOMATIMER_FOCUS1_START_POMODORO, in: [.init("options", "a{sv}")]) { [self] call in
-                    var plan = FocusPlan.pomodoro()
-                    try Self.apply(call.arguments[0].vardict ?? [:], to: &plan, allowed: Self.pomodoroKeys)
-                    try start(plan)
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_START_COUNTDOWN, in: [.init("duration", "x"), .init("options", "a{sv}")]) { [self] call in
-                    var plan = FocusPlan.countdown(call.arguments[0].int64!)
-                    try Self.apply(call.arguments[1].vardict ?? [:], to: &plan, allowed: Self.countdownKeys)
-                    try start(plan)
-                    return []
+                DBusMethod(BIOMATIMER_FOCUS1_START_POMODORO, in: [.init("options", "a{sv}")]) { [self] in try startPomodoro($0) },
+                DBusMethod(BIOMATIMER_FOCUS1_START_COUNTDOWN, in: [.init("duration", "x"), .init("options", "a{sv}")]) {
+                    [self] in try startCountdown($0)
                 },
                 DBusMethod(BIOMATIMER_FOCUS1_START_INTERVALS,
                     in: [.init("active", "x"), .init("rest", "x"), .init("rounds", "u"), .init("options", "a{sv}")]
-                ) { [self] call in
-                    guard case .uint32(let rounds) = call.arguments[2] else { return [] }
-                    var plan = FocusPlan.intervals(
-                        active: call.arguments[0].int64!, rest: call.arguments[1].int64!, rounds: Int(rounds))
-                    try Self.apply(call.arguments[3].vardict ?? [:], to: &plan, allowed: Self.intervalsKeys)
-                    try start(plan)
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_START_PRESET, in: [.init("preset", "s")]) { [self] call in
-                    let ref = call.arguments[0].string!
-                    guard let preset = tracker.presets.resolve(ref) else { throw TimerAPI.dbusError(TrackerError.noSuchPreset(ref)) }
-                    var plan = preset.plan
-                    if plan.label.isEmpty { plan.label = preset.name }
-                    try start(plan)
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_PAUSE) { [self] _ in
-                    try operate { now, focus, _ in
-                        var timer = try requireFocus(focus)
-                        defer { focus = timer }
-                        return try timer.pause(at: now)
-                    }
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_RESUME) { [self] _ in
-                    try operate { now, focus, _ in
-                        var timer = try requireFocus(focus)
-                        if timer.state == .waiting { timer.confirm(at: now) } else { try timer.resume(at: now) }
-                        focus = timer
-                        return FocusOutcome()
-                    }
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_TOGGLE_PAUSE, out: [.init("paused", "b")]) { [self] _ in
-                    var paused = false
-                    try operate { now, focus, _ in
-                        var timer = try requireFocus(focus)
-                        defer { focus = timer }
-                        switch timer.state {
-                        case .running:
-                            paused = true
-                            return try timer.pause(at: now)
-                        case .waiting:
-                            timer.confirm(at: now)
-                        default:
-                            try timer.resume(at: now)
-                        }
-                        return FocusOutcome()
-                    }
-                    return [.boolean(paused)]
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_SKIP) { [self] _ in
-                    try operate { now, focus, _ in
-                        var timer = try requireFocus(focus)
-                        defer { focus = timer }
-                        return try timer.skip(at: now)
-                    }
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_EXTEND, in: [.init("delta", "x")]) { [self] call in
-                    let delta = call.arguments[0].int64!
-                    try operate { now, focus, _ in
-                        var timer = try requireFocus(focus)
-                        defer { focus = timer }
-                        return try timer.extend(by: delta, at: now)
-                    }
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_CONFIRM) { [self] _ in
-                    try operate { now, focus, _ in
-                        focus?.confirm(at: now)
-                        return FocusOutcome()
-                    }
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_STOP_FOCUS) { [self] _ in
-                    try operate { now, focus, _ in
-                        let timer = try requireFocus(focus)
-                        focus = nil
-                        return timer.stop(at: now)
-                    }
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_LIST_PRESETS, out: [.init("presets", "aa{sv}")]) { [self] _ in
-                    [
-                        .array(
-                            .array(.dictEntry(.string, .variant)),
-                            tracker.presets.map {
-                                .vardict(ordered: [("Id", .string($0.id)), ("Name", .string($0.name))] + Self.encode($0.plan))
-                            })
-                    ]
-                },
+                ) { [self] in try startIntervals($0) },
+                DBusMethod(BIOMATIMER_FOCUS1_START_PRESET, in: [.init("preset", "s")]) { [self] in try startPreset($0) },
+                DBusMethod(BIOMATIMER_FOCUS1_PAUSE) { [self] _ in try none(pause()) },
+                DBusMethod(BIOMATIMER_FOCUS1_RESUME) { [self] _ in try none(resume()) },
+                DBusMethod(BIOMATIMER_FOCUS1_TOGGLE_PAUSE, out: [.init("paused", "b")]) { [self] _ in [.boolean(try togglePause())] },
+                DBusMethod(BIOMATIMER_FOCUS1_SKIP) { [self] _ in try none(skip()) },
+                DBusMethod(BIOMATIMER_FOCUS1_EXTEND, in: [.init("delta", "x")]) { [self] in try none(extend(by: $0.arguments[0].int64!)) },
+                DBusMethod(BIOMATIMER_FOCUS1_CONFIRM) { [self] _ in try none(confirm()) },
+                DBusMethod(BIOMATIMER_FOCUS1_STOP_FOCUS) { [self] _ in try none(stopFocus()) },
+                DBusMethod(BIOMATIMER_FOCUS1_LIST_PRESETS, out: [.init("presets", "aa{sv}")]) { [self] _ in [listPresets()] },
                 DBusMethod(BIOMATIMER_FOCUS1_ADD_PRESET, in: [.init("name", "s"), .init("kind", "s"), .init("options", "a{sv}")],
                     out: [.init("id", "s")]
-                ) { [self] call in
-                    let kind = try Self.kind(call.arguments[1].string!)
-                    var plan = FocusPlan(kind: kind)
-                    try Self.apply(call.arguments[2].vardict ?? [:], to: &plan, allowed: Self.presetKeys(kind))
-                    let name = call.arguments[0].string!
-                    return [.string(try timer.change { try tracker.addPreset(name: name, plan: plan, at: $0) })]
+                ) { [self] in try addPreset($0) },
+                DBusMethod(BIOMATIMER_FOCUS1_UPDATE_PRESET, in: [.init("preset", "s"), .init("changes", "a{sv}")]) {
+                    [self] in try updatePreset($0)
                 },
-                DBusMethod(BIOMATIMER_FOCUS1_UPDATE_PRESET, in: [.init("preset", "s"), .init("changes", "a{sv}")]) { [self] call in
-                    let ref = call.arguments[0].string!
-                    guard let preset = tracker.presets.resolve(ref) else {
-                        throw TimerAPI.dbusError(TrackerError.noSuchPreset(ref))
-                    }
-                    var changes = call.arguments[1].vardict ?? [:]
-                    guard !changes.isEmpty else {
-                        throw TimerAPI.invalidArgument("No changes given: use Name or the kind's options.")
-                    }
-                    let name = try Options(changes.filter { $0.key == "Name" }, allowed: ["Name"]).string("Name")
-                    changes["Name"] = nil
-                    try timer.change {
-                        try tracker.updatePreset(preset.id, name: name, at: $0) { plan in
-                            try Self.apply(changes, to: &plan, allowed: Self.presetKeys(preset.plan.kind))
-                        }
-                    }
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_DELETE_PRESET, in: [.init("preset", "s")]) { [self] call in
-                    let ref = call.arguments[0].string!
-                    try timer.change { try tracker.deletePreset(ref, at: $0) }
-                    return []
-                },
-                DBusMethod(BIOMATIMER_FOCUS1_FOCUS_HISTORY, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("phases", "aa{sv}")]
-                ) { [self] call in
-                    let from = try TimerService.optionalDay(call.arguments[0].string!, "from_day")
-                    let to = try TimerService.optionalDay(call.arguments[1].string!, "to_day")
-                    do {
-                        let records = try tracker.focusHistory(from: from, to: to)
-                        return [.array(.array(.dictEntry(.string, .variant)), records.map(Self.encode))]
-                    } catch {
-                        throw TimerAPI.dbusError(error)
-                    }
-                },
+                DBusMethod(BIOMATIMER_FOCUS1_DELETE_PRESET, in: [.init("preset", "s")]) { [self] in try deletePreset($0) },
+                DBusMethod(BIOMATIMER_FOCUS1_FOCUS_HISTORY, in: [.init("from_day", "s"), .init("to_day", "s")],
+                    out: [.init("phases", "aa{sv}")]
+                ) { [self] in try focusHistory($0) },
             ],
             signals: [DBusSignal("PhaseEnded", [.init("phase", "a{sv}")])])
+    }
+
+    // MARK: - Handlers
+
+    private func startPomodoro(_ call: MethodCall) throws -> [DBusValue] {
+        var plan = FocusPlan.pomodoro()
+        try Self.apply(call.arguments[0].vardict ?? [:], to: &plan, allowed: Self.pomodoroKeys)
+        return try none(start(plan))
+    }
+
+    private func startCountdown(_ call: MethodCall) throws -> [DBusValue] {
+        var plan = FocusPlan.countdown(call.arguments[0].int64!)
+        try Self.apply(call.arguments[1].vardict ?? [:], to: &plan, allowed: Self.countdownKeys)
+        return try none(start(plan))
+    }
+
+    private func startIntervals(_ call: MethodCall) throws -> [DBusValue] {
+        guard case .uint32(let rounds) = call.arguments[2] else { return [] }
+        var plan = FocusPlan.intervals(active: call.arguments[0].int64!, rest: call.arguments[1].int64!, rounds: Int(rounds))
+        try Self.apply(call.arguments[3].vardict ?? [:], to: &plan, allowed: Self.intervalsKeys)
+        return try none(start(plan))
+    }
+
+    private func startPreset(_ call: MethodCall) throws -> [DBusValue] {
+        let ref = call.arguments[0].string!
+        guard let preset = tracker.presets.resolve(ref) else { throw TimerAPI.dbusError(TrackerError.noSuchPreset(ref)) }
+        var plan = preset.plan
+        if plan.label.isEmpty { plan.label = preset.name }
+        return try none(start(plan))
     }
 
     /// Starts a plan, replacing any focus timer.
@@ -244,4 +151,105 @@ extension FocusService {
             return outcome
         }
     }
+
+    /// `Pause`.
+    func pause() throws { try operateOnFocus { now, running in try running.pause(at: now) } }
+
+    /// `Resume`: a phase waiting for confirmation starts.
+    func resume() throws {
+        try operateOnFocus { now, running in
+            if running.state == .waiting { running.confirm(at: now) } else { try running.resume(at: now) }
+            return FocusOutcome()
+        }
+    }
+
+    /// `TogglePause`: whether the timer is now paused.
+    func togglePause() throws -> Bool {
+        var paused = false
+        try operateOnFocus { now, running in
+            switch running.state {
+            case .running:
+                paused = true
+                return try running.pause(at: now)
+            case .waiting:
+                running.confirm(at: now)
+            default:
+                try running.resume(at: now)
+            }
+            return FocusOutcome()
+        }
+        return paused
+    }
+
+    /// `Skip` (and the notification's "Skip").
+    func skip() throws { try operateOnFocus { now, running in try running.skip(at: now) } }
+
+    /// `Extend` (and the notification's "+1 min").
+    func extend(by delta: Micros) throws { try operateOnFocus { now, running in try running.extend(by: delta, at: now) } }
+
+    /// `Confirm` (and the notification's "Start").
+    func confirm() throws {
+        try operate { now, focus, _ in
+            focus?.confirm(at: now)
+            return FocusOutcome()
+        }
+    }
+
+    /// `StopFocus`.
+    func stopFocus() throws {
+        try operate { now, focus, _ in
+            let stopped = try requireFocus(focus)
+            focus = nil
+            return stopped.stop(at: now)
+        }
+    }
+
+    private func listPresets() -> DBusValue {
+        .array(
+            .array(.dictEntry(.string, .variant)),
+            tracker.presets.map { .vardict(ordered: [("Id", .string($0.id)), ("Name", .string($0.name))] + Self.encode($0.plan)) })
+    }
+
+    private func addPreset(_ call: MethodCall) throws -> [DBusValue] {
+        let kind = try Self.kind(call.arguments[1].string!)
+        var plan = FocusPlan(kind: kind)
+        try Self.apply(call.arguments[2].vardict ?? [:], to: &plan, allowed: Self.presetKeys(kind))
+        let name = call.arguments[0].string!
+        return [.string(try work.change { try tracker.addPreset(name: name, plan: plan, at: $0) })]
+    }
+
+    private func updatePreset(_ call: MethodCall) throws -> [DBusValue] {
+        let ref = call.arguments[0].string!
+        guard let preset = tracker.presets.resolve(ref) else { throw TimerAPI.dbusError(TrackerError.noSuchPreset(ref)) }
+        var changes = call.arguments[1].vardict ?? [:]
+        guard !changes.isEmpty else { throw TimerAPI.invalidArgument("No changes given: use Name or the kind's options.") }
+        let name = try Options(changes.filter { $0.key == "Name" }, allowed: ["Name"]).string("Name")
+        changes["Name"] = nil
+        try work.change {
+            try tracker.updatePreset(preset.id, name: name, at: $0) { plan in
+                try Self.apply(changes, to: &plan, allowed: Self.presetKeys(preset.plan.kind))
+            }
+        }
+        return []
+    }
+
+    private func deletePreset(_ call: MethodCall) throws -> [DBusValue] {
+        let ref = call.arguments[0].string!
+        try work.change { try tracker.deletePreset(ref, at: $0) }
+        return []
+    }
+
+    private func focusHistory(_ call: MethodCall) throws -> [DBusValue] {
+        let from = try TimerService.optionalDay(call.arguments[0].string!, "from_day")
+        let to = try TimerService.optionalDay(call.arguments[1].string!, "to_day")
+        do {
+            let records = try tracker.focusHistory(from: from, to: to)
+            return [.array(.array(.dictEntry(.string, .variant)), records.map(Self.encode))]
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
+    }
 }
+
+/// A method with no result: its handler's answer.
+func none(_: Void) -> [DBusValue] { [] }

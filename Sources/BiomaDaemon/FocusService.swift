@@ -8,8 +8,8 @@ import Foundation
 ///
 /// Handlers run on the bus's loop thread. The phase end is one deadline in the loop at
 /// `PhaseEndsAt`; nothing else wakes the daemon for the focus timer. Each transition is one
-/// store transaction (the focus state, the stretch that ran, and the work timer following it)
-/// and one `PropertiesChanged`; a phase that ends also emits `PhaseEnded`, raises one
+/// store transaction (the focus state, the stretch that ran, and the work timer following it,
+/// a rule of the store's transaction) and one publication step of the object; a phase that ends also emits `PhaseEnded`, raises one
 /// notification (replacing the previous one) and runs the settings' phase-end command.
 public final class FocusService: ObjectInterface, @unchecked Sendable {
     /// What the notification's "+1 min" adds.
@@ -18,7 +18,10 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     let tracker: Tracker
     private let bus: Bus
     let clock: any TimeSource
-    let timer: TimerService
+    /// The work timer: focus changes go through its `change` (a sleep noticed first, the away
+    /// rule applied at the same instant).
+    let work: TimerService
+    public lazy var publication = Publication(self)
     private let notifier: Notifier
     private let phaseEndCommand: String?
     private let log: @Sendable (String) -> Void
@@ -45,7 +48,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         self.tracker = tracker
         self.bus = bus
         self.clock = clock
-        self.timer = timer
+        self.work = timer
         self.notifier = notifier
         self.phaseEndCommand = phaseEndCommand
         self.log = log
@@ -85,11 +88,10 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         self.deadlines = deadlines
         phaseEnd = deadlines.add { [self] _ in
             // A sleep not yet noticed pauses a focus phase at its start, before anything ends.
-            timer.checkSuspend()
+            work.checkSuspend()
             advance()
         }
-        timer.afterChange = { [self] in refresh() }
-        timer.onSleep = { [self] instant in sleep(at: instant) }
+        work.onSleep = { [self] instant in sleep(at: instant) }
         // Phases that ended while the daemon was down end now, once, as late.
         advance()
     }
@@ -97,29 +99,37 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     /// Ends the phases whose end has passed, then waits for the next one.
     private func advance() {
         guard let focus = tracker.focus, focus.state == .running, let endsAt = focus.endsAt, endsAt <= clock.now() else {
-            return refresh()
+            return publish(at: clock.now())
         }
-        _ = try? operate { now, focus, _ in focus?.advance(to: now, lateAfter: lateAfter) ?? FocusOutcome() }
+        do {
+            try operate { now, focus, _ in focus?.advance(to: now, lateAfter: lateAfter) ?? FocusOutcome() }
+        } catch {
+            log("cannot end the focus phase: \(error)")
+        }
     }
 
     /// The machine slept at `instant`: a running focus phase (work, countdown, active) pauses
     /// there; a break runs on in wall time.
     private func sleep(at instant: Micros) {
         guard let focus = tracker.focus, focus.state == .running else { return }
-        _ = try? operate { _, focus, _ in
-            guard var timer = focus else { return FocusOutcome() }
-            var outcome = timer.advance(to: instant, lateAfter: lateAfter)
-            if timer.state == .running && timer.phase.isFocus {
-                outcome.records += try timer.pause(at: instant).records
+        do {
+            try operate { _, focus, _ in
+                guard var running = focus else { return FocusOutcome() }
+                var outcome = running.advance(to: instant, lateAfter: lateAfter)
+                if running.state == .running && running.phase.isFocus {
+                    outcome.records += try running.pause(at: instant).records
+                }
+                focus = running
+                return outcome
             }
-            focus = timer
-            return outcome
+        } catch {
+            log("cannot pause the focus phase for the sleep: \(error)")
         }
     }
 
-    /// Publishes what changed since the last publication and moves the phase-end deadline.
-    private func refresh() {
-        let now = clock.now()
+    /// Emits Focus1's `PropertiesChanged` once, with what changed since the last publication,
+    /// and moves the phase-end deadline.
+    public func publish(at now: Micros) {
         let status = status(at: now)
         var before = published
         before.remaining = published.remaining(at: now)
@@ -133,16 +143,26 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
 
     // MARK: - Changes
 
-    /// One focus operation at one instant, through the work timer's change (so its properties
-    /// are published too); then the phase ends are announced and the deadline moved.
+    /// One focus operation at one instant, in one store transaction through the work timer's
+    /// change (the object then publishes every interface once); then the phase ends are
+    /// announced.
     @discardableResult
     func operate(
         _ body: (Micros, inout FocusTimer?, [Project]) throws -> FocusOutcome
     ) throws -> FocusOutcome {
-        let outcome = try timer.change { now in try tracker.changeFocus(at: now) { try body(now, &$0, $1) } }
-        refresh()
+        let outcome = try work.change { now in try tracker.changeFocus(at: now) { try body(now, &$0, $1) } }
         for end in outcome.ended { announce(end) }
         return outcome
+    }
+
+    /// One operation on the focus timer there is.
+    @discardableResult
+    func operateOnFocus(_ body: (Micros, inout FocusTimer) throws -> FocusOutcome) throws -> FocusOutcome {
+        try operate { now, focus, _ in
+            var running = try requireFocus(focus)
+            defer { focus = running }
+            return try body(now, &running)
+        }
     }
 
     func requireFocus(_ focus: FocusTimer?) throws -> FocusTimer {
@@ -153,9 +173,13 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     // MARK: - Phase ends
 
     private func announce(_ end: FocusPhaseEnd) {
-        try? bus.emit(
-            path: TimerAPI.objectPath, interface: TimerNames.focusInterface, member: "PhaseEnded",
-            [Self.encode(end, projects: tracker.projects)])
+        do {
+            try bus.emit(
+                path: TimerAPI.objectPath, interface: TimerNames.focusInterface, member: "PhaseEnded",
+                [Self.encode(end, projects: tracker.projects)])
+        } catch {
+            log("cannot emit PhaseEnded: \(error)")
+        }
         notify(end)
         runCommand(for: end)
     }
@@ -184,24 +208,14 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
             completion: { [self] id in if let id { notice = id } })
     }
 
-    /// A clicked action: the same as the method of that name, published the same way.
+    /// A clicked action: the method of that name (`Confirm`, `Skip`, `Extend`), published the
+    /// same way.
     private func action(_ key: String) {
         do {
             switch key {
-            case "start": try operate { now, focus, _ in
-                    focus?.confirm(at: now)
-                    return FocusOutcome()
-                }
-            case "skip": try operate { now, focus, _ in
-                    var timer = try requireFocus(focus)
-                    defer { focus = timer }
-                    return try timer.skip(at: now)
-                }
-            case "extend": try operate { now, focus, _ in
-                    var timer = try requireFocus(focus)
-                    defer { focus = timer }
-                    return try timer.extend(by: Self.extension_, at: now)
-                }
+            case "start": try confirm()
+            case "skip": try skip()
+            case "extend": try extend(by: Self.extension_)
             default: return
             }
         } catch {

@@ -89,6 +89,7 @@ final class LogindWatcher: @unchecked Sendable {
     /// Asks logind for a delay lock; the answer arrives on the loop thread (never blocking it).
     private func takeInhibitor(failed: @escaping @Sendable (BusError) -> Void) {
         guard let bus = system,
+            // Fixed, valid names and strings: building the message cannot fail.
             let message = try? BusMessage.methodCall(
                 destination: Self.name, path: Self.path, interface: Self.manager, member: "Inhibit",
                 arguments: [
@@ -140,7 +141,8 @@ final class LogindWatcher: @unchecked Sendable {
             log("no login session of uid \(uid) in logind: lock and idle come only from `biomatimer away`")
             return
         }
-        // An active one if there are several.
+        // An active one if there are several (a session whose Active cannot be read is just
+        // not preferred: the first one is taken then, nothing is lost).
         var chosen = mine[0]
         for path in mine where (try? property(bus, path, "Active")) == .boolean(true) {
             chosen = path

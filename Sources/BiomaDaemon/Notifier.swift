@@ -87,6 +87,7 @@ public final class Notifier: @unchecked Sendable {
     /// Closes one of this daemon's notifications (the task it was about was done elsewhere).
     public func close(_ id: UInt32) {
         guard enabled, handlers.removeValue(forKey: id) != nil,
+            // Fixed, valid names and a number: building the message cannot fail.
             let message = try? BusMessage.methodCall(
                 destination: Self.name, path: Self.path, interface: Self.name, member: "CloseNotification",
                 arguments: [.uint32(id)])
@@ -101,6 +102,7 @@ public final class Notifier: @unchecked Sendable {
         guard !asking else { return }
         asking = true
         guard
+            // Fixed, valid names: building the message cannot fail.
             let message = try? BusMessage.methodCall(
                 destination: Self.name, path: Self.path, interface: Self.name, member: "GetCapabilities")
         else { return }
@@ -130,14 +132,18 @@ public final class Notifier: @unchecked Sendable {
         let actions = caps.contains("actions") ? notice.actions.flatMap { [$0.key, $0.label] } : []
         var hints: [(String, DBusValue)] = [("urgency", .byte(notice.urgency)), ("desktop-entry", .string("biomatimer"))]
         if let sound = notice.soundName { hints.append(("sound-name", .string(sound))) }
-        guard
-            let message = try? BusMessage.methodCall(
+        let message: BusMessage
+        do {
+            message = try BusMessage.methodCall(
                 destination: Self.name, path: Self.path, interface: Self.name, member: "Notify",
                 arguments: [
                     .string("biomatimer"), .uint32(replacing), .string(""), .string(Self.printable(notice.summary)),
                     .string(Self.printable(body)), .strings(actions), .vardict(ordered: hints), .int32(-1),
                 ])
-        else { return completion(nil) }
+        } catch {
+            log("cannot build the notification \(BusError.quote(notice.summary, limit: 80)): \(error)")
+            return completion(nil)
+        }
         bus.send(message, timeout: .seconds(5)) { [self] result in
             switch result {
             case .success(let reply):

@@ -40,7 +40,9 @@ public struct Settings: Equatable, Sendable {
     public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> Settings
     {
-        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return Settings() }
+        guard FileManager.default.fileExists(atPath: file.path) else { return Settings() }
+        // A file that is there but cannot be read is an error, not the defaults.
+        let text = try String(contentsOf: file, encoding: .utf8)
         return try parse(text, source: file.path, environment: environment)
     }
 

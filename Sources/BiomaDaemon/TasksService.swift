@@ -18,6 +18,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
     private let clock: any TimeSource
     private let notifier: Notifier
     private let log: @Sendable (String) -> Void
+    public lazy var publication = Publication(self)
     /// What `PropertiesChanged` last said (or `GetAll` would have said at the last change).
     private var published: TasksStatus
     private var deadlines: Deadlines?
@@ -67,14 +68,13 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
 
     public func attach(_ deadlines: Deadlines) {
         self.deadlines = deadlines
-        nextLook = deadlines.add { [self] _ in look() }
-        look()
+        nextLook = deadlines.add { [self] _ in publish(at: clock.now()) }
+        publish(at: clock.now())
     }
 
-    /// Publishes what changed, raises the reminders that are due, and waits for the next
-    /// instant anything happens by itself.
-    private func look() {
-        let now = clock.now()
+    /// Raises the reminders that are due, emits Tasks1's `PropertiesChanged` once with what
+    /// changed, and waits for the next instant anything happens by itself.
+    public func publish(at now: Micros) {
         let reminders = tracker.tasks.remindersDue(at: now)
         if !reminders.isEmpty {
             do {
@@ -85,13 +85,10 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
             }
         }
         let summary = tracker.taskSummary(at: now)
-        publish(Self.status(summary))
-        if let deadlines, let nextLook { deadlines.schedule(nextLook, at: summary.nextDeadline) }
-    }
-
-    private func publish(_ status: TasksStatus) {
+        let status = Self.status(summary)
         bus.emitChanges(TasksStatus.table, path: TimerAPI.objectPath, from: published, to: status)
         published = status
+        if let deadlines, let nextLook { deadlines.schedule(nextLook, at: summary.nextDeadline) }
     }
 
     // MARK: - Reminders
@@ -117,12 +114,13 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         return parts.joined(separator: " · ")
     }
 
-    /// A clicked action: the same as the method of that name, published the same way.
+    /// A clicked action: the method of that name (`CompleteTask`, `SnoozeTask`), published the
+    /// same way.
     private func action(_ key: String, on id: String) {
         do {
             switch key {
-            case "done": try change { try tracker.completeTask(id, at: $0) }
-            case "snooze": try change { try tracker.snoozeTask(id, by: TaskItem.defaultSnooze, at: $0) }
+            case "done": try completeTask(id)
+            case "snooze": try snoozeTask(id, by: 0)
             default: return
             }
         } catch {
@@ -141,22 +139,33 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
 
     // MARK: - Changes
 
-    /// One operation at one instant; then what changed is published and the deadline moved.
+    /// One operation at one instant; the object's publication step then publishes what
+    /// changed and moves the deadlines.
     private func change<T>(_ body: (Micros) throws -> T) throws -> T {
-        let result: T
-        do {
-            result = try body(clock.now())
-        } catch {
-            throw TimerAPI.dbusError(error)
+        let now = clock.now()
+        return try publishing(at: now) {
+            let result: T
+            do {
+                result = try body(now)
+            } catch {
+                throw TimerAPI.dbusError(error)
+            }
+            // Done or deleted tasks take their notification with them.
+            let open = Set(tracker.tasks.filter { !$0.done }.map(\.id))
+            for (id, notification) in notices where !open.contains(id) {
+                notifier.close(notification)
+                notices[id] = nil
+            }
+            return result
         }
-        // Done or deleted tasks take their notification with them.
-        let open = Set(tracker.tasks.filter { !$0.done }.map(\.id))
-        for (id, notification) in notices where !open.contains(id) {
-            notifier.close(notification)
-            notices[id] = nil
-        }
-        look()
-        return result
+    }
+
+    /// `CompleteTask` (and the reminder's "Done").
+    func completeTask(_ id: String) throws { try change { try tracker.completeTask(id, at: $0) } }
+
+    /// `SnoozeTask`, 0 for the default delay (and the reminder's "Snooze").
+    func snoozeTask(_ id: String, by delay: Micros) throws {
+        try change { try tracker.snoozeTask(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
     }
 
     // MARK: - The interface
@@ -166,34 +175,13 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
             TasksStatus.table, state: { [self] in Self.status(tracker.taskSummary(at: clock.now())) },
             methods: [
                 DBusMethod(BIOMATIMER_TASKS1_ADD_TASK, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
-                    [self] call in
-                    let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Due", "Remind", "Project"])
-                    let title = call.arguments[0].string!
-                    let due = try options.instant("Due")
-                    let remind = try options.bool("Remind")
-                    let project = try options.string("Project")
-                    return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
+                    [self] in try addTask($0)
                 },
-                DBusMethod(BIOMATIMER_TASKS1_UPDATE_TASK, in: [.init("task", "s"), .init("changes", "a{sv}")]) { [self] call in
-                    let options = try Options(
-                        call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
-                    guard !options.values.isEmpty else {
-                        throw TimerAPI.invalidArgument("No changes given: use the keys Title, Due, Remind or Project.")
-                    }
-                    var changes = Tracker.TaskChanges()
-                    changes.title = try options.string("Title")
-                    // Due 0 and Project "" remove them.
-                    if let due = try options.int64("Due") { changes.due = .some(due == 0 ? nil : due) }
-                    changes.remind = try options.bool("Remind")
-                    if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
-                    let id = call.arguments[0].string!
-                    try change { try tracker.updateTask(id, changes, at: $0) }
-                    return []
+                DBusMethod(BIOMATIMER_TASKS1_UPDATE_TASK, in: [.init("task", "s"), .init("changes", "a{sv}")]) {
+                    [self] in try updateTask($0)
                 },
-                DBusMethod(BIOMATIMER_TASKS1_COMPLETE_TASK, in: [.init("task", "s")]) { [self] call in
-                    let id = call.arguments[0].string!
-                    try change { try tracker.completeTask(id, at: $0) }
-                    return []
+                DBusMethod(BIOMATIMER_TASKS1_COMPLETE_TASK, in: [.init("task", "s")]) { [self] in
+                    try none(completeTask($0.arguments[0].string!))
                 },
                 DBusMethod(BIOMATIMER_TASKS1_REOPEN_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
@@ -205,17 +193,40 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                     try change { try tracker.deleteTask(id, at: $0) }
                     return []
                 },
-                DBusMethod(BIOMATIMER_TASKS1_SNOOZE_TASK, in: [.init("task", "s"), .init("delay", "x")]) { [self] call in
-                    let id = call.arguments[0].string!
-                    let delay = call.arguments[1].int64!
-                    try change { try tracker.snoozeTask(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
-                    return []
+                DBusMethod(BIOMATIMER_TASKS1_SNOOZE_TASK, in: [.init("task", "s"), .init("delay", "x")]) { [self] in
+                    try none(snoozeTask($0.arguments[0].string!, by: $0.arguments[1].int64!))
                 },
                 DBusMethod(BIOMATIMER_TASKS1_LIST_TASKS, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
                     let includeDone = call.arguments[0].bool ?? false
                     return [TaskListing.table.list(tracker.tasks.filter { includeDone || !$0.done }.map(Self.listing))]
                 },
             ])
+    }
+
+    private func addTask(_ call: MethodCall) throws -> [DBusValue] {
+        let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Due", "Remind", "Project"])
+        let title = call.arguments[0].string!
+        let due = try options.instant("Due")
+        let remind = try options.bool("Remind")
+        let project = try options.string("Project")
+        return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
+    }
+
+    private func updateTask(_ call: MethodCall) throws -> [DBusValue] {
+        let options = try Options(
+            call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
+        guard !options.values.isEmpty else {
+            throw TimerAPI.invalidArgument("No changes given: use the keys Title, Due, Remind or Project.")
+        }
+        var changes = Tracker.TaskChanges()
+        changes.title = try options.string("Title")
+        // Due 0 and Project "" remove them.
+        if let due = try options.int64("Due") { changes.due = .some(due == 0 ? nil : due) }
+        changes.remind = try options.bool("Remind")
+        if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
+        let id = call.arguments[0].string!
+        try change { try tracker.updateTask(id, changes, at: $0) }
+        return []
     }
 
     static func listing(_ task: TaskItem) -> TaskListing {

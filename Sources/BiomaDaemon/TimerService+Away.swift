@@ -59,13 +59,19 @@ extension TimerService {
 
     /// The absence's decision instant came (the user is still away).
     func decideAway() {
-        _ = try? change { try applyAway(at: $0) }
+        do {
+            try change { try applyAway(at: $0) }
+        } catch {
+            log("cannot decide the absence: \(error)")
+        }
     }
 
     /// `AwayEnd`: the user is back. Nothing when not away. The absence is decided with the
     /// facts at the return, whether or not its decision deadline fired (the clock may have
     /// moved under the daemon, or the machine been busy): one that lasted `away_after` is
     /// removed from work now.
+    func awayEnd() throws { try change { try awayEnd(at: $0) } }
+
     func awayEnd(at now: Micros) throws {
         try applyAway(at: now)
         guard let current = away else { return }
@@ -81,7 +87,13 @@ extension TimerService {
     /// to count the time after all.
     func returned(from reason: AwayReason, removed: Interval, at now: Micros) {
         lastRemoved = removed
-        if awayRules.resumesOnReturn { try? tracker.start(at: now) }
+        if awayRules.resumesOnReturn {
+            do {
+                try tracker.start(at: now)
+            } catch {
+                log("cannot resume work after the absence: \(error)")
+            }
+        }
         let what = reason == .sleep ? "asleep" : reason == .lock ? "locked" : "idle"
         var actions: [(key: String, label: String)] = [(key: "keep", label: "Count the time away")]
         if !awayRules.resumesOnReturn { actions.insert((key: "resume", label: "Resume"), at: 0) }
@@ -90,14 +102,21 @@ extension TimerService {
             body: "Not counted as work: \(Self.spoken(removed.end - removed.start)) \(what).", actions: actions)
         notifier?.show(
             notice, replacing: awayNotice,
-            onAction: { [self] key in
-                switch key {
-                case "resume": _ = try? change { try tracker.start(at: $0) }
-                case "keep": _ = try? change { try keepAway(at: $0) }
-                default: break
-                }
-            },
+            onAction: { [self] key in awayAction(key) },
             completion: { [self] id in awayNotice = id ?? 0 })
+    }
+
+    /// A clicked action: the method of that name (`Start`, `KeepAway`), published the same way.
+    private func awayAction(_ key: String) {
+        do {
+            switch key {
+            case "resume": try start()
+            case "keep": try keepAway()
+            default: return
+            }
+        } catch {
+            log("the \(key) action after the absence failed: \(error)")
+        }
     }
 
     /// `45 s`, `12 min`, `2 h 5 min`.
@@ -110,6 +129,8 @@ extension TimerService {
     }
 
     /// `KeepAway`: the last removed away time counts as work after all.
+    func keepAway() throws { try change { try keepAway(at: $0) } }
+
     func keepAway(at now: Micros) throws {
         guard let removed = lastRemoved else {
             throw DBusMethodError(TimerNames.errorPrefix + BIOMATIMER_ERROR_NOTHING_TO_UNDO, "No away time was removed from work: nothing to count.")
@@ -128,14 +149,18 @@ extension TimerService {
     /// The machine slept from `start` to `end` (now): work stops at `start`, and the user is
     /// back at once.
     func recordSleep(from start: Micros, to end: Micros) {
-        onSleep?(start)
-        guard awayRules.policy != .keep else { return }
-        let before = published(tracker.snapshot(at: end))
-        // An absence in progress that already removed work covers the sleep.
-        if away?.removed == nil, let removed = try? tracker.stopForAway(since: start, at: end) {
-            returned(from: .sleep, removed: removed, at: end)
+        publishing(at: end) {
+            onSleep?(start)
+            // An absence in progress that already removed work covers the sleep.
+            guard awayRules.policy != .keep, away?.removed == nil else { return }
+            do {
+                if let removed = try tracker.stopForAway(since: start, at: end) {
+                    returned(from: .sleep, removed: removed, at: end)
+                }
+            } catch {
+                log("cannot stop work for the sleep: \(error)")
+            }
         }
-        publish(before: before, after: tracker.snapshot(at: end))
     }
 
     /// The suspend gap now, for logind's path to move the gap rule past a sleep it recorded.
@@ -147,31 +172,44 @@ extension TimerService {
     /// absence that already removed work covers the sleep.
     func sleepBegins() {
         checkSuspend()
-        onSleep?(clock.now())
-        guard awayRules.policy != .keep, away?.removed == nil else { return }
         let now = clock.now()
-        let before = published(tracker.snapshot(at: now))
-        let running = tracker.timerState.open
-        _ = try? tracker.stopForAway(since: now, at: now)
-        // What the sleep removes runs from here to the wake-up (`awayEnd` sets its end).
-        away = (.sleep, now, running.map { Interval(start: max(now, $0.start), end: now, projectID: $0.projectID) })
-        publish(before: before, after: tracker.snapshot(at: now))
+        publishing(at: now) {
+            onSleep?(now)
+            guard awayRules.policy != .keep, away?.removed == nil else { return }
+            let running = tracker.timerState.open
+            do {
+                _ = try tracker.stopForAway(since: now, at: now)
+            } catch {
+                log("cannot stop work for the sleep: \(error)")
+                return
+            }
+            // What the sleep removes runs from here to the wake-up (`awayEnd` sets its end).
+            away = (.sleep, now, running.map { Interval(start: max(now, $0.start), end: now, projectID: $0.projectID) })
+        }
     }
 
     /// `PrepareForSleep(false)`: back from sleep; the gap rule is moved past this sleep.
     func sleepEnds() {
         noteSuspendGap()
         guard let current = away, current.reason == .sleep else { return }
-        _ = try? change { try awayEnd(at: $0) }
+        backFromLogind()
     }
 
     /// `LockedHint`/`Lock`, `IdleHint`: as `AwayBegin`.
     func awayFromLogind(_ reason: AwayReason, since: Micros) {
-        try? awayBegin(reason: reason.rawValue, since: min(since, clock.now()))
+        do {
+            try awayBegin(reason: reason.rawValue, since: min(since, clock.now()))
+        } catch {
+            log("cannot record the \(reason.rawValue) from logind: \(error)")
+        }
     }
 
     /// Unlocked, or no longer idle: as `AwayEnd`.
     func backFromLogind() {
-        _ = try? change { try awayEnd(at: $0) }
+        do {
+            try awayEnd()
+        } catch {
+            log("cannot record the return from logind: \(error)")
+        }
     }
 }

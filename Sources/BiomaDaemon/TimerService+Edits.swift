@@ -11,50 +11,11 @@ extension TimerService {
     func editMethods() -> [DBusMethod] {
         [
             DBusMethod(BIOMATIMER_TIMER1_LIST_INTERVALS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
-            ) { [self] call in
-                let now = clock.now()
-                let today = tracker.rules.day(containing: now)
-                let from = try Self.optionalDay(call.arguments[0].string!, "from_day") ?? today
-                let to = try Self.optionalDay(call.arguments[1].string!, "to_day") ?? today
-                if from > to { throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).") }
-                let rows: [IntervalRow]
-                do {
-                    rows = try tracker.intervals(from: from, to: to)
-                } catch {
-                    throw TimerAPI.dbusError(error)
-                }
-                return [IntervalListing.table.list(rows.map(Self.listing))]
-            },
+            ) { [self] in try listIntervals($0) },
             DBusMethod(BIOMATIMER_TIMER1_ADD_INTERVAL, in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
                 out: [.init("id", "s")]
-            ) { [self] call in
-                let options = try Options(call.arguments[3].vardict ?? [:], allowed: ["Replace"])
-                let replace = try options.bool("Replace") == true
-                let start = call.arguments[0].int64!
-                let end = call.arguments[1].int64!
-                let project = call.arguments[2].string!
-                return [
-                    .string(
-                        try change {
-                            try tracker.addInterval(
-                                start: start, end: end, project: project.isEmpty ? nil : project, replace: replace, at: $0)
-                        })
-                ]
-            },
-            DBusMethod(BIOMATIMER_TIMER1_UPDATE_INTERVAL, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] call in
-                let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Replace"])
-                var changes = Tracker.IntervalChanges()
-                changes.start = try options.int64("Start")
-                changes.end = try options.int64("End")
-                if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
-                changes.replace = try options.bool("Replace") == true
-                if changes.start == nil && changes.end == nil && changes.project == nil {
-                    throw TimerAPI.invalidArgument("No changes given: use the keys Start, End or Project (and Replace).")
-                }
-                let id = call.arguments[0].string!
-                try change { try tracker.updateInterval(id, changes, at: $0) }
-                return []
-            },
+            ) { [self] in try addInterval($0) },
+            DBusMethod(BIOMATIMER_TIMER1_UPDATE_INTERVAL, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] in try updateInterval($0) },
             DBusMethod(BIOMATIMER_TIMER1_DELETE_INTERVAL, in: [.init("id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 try change { try tracker.deleteInterval(id, at: $0) }
@@ -69,6 +30,51 @@ extension TimerService {
                 [.string(try change { try tracker.undo(at: $0) })]
             },
         ]
+    }
+
+    private func listIntervals(_ call: MethodCall) throws -> [DBusValue] {
+        let now = clock.now()
+        let today = tracker.rules.day(containing: now)
+        let from = try Self.optionalDay(call.arguments[0].string!, "from_day") ?? today
+        let to = try Self.optionalDay(call.arguments[1].string!, "to_day") ?? today
+        if from > to { throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).") }
+        let rows: [IntervalRow]
+        do {
+            rows = try tracker.intervals(from: from, to: to)
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
+        return [IntervalListing.table.list(rows.map(Self.listing))]
+    }
+
+    private func addInterval(_ call: MethodCall) throws -> [DBusValue] {
+        let options = try Options(call.arguments[3].vardict ?? [:], allowed: ["Replace"])
+        let replace = try options.bool("Replace") == true
+        let start = call.arguments[0].int64!
+        let end = call.arguments[1].int64!
+        let project = call.arguments[2].string!
+        return [
+            .string(
+                try change {
+                    try tracker.addInterval(
+                        start: start, end: end, project: project.isEmpty ? nil : project, replace: replace, at: $0)
+                })
+        ]
+    }
+
+    private func updateInterval(_ call: MethodCall) throws -> [DBusValue] {
+        let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Replace"])
+        var changes = Tracker.IntervalChanges()
+        changes.start = try options.int64("Start")
+        changes.end = try options.int64("End")
+        if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
+        changes.replace = try options.bool("Replace") == true
+        if changes.start == nil && changes.end == nil && changes.project == nil {
+            throw TimerAPI.invalidArgument("No changes given: use the keys Start, End or Project (and Replace).")
+        }
+        let id = call.arguments[0].string!
+        try change { try tracker.updateInterval(id, changes, at: $0) }
+        return []
     }
 
     static func listing(_ row: IntervalRow) -> IntervalListing {

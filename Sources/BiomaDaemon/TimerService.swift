@@ -10,8 +10,8 @@ import DBusKit
 ///
 /// Every handler runs on the bus's loop thread, one at a time, so the tracker is only ever
 /// used from that thread. Each state-changing method takes one instant, applies the change in
-/// one store transaction, and emits one `PropertiesChanged` carrying what changed and fresh
-/// time values.
+/// one store transaction, and the object's publication step then emits one
+/// `PropertiesChanged` per interface carrying what changed and fresh time values.
 ///
 /// Its deadlines in the bus loop: the next day boundary (always scheduled; with cancel-on-set
 /// it also fires after a clock change or a resume, when the suspend gap is looked at), a
@@ -21,8 +21,12 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     public let tracker: Tracker
     let bus: Bus
     let clock: any TimeSource
+    let log: @Sendable (String) -> Void
+    public lazy var publication = Publication(self)
     /// The day last published, to notice a day boundary however it is discovered.
     private var publishedDay: Day
+    /// What Timer1 said at the instant of the change in progress, to diff against.
+    private var before: TimerStatus?
     var deadlines: Deadlines?
     private var dayBoundary: Deadlines.Handle?
     private var heartbeatDue: Deadlines.Handle?
@@ -45,20 +49,22 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     /// The "welcome back" notification shown last; saved, so a restart replaces it.
     var awayNotice: UInt32 = 0 {
         didSet {
-            // Not written: a restart then shows the next offer beside the old one, nothing more.
-            try? tracker.saveShownNotification(awayNotice, for: "away")
+            do {
+                try tracker.saveShownNotification(awayNotice, for: "away")
+            } catch {
+                log("cannot record the away notification (\(error)); after a restart the next one shows beside it")
+            }
         }
     }
 
-    /// Called after every published change and day boundary (the focus timer follows work).
-    var afterChange: (() -> Void)?
     /// Called when the machine went to sleep at an instant (a running focus phase pauses).
     var onSleep: ((Micros) -> Void)?
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, away: AwayRules = AwayRules(), notifier: Notifier? = nil,
-        suspendClock: any SuspendClock = SystemSuspendClock()
+        suspendClock: any SuspendClock = SystemSuspendClock(), log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.log = log
         self.tracker = tracker
         self.bus = bus
         self.clock = clock
@@ -66,23 +72,33 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         self.notifier = notifier
         self.suspendClock = suspendClock
         suspendGap = SuspendGap(suspendClock.gap())
-        publishedDay = tracker.snapshot(at: clock.now()).day
-        // What a previous run saved (not readable: not away, nothing to give back, which is
-        // what a store without them means).
-        if let saved = try? tracker.savedAway() {
+        publishedDay = tracker.rules.day(containing: clock.now())
+        // What a previous run saved (not readable: logged, and the daemon starts as not away
+        // with nothing to give back, which is what a store without them means).
+        do {
+            let saved = try tracker.savedAway()
             self.away = saved.current.map { ($0.reason, $0.since, $0.removed) }
             lastRemoved = saved.lastRemoved
+        } catch {
+            log("cannot read the saved absence (\(error)); starting as not away")
         }
-        awayNotice = (try? tracker.shownNotifications())?["away"] ?? 0
+        do {
+            awayNotice = try tracker.shownNotifications()["away"] ?? 0
+        } catch {
+            log("cannot read the away notification's id (\(error)); the next one shows beside it")
+        }
     }
 
     /// Writes the absence and the removed away time (in `didSet`, on the loop thread).
     func saveAway() {
-        // Not written (the store failed): the timers are right, only a restart before the
-        // next change would forget the absence.
-        try? tracker.saveAway(
-            current: away.map { AwayRecord(reason: $0.reason, since: $0.since, removed: $0.removed) },
-            lastRemoved: lastRemoved)
+        do {
+            try tracker.saveAway(
+                current: away.map { AwayRecord(reason: $0.reason, since: $0.since, removed: $0.removed) },
+                lastRemoved: lastRemoved)
+        } catch {
+            // The timers are right; only a restart before the next change would forget it.
+            log("cannot save the absence (\(error)); a restart now would forget it")
+        }
     }
 
     // MARK: - Deadlines
@@ -97,7 +113,11 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         awayDecision = deadlines.add { [self] _ in decideAway() }
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
-            scheduleDeadlines(tracker.snapshot(at: clock.now()), restartHeartbeat: true)
+            do {
+                scheduleDeadlines(try tracker.snapshot(at: clock.now()), restartHeartbeat: true)
+            } catch {
+                log("cannot read today's work (\(error)); the heartbeat waits for the next change")
+            }
         }
         checkDayBoundary()
         // An absence saved by the previous run: decided now, or its deadline set.
@@ -117,7 +137,13 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     }
 
     /// The published state at the current instant.
-    func status() -> TimerStatus { published(tracker.snapshot(at: clock.now())) }
+    func status() throws -> TimerStatus {
+        do {
+            return published(try tracker.snapshot(at: clock.now()))
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
+    }
 
     /// What `org.biomatimer.Timer1` publishes for a snapshot and the current absence.
     func published(_ snapshot: TrackerSnapshot) -> TimerStatus {
@@ -131,60 +157,88 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
 
     // MARK: - Changes
 
-    /// Runs one state-changing operation at one instant and publishes what it changed. A sleep
-    /// not yet noticed is recorded first, on its own.
+    /// Runs one state-changing operation at one instant; the object's publication step then
+    /// publishes what it changed. A sleep not yet noticed is recorded first, on its own.
     func change<T>(_ body: (Micros) throws -> T) throws -> T {
         checkSuspend()
         let now = clock.now()
-        let before = published(tracker.snapshot(at: now))
-        let result: T
-        let undecided = away != nil && away?.removed == nil
         do {
-            // A rule tied to a deadline is applied at every change too: the deadline is only
-            // a wake-up (an absence that counts by now is removed before anything else).
-            try applyAway(at: now)
+            // Today's work must be readable before anything changes (a `Storage` answer).
+            _ = try tracker.snapshot(at: now)
         } catch {
             throw TimerAPI.dbusError(error)
         }
-        do {
-            result = try body(now)
-        } catch {
-            // The operation changed nothing; what the away rule did is still published.
-            if undecided && away?.removed != nil { publish(before: before, after: tracker.snapshot(at: now)) }
-            if let error = error as? DBusMethodError { throw error }
-            throw TimerAPI.dbusError(error)
+        return try publishing(at: now) {
+            do {
+                // A rule tied to a deadline is applied at every change too: the deadline is
+                // only a wake-up (an absence that counts by now is removed before anything
+                // else; what it did is published even if the operation then fails).
+                try applyAway(at: now)
+            } catch {
+                throw TimerAPI.dbusError(error)
+            }
+            do {
+                return try body(now)
+            } catch let error as DBusMethodError {
+                throw error
+            } catch {
+                throw TimerAPI.dbusError(error)
+            }
         }
-        publish(before: before, after: tracker.snapshot(at: now))
-        return result
     }
 
-    func publish(before: TimerStatus, after: TrackerSnapshot) {
-        publishedDay = after.day
-        bus.emitChanges(TimerStatus.table, path: TimerAPI.objectPath, from: before, to: published(after))
-        scheduleDeadlines(after)
-        afterChange?()
+    public func willChange(at now: Micros) {
+        do {
+            before = published(try tracker.snapshot(at: now))
+        } catch {
+            before = nil
+            log("cannot read today's work before a change (\(error)); the next publication sends every value")
+        }
+    }
+
+    /// Emits Timer1's `PropertiesChanged` once: what differs from before the change, or on a
+    /// new day every value but the project list (unless that changed too); then moves the day
+    /// boundary and the heartbeat.
+    public func publish(at now: Micros) {
+        defer { before = nil }
+        let snapshot: TrackerSnapshot
+        do {
+            snapshot = try tracker.snapshot(at: now)
+        } catch {
+            return log("cannot read today's work (\(error)); nothing published")
+        }
+        let after = published(snapshot)
+        if snapshot.day != publishedDay || before == nil {
+            publishedDay = snapshot.day
+            let projectsChanged = before.map { $0.projects != after.projects } ?? true
+            let entries = TimerStatus.table.entries(of: after).filter { $0.0 != "Projects" || projectsChanged }
+            do {
+                try bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: entries)
+            } catch {
+                log("cannot publish Timer1's state: \(error)")
+            }
+        } else if let before {
+            bus.emitChanges(TimerStatus.table, path: TimerAPI.objectPath, from: before, to: after)
+        }
+        scheduleDeadlines(snapshot)
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
-    /// machine resumed): publishes the new day and its totals once.
+    /// machine resumed): publishes the new day and its totals once, with every part.
     public func checkDayBoundary() {
         let now = clock.now()
-        let snapshot = tracker.snapshot(at: now)
-        if snapshot.day != publishedDay {
-            publishedDay = snapshot.day
-            // Every value but the project list, which a new day leaves as it was.
-            let entries = TimerStatus.table.entries(of: published(snapshot)).filter { $0.0 != "Projects" }
-            try? bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: entries)
-            afterChange?()
-        }
-        scheduleDeadlines(snapshot)
+        publishing(at: now) {}
         // After the signal, so bars see the new day at once.
         tracker.takeDailyBackupIfDue(at: now)
     }
 
     /// Writes the heartbeat that bounds lost time after a crash or power cut.
     public func heartbeat() {
-        try? tracker.heartbeat(at: clock.now())
+        do {
+            try tracker.heartbeat(at: clock.now())
+        } catch {
+            log("cannot write the heartbeat (\(error)); a crash now loses the time since the last one")
+        }
     }
 
     // MARK: - The interface
@@ -193,10 +247,10 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     /// snapshot per `Get`/`GetAll`.
     public func interface() -> DBusInterface {
         DBusInterface(
-            TimerStatus.table, state: { [self] in status() },
+            TimerStatus.table, state: { [self] in try status() },
             methods: [
                 DBusMethod(BIOMATIMER_TIMER1_START) { [self] _ in
-                    try change { try tracker.start(at: $0) }
+                    try start()
                     return []
                 },
                 DBusMethod(BIOMATIMER_TIMER1_STOP) { [self] _ in
@@ -233,7 +287,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     return []
                 },
                 DBusMethod(BIOMATIMER_TIMER1_LIST_PROJECTS, out: [.init("projects", "aa{sv}")]) { [self] _ in
-                    [listProjects()]
+                    [try listProjects()]
                 },
                 DBusMethod(BIOMATIMER_TIMER1_ADD_PROJECT, in: [.init("name", "s"), .init("color", "s")], out: [.init("project_id", "s")]) {
                     [self] call in
@@ -241,13 +295,8 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     let color = call.arguments[1].string!
                     return [.string(try change { try tracker.addProject(name: name, color: color, at: $0) })]
                 },
-                DBusMethod(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) { [self] call in
-                    let ref = call.arguments[0].string!
-                    let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
-                    try change {
-                        try tracker.updateProject(ref, name: update.name, color: update.color, position: update.position, at: $0)
-                    }
-                    return []
+                DBusMethod(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) {
+                    [self] in try updateProject($0)
                 },
                 DBusMethod(BIOMATIMER_TIMER1_DELETE_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
@@ -258,39 +307,11 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     [self] call in
                     [Self.encode(try report(period: call.arguments[0].string!, day: call.arguments[1].string!))]
                 },
-                // The picture of the day (and the report's text), drawn here where the store is:
-                // `biomatimer report` calls it, in process when the front's Run runs the
-                // command, over the bus from biomatimer-tool.
                 DBusMethod(BIOMATIMER_TIMER1_REPORT_TEXT, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
-                ) { [self] call in
-                    let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
-                    let json = try options.bool("Json") == true
-                    let color = try options.bool("Color") == true
-                    let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
-                    switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
-                    case (_, false, false): break
-                    case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
-                    case (false, false, true): return [.string(try svgText(period: period, day: day))]
-                    default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
-                    }
-                    let report = try report(period: period, day: day)
-                    let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
-                    return [.string(text)]
-                },
+                ) { [self] in try reportText($0) },
                 DBusMethod(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
-                    [self] call in
-                    let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
-                    let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
-                    if let from, let to, from > to {
-                        throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).")
-                    }
-                    defer { releaseMemoryAfterBulkWork() }
-                    do {
-                        return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
-                    } catch {
-                        throw TimerAPI.dbusError(error)
-                    }
+                    [self] in try exportCSV($0)
                 },
                 DBusMethod(BIOMATIMER_TIMER1_IMPORT_CSV, in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
                     let text = call.arguments[0].string!
@@ -308,18 +329,68 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                     return []
                 },
                 DBusMethod(BIOMATIMER_TIMER1_AWAY_END) { [self] _ in
-                    try change { try awayEnd(at: $0) }
+                    try awayEnd()
                     return []
                 },
                 DBusMethod(BIOMATIMER_TIMER1_KEEP_AWAY) { [self] _ in
-                    try change { try keepAway(at: $0) }
+                    try keepAway()
                     return []
                 },
             ] + editMethods() + importMethods())
     }
 
-    private func listProjects() -> DBusValue {
-        let snapshot = tracker.snapshot(at: clock.now())
+    private func updateProject(_ call: MethodCall) throws -> [DBusValue] {
+        let ref = call.arguments[0].string!
+        let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
+        try change {
+            try tracker.updateProject(ref, name: update.name, color: update.color, position: update.position, at: $0)
+        }
+        return []
+    }
+
+    /// The picture of the day (and the report's text), drawn here where the store is:
+    /// `biomatimer report` calls it, in process when the front's Run runs the command, over
+    /// the bus from biomatimer-tool.
+    private func reportText(_ call: MethodCall) throws -> [DBusValue] {
+        let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
+        let json = try options.bool("Json") == true
+        let color = try options.bool("Color") == true
+        let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
+        switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
+        case (_, false, false): break
+        case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
+        case (false, false, true): return [.string(try svgText(period: period, day: day))]
+        default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
+        }
+        let report = try report(period: period, day: day)
+        let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
+        return [.string(text)]
+    }
+
+    private func exportCSV(_ call: MethodCall) throws -> [DBusValue] {
+        let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
+        let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
+        if let from, let to, from > to {
+            throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).")
+        }
+        defer { releaseMemoryAfterBulkWork() }
+        do {
+            return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
+    }
+
+    /// `Start` (and the away notification's "Resume").
+    func start() throws { try change { try tracker.start(at: $0) } }
+
+    private func listProjects() throws -> DBusValue {
+        let snapshot: TrackerSnapshot
+        do {
+            snapshot = try tracker.snapshot(at: clock.now())
+        } catch {
+            throw TimerAPI.dbusError(error)
+        }
         return ProjectListing.table.list(
             snapshot.projects.map { p in
                 let times = snapshot.projectTimes[p.id]

@@ -124,17 +124,20 @@ public final class Tracker: @unchecked Sendable {
 
     // MARK: Reading
 
-    public func snapshot(at now: Micros) -> TrackerSnapshot {
+    /// The state at `now`. A failed read of today's intervals is a `storage` error, never an
+    /// empty day.
+    public func snapshot(at now: Micros) throws -> TrackerSnapshot {
         let today = rules.day(containing: now)
-        var closed = todayCache?.day == today ? todayCache?.closed : nil
-        if closed == nil {
+        let closed: [Interval]
+        if let cache = todayCache, cache.day == today {
+            closed = cache.closed
+        } else {
             let (low, high) = rules.bounds(of: today)
-            closed = try? database.read { try Tracker.closedIntervals($0, overlapping: low, high) }
-            if let closed { todayCache = (today, closed) }
+            closed = try readOrThrow { try Tracker.closedIntervals($0, overlapping: low, high) }
+            todayCache = (today, closed)
         }
         return TrackerSnapshot(
-            state: model.state, projects: model.projects, closedIntervalsOfToday: closed ?? [],
-            rules: rules, now: now)
+            state: model.state, projects: model.projects, closedIntervalsOfToday: closed, rules: rules, now: now)
     }
 
     public var projects: [Project] { model.projects }

@@ -90,11 +90,11 @@ public struct DBusInterface: Sendable {
     public var signals: [DBusSignal]
     /// When set, `Get` and `GetAll` read every property from one call of this (values that
     /// must hold at the same instant); the properties' own getters are not used for them.
-    public var propertyValues: (@Sendable () -> [String: DBusValue])?
+    public var propertyValues: (@Sendable () throws -> [String: DBusValue])?
 
     public init(
         _ name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [], signals: [DBusSignal] = [],
-        propertyValues: (@Sendable () -> [String: DBusValue])? = nil
+        propertyValues: (@Sendable () throws -> [String: DBusValue])? = nil
     ) {
         self.name = name
         self.methods = methods

@@ -108,14 +108,14 @@ extension Bus {
                 guard let p = i.property(args[1].string ?? "") else {
                     throw DBusMethodError.unknownProperty("No property \(args[1].string ?? "") on \(i.name)")
                 }
-                return .success([.variant(try checked(p, from: i.propertyValues?()))])
+                return .success([.variant(try checked(p, from: try i.propertyValues?()))])
             case ("GetAll", "s"):
                 let name = args[0].string ?? ""
                 // An empty interface name means all of them, as in the specification.
                 let interfaces = name.isEmpty ? object.interfaces : [try interface(name)]
                 var entries: [(String, DBusValue)] = []
                 for i in interfaces {
-                    let values = i.propertyValues?()
+                    let values = try i.propertyValues?()
                     for p in i.properties { entries.append((p.name, try checked(p, from: values))) }
                 }
                 return .success([.vardict(ordered: entries)])

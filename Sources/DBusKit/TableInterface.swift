@@ -3,17 +3,18 @@
 
 extension DBusInterface {
     /// An interface whose properties are `table`'s columns, read from `state()`. `Get` and
-    /// `GetAll` each call `state()` once, so every value they return holds at one instant.
+    /// `GetAll` each call `state()` once, so every value they return holds at one instant; an
+    /// error it throws is their error reply.
     public init<Root>(
-        _ table: PropertyTable<Root>, state: @escaping @Sendable () -> Root, methods: [DBusMethod] = [],
+        _ table: PropertyTable<Root>, state: @escaping @Sendable () throws -> Root, methods: [DBusMethod] = [],
         signals: [DBusSignal] = []
     ) {
         let properties = table.columns.map { column in
-            DBusProperty(column.name, column.type.signature) { column.value(of: state()) }
+            DBusProperty(column.name, column.type.signature) { column.value(of: try state()) }
         }
         self.init(
             table.interface, methods: methods, properties: properties, signals: signals,
-            propertyValues: { table.values(of: state()) })
+            propertyValues: { table.values(of: try state()) })
     }
 }
 

@@ -27,7 +27,7 @@ import TestSupport
             // Same boot: the session goes on as if nothing happened.
             let later = t0 + 2 * hour
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: later, bootID: boot)
-            let snap = tracker.snapshot(at: later)
+            let snap = try tracker.snapshot(at: later)
             #expect(snap.running && snap.activeProject?.name == "Crash")
             #expect(snap.sessionTime == 2 * hour && snap.projectSessionTime == 2 * hour)
             #expect(snap.dailyTotal == 2 * hour)
@@ -126,7 +126,7 @@ import TestSupport
             // Space again: the same call now works.
             try tracker.executeForTesting("PRAGMA max_page_count = 1000000")
             try tracker.startProject(a, at: now + minute)
-            #expect(tracker.snapshot(at: now + minute).activeProject?.id == a)
+            #expect(try tracker.snapshot(at: now + minute).activeProject?.id == a)
         }
     }
 
@@ -148,7 +148,7 @@ import TestSupport
                     """)
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0 + 5 * hour, bootID: boot)
             // A v1 store knew no boot id: its open interval is closed at the last change.
-            let snap = tracker.snapshot(at: t0 + 5 * hour)
+            let snap = try tracker.snapshot(at: t0 + 5 * hour)
             #expect(!snap.running)
             #expect(snap.projects == [Project(id: "p1", name: "Old", color: "#123456", position: 0)])
             #expect(snap.projectTimes["p1"]?.session == 10 * minute)

@@ -71,7 +71,7 @@ import Testing
                         let expected = TrackerSnapshot(
                             state: model.state, projects: tracker.projects, closedIntervalsOfToday: model.closed,
                             rules: rules, now: now)
-                        #expect(tracker.snapshot(at: now) == expected)
+                        #expect(try tracker.snapshot(at: now) == expected)
                     }
                     let from = rules.day(containing: t("2024-10-26T21:00:00+02:00"))
                     let to = rules.day(containing: now)

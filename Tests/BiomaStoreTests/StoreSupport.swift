@@ -22,7 +22,7 @@ struct Fingerprint: Equatable {
 }
 
 func fingerprint(_ tracker: Tracker, at now: Micros) throws -> Fingerprint {
-    Fingerprint(snapshot: tracker.snapshot(at: now), state: tracker.timerState, rows: try tracker.dumpForTesting())
+    Fingerprint(snapshot: try tracker.snapshot(at: now), state: tracker.timerState, rows: try tracker.dumpForTesting())
 }
 
 func storageMessage(_ body: () throws -> Void) -> String? {

@@ -31,7 +31,7 @@ import Testing
             // A switch exactly at midnight.
             let midnight = t("2024-01-16T00:00:00+01:00")
             try tracker.startProject(b, at: midnight)
-            var snap = tracker.snapshot(at: midnight + 30 * minute)
+            var snap = try tracker.snapshot(at: midnight + 30 * minute)
             #expect(snap.day == Day("2024-01-16"))
             #expect(snap.dailyTotal == 30 * minute)
             #expect(snap.sessionTime == 90 * minute)
@@ -41,13 +41,13 @@ import Testing
             #expect(snap.nextDayBoundary == t("2024-01-17T00:00:00+01:00"))
             #expect(try tracker.toggle(at: midnight + hour) == false)
             #expect(try tracker.toggle(at: midnight + 2 * hour) == true)  // resumes Beta
-            #expect(tracker.snapshot(at: midnight + 2 * hour).activeProject?.id == b)
+            #expect(try tracker.snapshot(at: midnight + 2 * hour).activeProject?.id == b)
             #expect(try tracker.toggleProject(b, at: midnight + 3 * hour) == false)
             #expect(try tracker.cycleProject(step: -1, at: midnight + 3 * hour) == b)
             #expect(try tracker.cycleProject(step: 1, at: midnight + 4 * hour) == a)
             try tracker.resetProject("ALPHA", at: midnight + 4 * hour)
             try tracker.reset(at: midnight + 5 * hour)
-            snap = tracker.snapshot(at: midnight + 6 * hour)
+            snap = try tracker.snapshot(at: midnight + 6 * hour)
             #expect(!snap.running && snap.sessionTime == 0)
             #expect(snap.dailyTotal == 4 * hour)  // reset does not change the daily total
             let report = try tracker.report(.week, containing: Day("2024-01-16"), at: midnight + 6 * hour)
@@ -140,7 +140,7 @@ import Testing
             }
             let later = t0 + 3 * hour
             let reopened = try Tracker(dataDirectory: dir, rules: utc, now: later, bootID: boot)
-            let snap = reopened.snapshot(at: later)
+            let snap = try reopened.snapshot(at: later)
             #expect(snap.running && snap.activeProject?.id == id)
             #expect(snap.sessionTime == 3 * hour)
             #expect(snap.projectSessionTime == 3 * hour - 20 * minute)
@@ -158,17 +158,17 @@ import Testing
                 try tracker.heartbeat(at: t0 + 2 * Tracker.heartbeatInterval)
             }
             let reopened = try Tracker(dataDirectory: dir, rules: utc, now: t0 + 5 * hour, bootID: "boot-2")
-            let snap = reopened.snapshot(at: t0 + 5 * hour)
+            let snap = try reopened.snapshot(at: t0 + 5 * hour)
             #expect(!snap.running)
             #expect(snap.dailyTotal == 2 * Tracker.heartbeatInterval)
             #expect(snap.sessionTime == 2 * Tracker.heartbeatInterval)
             // Work started again in the same day resumes the project that was running.
             try reopened.start(at: t0 + 6 * hour)
-            #expect(reopened.snapshot(at: t0 + 6 * hour).activeProject?.name == "A")
+            #expect(try reopened.snapshot(at: t0 + 6 * hour).activeProject?.name == "A")
             // With no heartbeat since, a later state change is the last sign of life.
             try reopened.stopProject(at: t0 + 6 * hour + 30 * minute)
             let third = try Tracker(dataDirectory: dir, rules: utc, now: t0 + 9 * hour, bootID: "boot-3")
-            #expect(third.snapshot(at: t0 + 9 * hour).dailyTotal == 2 * Tracker.heartbeatInterval + 30 * minute)
+            #expect(try third.snapshot(at: t0 + 9 * hour).dailyTotal == 2 * Tracker.heartbeatInterval + 30 * minute)
         }
     }
 
@@ -182,7 +182,7 @@ import Testing
             try tracker.startProject(b, at: t0 + hour)
             try tracker.startProject(a, at: t0 + 2 * hour)
             try tracker.deleteProject("a", at: t0 + 3 * hour)  // running: its time goes, work goes on
-            var snap = tracker.snapshot(at: t0 + 4 * hour)
+            var snap = try tracker.snapshot(at: t0 + 4 * hour)
             #expect(snap.projects.map(\.id) == [b])
             #expect(snap.projects[0].position == 0)
             #expect(snap.running && snap.activeProject == nil)
@@ -199,7 +199,7 @@ import Testing
             let restored = try Tracker(dataDirectory: copy, rules: utc, now: t0 + 3 * hour, bootID: boot)
             #expect(restored.projects.map(\.name) == ["A", "B"])
             try tracker.resetHistory(at: t0 + 4 * hour)
-            snap = tracker.snapshot(at: t0 + 5 * hour)
+            snap = try tracker.snapshot(at: t0 + 5 * hour)
             #expect(snap.dailyTotal == hour && snap.running)
             #expect(try tracker.report(.day, containing: nil, at: t0 + 5 * hour).workTotal == hour)
             // Only the newest few of each kind are kept.

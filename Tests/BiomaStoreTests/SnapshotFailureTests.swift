@@ -1,0 +1,28 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+/// A failed read of today's intervals is an error, never an empty day.
+@Suite struct SnapshotFailureTests {
+    let now = t("2024-06-01T12:00:00Z")
+
+    @Test func aFailedReadIsAStorageErrorNotAnEmptyDay() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
+            try tracker.start(at: now - hour)
+            try tracker.stop(at: now - 30 * minute)
+            #expect(try tracker.snapshot(at: now).dailyTotal == 30 * minute)
+            // The intervals become unreadable, and the cached day is dropped.
+            try tracker.database.write { try $0.execute(sql: "ALTER TABLE interval RENAME TO unreadable") }
+            tracker.todayCache = nil
+            do {
+                let snapshot = try tracker.snapshot(at: now)
+                Issue.record("read an empty day instead of failing: \(snapshot.dailyTotal) µs")
+            } catch TrackerError.storage(let message) {
+                #expect(message.contains("read"), "\(message)")
+            }
+        }
+    }
+}
