@@ -7,7 +7,7 @@ import TestSupport
 
 /// One publication step per change: a focus command sends one Focus1 `PropertiesChanged` and
 /// at most one Timer1, counted by `dbus-monitor` on the private bus.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.ownThread, .timeLimit(.minutes(1)))
 struct FocusPublicationTests {
     /// `dbus-monitor` watching `PropertiesChanged` and the test's markers.
     final class Monitor {
