@@ -158,7 +158,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaInstall", "BiomaWidgets",
-                "BiomaReports", "BiomaTray", "TestSupport",
+                "BiomaReports", "BiomaText", "BiomaTray", "TestSupport",
             ]
         ),
     ],
