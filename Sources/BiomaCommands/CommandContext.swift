@@ -246,12 +246,38 @@ final class ParsedCommands: @unchecked Sendable {
                 // Parsing again gives the error with its usage, as ArgumentParser words it.
             }
         }
-        let command = try Biomatimer.parseAsRoot(arguments)
+        let command = try leafParse(arguments) ?? Biomatimer.parseAsRoot(arguments)
         lock.locked {
             if lines.count >= Self.capacity { lines.removeAll(keepingCapacity: true) }
             lines[arguments] = command
         }
         return command
+    }
+
+    /// The command a line names by its leading subcommand names, and the arguments after them.
+    private static func leaf(_ arguments: [String]) -> (any ParsableCommand.Type, ArraySlice<String>)? {
+        var command: any ParsableCommand.Type = Biomatimer.self
+        var rest = arguments[...]
+        while !command.configuration.subcommands.isEmpty {
+            guard let name = rest.first,
+                let next = command.configuration.subcommands.first(where: { $0._commandName == name || $0.configuration.aliases.contains(name) })
+            else { return nil }
+            command = next
+            rest = rest.dropFirst()
+        }
+        return (command, rest)
+    }
+
+    /// A line parsed by the command it names alone (its arguments are all the tree's parse would
+    /// give it), skipping the reflection over the rest of the tree. Nil, for the whole tree's
+    /// parse to answer, when the line names no command or anything in it fails, asks for help,
+    /// the version or completions: then the message and its usage are the whole tree's.
+    private func leafParse(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard let (command, rest) = Self.leaf(arguments), !(command is any RunsLocally.Type), !rest.contains("--version")
+        else { return nil }
+        // A request for help parses as ArgumentParser's help command, not as `command`.
+        guard let parsed = try? command.parseAsRoot(Array(rest)), type(of: parsed) == command else { return nil }
+        return parsed
     }
 
     /// A pthread mutex: Run is answered on the daemon's loop thread, but nothing here relies on it.
