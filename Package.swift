@@ -99,11 +99,25 @@ let package = Package(
         // libdbus call (Run), runs `biomatimerd` for `daemon`, and hands the local commands,
         // and everything when no daemon can be reached, to `biomatimer-tool`.
         .executableTarget(
-            name: "biomatimer", dependencies: ["CDBus", "CContract"], exclude: ["link"],
+            name: "biomatimer", dependencies: ["CContract"], exclude: ["link"],
+            // libdbus's headers without CDBus, whose pkg-config libraries would link the
+            // shared libdbus ahead of everything (Debian's two architectures' arch headers).
+            cSettings: [
+                .unsafeFlags([
+                    "-I/usr/include/dbus-1.0", "-I/usr/lib/x86_64-linux-gnu/dbus-1.0/include",
+                    "-I/usr/lib/aarch64-linux-gnu/dbus-1.0/include",
+                ])
+            ],
             // With the runtime's two entry points stubbed in main.c, nothing of the Swift
             // runtime is pulled in; --as-needed and the linker script in link/ keep the
             // driver's -lstdc++ from becoming NEEDED (loading it cost a fifth of a poll).
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "--as-needed", "-LSources/biomatimer/link"])]
+            // libdbus is linked from its archive: the shared one brings libsystemd and six
+            // more libraries to load and relocate on every command (about 1 ms of a poll).
+            linkerSettings: [
+                .unsafeFlags([
+                    "-static-stdlib", "-Xlinker", "--as-needed", "-LSources/biomatimer/link", "-Xlinker", "-l:libdbus-1.a",
+                ])
+            ]
         ),
         // The command tree run in the caller's process: watch, install, uninstall, and every
         // command when no daemon can be reached (the offline messages). It links neither the

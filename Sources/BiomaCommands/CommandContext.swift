@@ -225,6 +225,74 @@ struct ConfirmationNeeded: Error {
 /// A command that runs in the caller's own process (`watch`, `install`, …), never in the daemon.
 protocol RunsLocally {}
 
+/// The daemon's parsed command lines, by argv. Parsing reflects over the whole command tree
+/// (every command's properties, names and help) and costs more than most commands' work; the
+/// value it makes depends on argv alone (what depends on the caller or the clock is checked in
+/// `validate`, run again on every use). A line that does not parse is never kept: it is parsed
+/// again, so help, usage errors and completions come from ArgumentParser each time.
+final class ParsedCommands: @unchecked Sendable {
+    static let shared = ParsedCommands()
+    /// Bars and keybindings run a handful of lines over and over; past this many, start again.
+    static let capacity = 64
+    private var lines: [[String]: any ParsableCommand] = [:]
+    private let lock = Mutex()
+
+    func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        if var command = lock.locked({ lines[arguments] }) {
+            do {
+                try command.validate()
+                return command
+            } catch {
+                // Parsing again gives the error with its usage, as ArgumentParser words it.
+            }
+        }
+        let command = try leafParse(arguments) ?? Biomatimer.parseAsRoot(arguments)
+        lock.locked {
+            if lines.count >= Self.capacity { lines.removeAll(keepingCapacity: true) }
+            lines[arguments] = command
+        }
+        return command
+    }
+
+    /// The command a line names by its leading subcommand names, and the arguments after them.
+    private static func leaf(_ arguments: [String]) -> (any ParsableCommand.Type, ArraySlice<String>)? {
+        var command: any ParsableCommand.Type = Biomatimer.self
+        var rest = arguments[...]
+        while !command.configuration.subcommands.isEmpty {
+            guard let name = rest.first,
+                let next = command.configuration.subcommands.first(where: { $0._commandName == name || $0.configuration.aliases.contains(name) })
+            else { return nil }
+            command = next
+            rest = rest.dropFirst()
+        }
+        return (command, rest)
+    }
+
+    /// A line parsed by the command it names alone (its arguments are all the tree's parse would
+    /// give it), skipping the reflection over the rest of the tree. Nil, for the whole tree's
+    /// parse to answer, when the line names no command or anything in it fails, asks for help,
+    /// the version or completions: then the message and its usage are the whole tree's.
+    private func leafParse(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard let (command, rest) = Self.leaf(arguments), !(command is any RunsLocally.Type), !rest.contains("--version")
+        else { return nil }
+        // A request for help parses as ArgumentParser's help command, not as `command`.
+        guard let parsed = try? command.parseAsRoot(Array(rest)), type(of: parsed) == command else { return nil }
+        return parsed
+    }
+
+    /// A pthread mutex: Run is answered on the daemon's loop thread, but nothing here relies on it.
+    private final class Mutex: @unchecked Sendable {
+        private var mutex = pthread_mutex_t()
+        init() { pthread_mutex_init(&mutex, nil) }
+        deinit { pthread_mutex_destroy(&mutex) }
+        func locked<T>(_ body: () throws -> T) rethrows -> T {
+            pthread_mutex_lock(&mutex)
+            defer { pthread_mutex_unlock(&mutex) }
+            return try body()
+        }
+    }
+}
+
 /// Parses and runs one command line for a caller; what it prints goes to the context.
 public enum CommandRunner {
     /// Runs `arguments` (without the program's name) and returns the exit code. `daemonSide`
@@ -232,7 +300,7 @@ public enum CommandRunner {
     public static func run(_ arguments: [String], in context: CommandContext, daemonSide: Bool = false) -> Int32 {
         CommandContext.$current.withValue(context) {
             do {
-                var command = try Biomatimer.parseAsRoot(arguments)
+                var command = try daemonSide ? ParsedCommands.shared.parse(arguments) : Biomatimer.parseAsRoot(arguments)
                 if daemonSide {
                     if command is RunsLocally {
                         throw ClientFailure(

@@ -80,11 +80,13 @@ struct Log: ParsableCommand {
         }
         say("\(Terminal.pad("ID", 7)) \(Terminal.pad("PROJECT", 20)) \(Terminal.pad("START", 16)) \(Terminal.pad("END", 16)) DURATION")
         var total: Int64 = 0
+        // Each project's name made printable once, not once a row (a week has hundreds).
+        let shown = names.mapValues(Terminal.singleLine)
         for r in rows {
             let (start, end) = (r.start, r.end)
             let duration = max(0, (end == 0 ? now : end) - start)
             total += duration
-            let project = names[r.project].map(Terminal.singleLine) ?? "-"
+            let project = shown[r.project] ?? "-"
             say(
                 "\(Terminal.pad(r.id, 7)) \(Terminal.pad(project, 20)) "
                     + "\(Terminal.pad(WhenText.describe(start, now: now), 16)) "

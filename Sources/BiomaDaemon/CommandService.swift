@@ -94,19 +94,24 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
 
     /// Runs `body` with these variables set (or unset, when nil; `TZ` is left as it is when
     /// the caller has none), then puts the daemon's own back. Handlers run one at a time on
-    /// the loop thread.
+    /// the loop thread. A variable that already has the caller's value is left alone, and the
+    /// zone is read again only when `TZ` changes (a caller in the daemon's zone costs nothing).
     private func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
         var saved: [(String, String?)] = []
         for (name, value) in values where !(name == "TZ" && value == nil) {
-            saved.append((name, getenv(name).map { String(cString: $0) }))
-            if let value, !value.contains("\0") { setenv(name, value, 1) } else { unsetenv(name) }
+            let wanted = value.flatMap { $0.contains("\0") ? nil : $0 }
+            let current = getenv(name).map { String(cString: $0) }
+            if current == wanted { continue }
+            saved.append((name, current))
+            if let wanted { setenv(name, wanted, 1) } else { unsetenv(name) }
         }
-        tzset()
+        let zoneChanged = saved.contains { $0.0 == "TZ" }
+        if zoneChanged { tzset() }
         defer {
             for (name, value) in saved {
                 if let value { setenv(name, value, 1) } else { unsetenv(name) }
             }
-            tzset()
+            if zoneChanged { tzset() }
         }
         return try body()
     }

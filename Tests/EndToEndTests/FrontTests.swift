@@ -151,6 +151,44 @@ struct FrontTests {
         #expect(r.stdout.contains("Client A") && !r.stdout.contains("\u{1B}[38;2;"), "\(r.stdout)")
     }
 
+    /// The daemon keeps a parsed line for the next time it comes (bars and keybindings send
+    /// the same few): it is checked again for each caller, and the help, version and errors of
+    /// a line the named command would parse alone are still the whole tree's.
+    @Test func aLineRunAgainIsCheckedForItsCaller() throws {
+        let f = try DaemonFixture()
+        _ = try f.cli(["add", "09:00-10:00", "--date", "2026-01-07"])
+        var env = f.environment
+        env["TERM"] = "xterm-256color"
+        let asked = try runProcess(
+            "/usr/bin/script", ["-qec", "\(DaemonFixture.binary) reset-history", "/dev/null"], environment: env, input: "no\n")
+        #expect(asked.stdout.contains("Delete ALL recorded time? [y/N]"), "\(asked.stdout)")
+        // The same line from a pipe: no terminal to ask on, a usage error, nothing deleted.
+        let piped = try f.cli(["reset-history"], input: "y\n")
+        let tool = try runProcess(Self.tool, ["reset-history"], environment: f.environment, input: "y\n")
+        #expect(piped.status == 2 && tool.status == 2, "\(piped.stderr)")
+        #expect(piped.stderr == tool.stderr && piped.stderr.contains("pass --yes"), "\(piped.stderr)")
+        #expect(try f.cli(["log", "--json", "--date", "2026-01-07"]).stdout != "[]\n")
+
+        // One line in two zones: each run reads its times in its caller's.
+        var tokyo = f.environment
+        tokyo["TZ"] = "Asia/Tokyo"
+        var berlin = f.environment
+        berlin["TZ"] = "Europe/Berlin"
+        let line = ["add", "18:00-19:00", "--date", "2026-01-09"]
+        #expect(try f.cli(line, environment: tokyo).status == 0)
+        #expect(try f.cli(line, environment: berlin).status == 0)
+        let r = try f.cli(["log", "--date", "2026-01-09", "--json"], environment: berlin)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        // 2026-01-09T09:00Z and 2026-01-09T17:00Z.
+        #expect(rows.compactMap { $0["start"] as? Int } == [1_767_949_200_000_000, 1_767_978_000_000_000], "\(r.stdout)")
+
+        for arguments in [["project", "list"], ["project", "list", "--help"], ["toggle", "--version"], ["log", "-h"], ["project", "list"]] {
+            let front = try f.cli(arguments)
+            let tool = try runProcess(Self.tool, arguments, environment: f.environment)
+            #expect(front.status == tool.status && front.stdout == tool.stdout && front.stderr == tool.stderr, "\(arguments)")
+        }
+    }
+
     /// `status` shows a running focus timer, as the bars do.
     @Test func statusShowsTheFocusTimer() throws {
         let f = try DaemonFixture()
