@@ -209,15 +209,7 @@ public indirect enum StrictJSON: Equatable, Sendable {
                 index += 1
                 skipSpace()
                 members.append((key, try value(depth: depth)))
-                skipSpace()
-                guard index < bytes.count else { throw error("',' or '}'") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "}") else { throw error("',' or '}'") }
-                index += 1
-                return .object(members)
+                if try closes(with: "}") { return .object(members) }
             }
         }
 
@@ -232,16 +224,22 @@ public indirect enum StrictJSON: Equatable, Sendable {
             while true {
                 skipSpace()
                 elements.append(try value(depth: depth))
-                skipSpace()
-                guard index < bytes.count else { throw error("',' or ']'") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { throw error("',' or ']'") }
-                index += 1
-                return .array(elements)
+                if try closes(with: "]") { return .array(elements) }
             }
+        }
+
+        /// After a member or element: consumes the ',' that announces another (false) or the
+        /// `bracket` that closes the container (true).
+        mutating func closes(with bracket: Unicode.Scalar) throws(SyntaxError) -> Bool {
+            skipSpace()
+            guard index < bytes.count else { throw error("',' or '\(bracket)'") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                return false
+            }
+            guard bytes[index] == UInt8(ascii: bracket) else { throw error("',' or '\(bracket)'") }
+            index += 1
+            return true
         }
 
         mutating func number() throws(SyntaxError) -> String {
