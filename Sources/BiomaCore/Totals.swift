@@ -3,12 +3,6 @@ public struct ProjectTimes: Sendable, Equatable {
     public var session: Micros
     public var dailyTotal: Micros
     public var running: Bool
-
-    public init(session: Micros, dailyTotal: Micros, running: Bool) {
-        self.session = session
-        self.dailyTotal = dailyTotal
-        self.running = running
-    }
 }
 
 /// Everything a status bar shows, valid at `updatedAt`.

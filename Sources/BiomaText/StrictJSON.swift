@@ -177,15 +177,10 @@ public indirect enum StrictJSON: Equatable, Sendable {
         }
 
         mutating func object(depth: Int) throws(SyntaxError) -> StrictJSON {
-            index += 1
             var members: [(key: String, value: StrictJSON)] = []
+            if opensEmpty(closedBy: "}") { return .object(members) }
             // Small objects (the usual case) are searched; a set only for bigger ones.
             var keys: Set<String>?
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
             while true {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("a key in double quotes") }
@@ -214,18 +209,23 @@ public indirect enum StrictJSON: Equatable, Sendable {
         }
 
         mutating func array(depth: Int) throws(SyntaxError) -> StrictJSON {
-            index += 1
             var elements: [StrictJSON] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
+            if opensEmpty(closedBy: "]") { return .array(elements) }
             while true {
                 skipSpace()
                 elements.append(try value(depth: depth))
                 if try closes(with: "]") { return .array(elements) }
             }
+        }
+
+        /// Steps over the opening bracket; true when `bracket` closes the container at once
+        /// (stepped over too).
+        mutating func opensEmpty(closedBy bracket: Unicode.Scalar) -> Bool {
+            index += 1
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: bracket) else { return false }
+            index += 1
+            return true
         }
 
         /// After a member or element: consumes the ',' that announces another (false) or the
