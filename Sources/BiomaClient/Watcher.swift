@@ -147,15 +147,10 @@ public final class Watcher: @unchecked Sendable {
         let interfaces = WidgetState.interfaces
         let replies = RefreshReplies(count: interfaces.count)
         for interface in interfaces {
-            guard
-                let message = try? BusMessage.methodCall(
-                    destination: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.propertiesInterface,
-                    member: "GetAll", arguments: [.string(interface)])
-            else {
+            guard let message = WidgetState.getAll(interface, autoStart: autoStart) else {
                 set(.offline, first: first)
                 return
             }
-            message.autoStart = autoStart
             bus.send(message, timeout: .seconds(10)) { [self] result in
                 guard let complete = replies.add(interface, result.map { $0.first?.vardict ?? [:] }) else { return }
                 switch complete {

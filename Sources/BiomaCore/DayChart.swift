@@ -23,12 +23,6 @@ public struct DayChart: Sendable, Equatable {
         public var end: Micros
         public var kind: Kind
 
-        public init(start: Micros, end: Micros, kind: Kind) {
-            self.start = start
-            self.end = end
-            self.kind = kind
-        }
-
         /// The project's id, nil for work without a project and for unaccounted time.
         public var projectID: String? {
             if case .project(let id) = kind { return id }

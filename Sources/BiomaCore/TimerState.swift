@@ -113,24 +113,26 @@ public struct TimerState: Sendable, Equatable {
         let now = clamp(now)
         guard let segment = open else { return begin(project: project, at: now, rules: rules) }
         if segment.projectID == project { return [] }
+        return switchProject(of: segment, to: project, at: now)
+    }
+
+    /// Stops the running project; work goes on with no project.
+    public mutating func stopProject(at now: Micros) -> [SegmentChange] {
+        guard let segment = open, segment.projectID != nil else { return [] }
+        return switchProject(of: segment, to: nil, at: clamp(now))
+    }
+
+    /// Ends the open segment at `now` (adding the running project's run to its session) and
+    /// opens the next one with `project` (nil: work without one).
+    private mutating func switchProject(of segment: OpenSegment, to project: String?, at now: Micros)
+        -> [SegmentChange]
+    {
         if let previous = segment.projectID {
             addProjectSession(previous, now - (projectRunStart ?? segment.start))
         }
         let next = OpenSegment(start: now, projectID: project)
         open = next
-        projectRunStart = now
-        lastChange = now
-        return [.close(end: now), .open(next)]
-    }
-
-    /// Stops the running project; work goes on with no project.
-    public mutating func stopProject(at now: Micros) -> [SegmentChange] {
-        guard let segment = open, let project = segment.projectID else { return [] }
-        let now = clamp(now)
-        addProjectSession(project, now - (projectRunStart ?? segment.start))
-        let next = OpenSegment(start: now, projectID: nil)
-        open = next
-        projectRunStart = nil
+        projectRunStart = project == nil ? nil : now
         lastChange = now
         return [.close(end: now), .open(next)]
     }

@@ -3,12 +3,6 @@ public struct ProjectTimes: Sendable, Equatable {
     public var session: Micros
     public var dailyTotal: Micros
     public var running: Bool
-
-    public init(session: Micros, dailyTotal: Micros, running: Bool) {
-        self.session = session
-        self.dailyTotal = dailyTotal
-        self.running = running
-    }
 }
 
 /// Everything a status bar shows, valid at `updatedAt`.
@@ -133,11 +127,6 @@ public struct DayTotal: Sendable, Equatable {
     public var focusCompleted = 0
     /// Time in focus phases (work, countdown, active) that day.
     public var focusTime: Micros = 0
-
-    public init(day: Day, workTotal: Micros) {
-        self.day = day
-        self.workTotal = workTotal
-    }
 }
 
 /// Work over a range of days (inclusive), every interval split at the day boundaries.
@@ -150,19 +139,9 @@ public struct Report: Sendable, Equatable {
     public var projects: [ProjectTotal]
     /// Every day of the range, in order.
     public var days: [DayTotal]
+}
 
-    public init(
-        from: Day, to: Day, workTotal: Micros, noProjectTotal: Micros, projects: [ProjectTotal],
-        days: [DayTotal]
-    ) {
-        self.from = from
-        self.to = to
-        self.workTotal = workTotal
-        self.noProjectTotal = noProjectTotal
-        self.projects = projects
-        self.days = days
-    }
-
+extension Report {
     /// Aggregates `intervals` (any order; the running one already closed at "now") over the
     /// days `from...to`, whose starts (and the end of `to`) are `boundaries`.
     public init(

@@ -39,6 +39,19 @@ public enum AtomicFile {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw InstallError("cannot write \(path): \(String(cString: strerror(errno)))") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let failure = fill(fd, with: bytes, mode: mode)
+        guard failure == nil, rename(temporary, path) == 0 else {
+            let why = String(cString: strerror(failure ?? errno))
+            unlink(temporary)
+            throw InstallError("cannot write \(path): \(why)")
+        }
+    }
+}
+
+extension AtomicFile {
+    /// Gives the new file `fd` its permissions, writes `bytes` whole, flushes and closes it;
+    /// nil when all went well, else the errno of the step that failed.
+    fileprivate static func fill(_ fd: Int32, with bytes: [UInt8], mode: mode_t) -> Int32? {
         var ok = fchmod(fd, mode) == 0
         var offset = 0
         while ok && offset < bytes.count {
@@ -47,18 +60,12 @@ public enum AtomicFile {
             ok = n > 0
             if ok { offset += n }
         }
+        if ok && fsync(fd) != 0 { ok = false }
         let cause = errno
-        ok = ok && fsync(fd) == 0
         close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            let why = String(cString: strerror(ok ? errno : cause))
-            unlink(temporary)
-            throw InstallError("cannot write \(path): \(why)")
-        }
+        return ok ? nil : cause
     }
-}
 
-extension AtomicFile {
     /// Writes `bytes` as `name` in the directory open as `directory` (a caller's descriptor),
     /// the same way: a temporary file beside it, flushed, renamed into place; nothing is left
     /// on failure.
@@ -71,19 +78,9 @@ extension AtomicFile {
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw SystemError(code: errno) }
-        var ok = fchmod(fd, mode) == 0
-        var offset = 0
-        while ok && offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            ok = n > 0
-            if ok { offset += n }
-        }
-        let cause = errno
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        guard ok, renameat(directory, temporary, directory, name) == 0 else {
-            let code = ok ? errno : cause
+        let failure = fill(fd, with: bytes, mode: mode)
+        guard failure == nil, renameat(directory, temporary, directory, name) == 0 else {
+            let code = failure ?? errno
             unlinkat(directory, temporary, 0)
             throw SystemError(code: code)
         }

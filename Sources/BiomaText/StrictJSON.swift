@@ -177,15 +177,10 @@ public indirect enum StrictJSON: Equatable, Sendable {
         }
 
         mutating func object(depth: Int) throws(SyntaxError) -> StrictJSON {
-            index += 1
             var members: [(key: String, value: StrictJSON)] = []
+            if opensEmpty(closedBy: "}") { return .object(members) }
             // Small objects (the usual case) are searched; a set only for bigger ones.
             var keys: Set<String>?
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
             while true {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("a key in double quotes") }
@@ -209,39 +204,42 @@ public indirect enum StrictJSON: Equatable, Sendable {
                 index += 1
                 skipSpace()
                 members.append((key, try value(depth: depth)))
-                skipSpace()
-                guard index < bytes.count else { throw error("',' or '}'") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "}") else { throw error("',' or '}'") }
-                index += 1
-                return .object(members)
+                if try closes(with: "}") { return .object(members) }
             }
         }
 
         mutating func array(depth: Int) throws(SyntaxError) -> StrictJSON {
-            index += 1
             var elements: [StrictJSON] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
+            if opensEmpty(closedBy: "]") { return .array(elements) }
             while true {
                 skipSpace()
                 elements.append(try value(depth: depth))
-                skipSpace()
-                guard index < bytes.count else { throw error("',' or ']'") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { throw error("',' or ']'") }
-                index += 1
-                return .array(elements)
+                if try closes(with: "]") { return .array(elements) }
             }
+        }
+
+        /// Steps over the opening bracket; true when `bracket` closes the container at once
+        /// (stepped over too).
+        mutating func opensEmpty(closedBy bracket: Unicode.Scalar) -> Bool {
+            index += 1
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: bracket) else { return false }
+            index += 1
+            return true
+        }
+
+        /// After a member or element: consumes the ',' that announces another (false) or the
+        /// `bracket` that closes the container (true).
+        mutating func closes(with bracket: Unicode.Scalar) throws(SyntaxError) -> Bool {
+            skipSpace()
+            guard index < bytes.count else { throw error("',' or '\(bracket)'") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                return false
+            }
+            guard bytes[index] == UInt8(ascii: bracket) else { throw error("',' or '\(bracket)'") }
+            index += 1
+            return true
         }
 
         mutating func number() throws(SyntaxError) -> String {

@@ -87,12 +87,7 @@ extension TrayService {
         let interfaces = WidgetState.interfaces
         let answers = Answers(count: interfaces.count)
         for interface in interfaces {
-            guard
-                let message = try? BusMessage.methodCall(
-                    destination: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.propertiesInterface,
-                    member: "GetAll", arguments: [.string(interface)])
-            else { return }
-            message.autoStart = false
+            guard let message = WidgetState.getAll(interface, autoStart: false) else { return }
             bus.send(message, timeout: Self.callTimeout) { [self] result in
                 guard let complete = answers.add(interface, result) else { return }
                 input.state = complete.map { WidgetState(properties: $0) } ?? .offline

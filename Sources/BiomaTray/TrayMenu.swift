@@ -9,12 +9,6 @@ public struct TrayProject: Sendable, Equatable {
     public var name: String
     public var color: String
     public var dailyTotal: Int64
-    public init(id: String, name: String, color: String, dailyTotal: Int64) {
-        self.id = id
-        self.name = name
-        self.color = color
-        self.dailyTotal = dailyTotal
-    }
 }
 
 /// A due task (`ListTasks`, open and due).
@@ -22,21 +16,12 @@ public struct TrayTask: Sendable, Equatable {
     public var id: String
     public var title: String
     public var due: Int64
-    public init(id: String, title: String, due: Int64) {
-        self.id = id
-        self.title = title
-        self.due = due
-    }
 }
 
 /// A focus preset (`ListPresets`).
 public struct TrayPreset: Sendable, Equatable {
     public var id: String
     public var name: String
-    public init(id: String, name: String) {
-        self.id = id
-        self.name = name
-    }
 }
 
 /// Everything the menu is made from.

@@ -246,6 +246,18 @@ package enum Marshal {
         return values
     }
 
+    /// Reads every value inside the container (array or structure) at the iterator.
+    static func readContents(_ iter: inout DBusMessageIter) -> [DBusValue] {
+        var sub = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &sub)
+        var values: [DBusValue] = []
+        while let value = readOne(&sub) {
+            values.append(value)
+            if dbus_message_iter_next(&sub) == 0 { break }
+        }
+        return values
+    }
+
     /// Reads the value at the iterator; nil at the end of a container.
     static func readOne(_ iter: inout DBusMessageIter) -> DBusValue? {
         let code = dbus_message_iter_get_arg_type(&iter)
@@ -279,14 +291,7 @@ package enum Marshal {
             let arraySignature = String(cString: sigPointer)
             dbus_free(sigPointer)
             guard case .array(let elementType)? = try? DBusType.parseSingle(arraySignature) else { return nil }
-            var sub = DBusMessageIter()
-            dbus_message_iter_recurse(&iter, &sub)
-            var elements: [DBusValue] = []
-            while let element = readOne(&sub) {
-                elements.append(element)
-                if dbus_message_iter_next(&sub) == 0 { break }
-            }
-            return .array(elementType, elements)
+            return .array(elementType, readContents(&iter))
         case UInt8(ascii: "e"):
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
@@ -295,14 +300,7 @@ package enum Marshal {
             }
             return .dictEntry(key, value)
         case UInt8(ascii: "r"):
-            var sub = DBusMessageIter()
-            dbus_message_iter_recurse(&iter, &sub)
-            var fields: [DBusValue] = []
-            while let field = readOne(&sub) {
-                fields.append(field)
-                if dbus_message_iter_next(&sub) == 0 { break }
-            }
-            return .structure(fields)
+            return .structure(readContents(&iter))
         case UInt8(ascii: "v"):
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)

@@ -11,7 +11,7 @@ import Glibc
 /// leaves at once. Method handlers and signal handlers run on that thread, one at a time. Any
 /// number of connections (the session bus and the system bus) share one loop; a bus made
 /// without one gets a loop of its own, which stops when the bus closes.
-public final class Bus: @unchecked Sendable {
+public final class Bus: LoopRunner, @unchecked Sendable {
     // Set once in init, read-only afterwards.
     let connection: OpaquePointer
     /// This connection's unique name, e.g. `:1.42`.
@@ -80,20 +80,6 @@ public final class Bus: @unchecked Sendable {
             return
         }
         loop.perform(work)
-    }
-
-    /// Runs `work` on the loop thread and waits for its result. Must not be called from a
-    /// handler (it would wait for itself); from the loop thread it simply runs.
-    public func sync<T: Sendable>(_ work: @escaping @Sendable () throws(BusError) -> T) throws(BusError) -> T {
-        if isLoopThread { return try work() }
-        let box = ResultBox<T>()
-        let done = Semaphore()
-        perform {
-            box.result = Result { () throws(BusError) -> T in try work() }
-            done.signal()
-        }
-        done.wait()
-        return try box.result!.get()
     }
 
     /// Whether the caller runs on this bus's loop thread.

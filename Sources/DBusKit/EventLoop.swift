@@ -10,7 +10,7 @@ import Glibc
 ///
 /// Everything registered runs on the loop thread, one handler at a time, so what the handlers
 /// share needs no lock.
-public final class EventLoop: @unchecked Sendable {
+public final class EventLoop: LoopRunner, @unchecked Sendable {
     /// A registered descriptor watch.
     public struct WatchHandle: Hashable, Sendable {
         let id: Int
@@ -81,20 +81,6 @@ public final class EventLoop: @unchecked Sendable {
         queue.append(work)
         lock.unlock()
         wake()
-    }
-
-    /// Runs `work` on the loop thread and waits for its result. Must not be called from a
-    /// handler (it would wait for itself); from the loop thread it simply runs.
-    public func sync<T: Sendable>(_ work: @escaping @Sendable () throws(BusError) -> T) throws(BusError) -> T {
-        if isLoopThread { return try work() }
-        let box = ResultBox<T>()
-        let done = Semaphore()
-        perform {
-            box.result = Result { () throws(BusError) -> T in try work() }
-            done.signal()
-        }
-        done.wait()
-        return try box.result!.get()
     }
 
     /// Whether the caller runs on the loop thread.

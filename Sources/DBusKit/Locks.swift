@@ -34,3 +34,27 @@ final class Semaphore: @unchecked Sendable {
         while sem_wait(semaphore) != 0 && errno == EINTR {}
     }
 }
+
+/// Runs work on a loop thread: the event loop itself, or a bus served by it.
+public protocol LoopRunner: AnyObject {
+    /// Runs `work` on the loop thread. From the loop thread itself it runs at once.
+    func perform(_ work: @escaping @Sendable () -> Void)
+    /// Whether the caller runs on the loop thread.
+    var isLoopThread: Bool { get }
+}
+
+extension LoopRunner {
+    /// Runs `work` on the loop thread and waits for its result. Must not be called from a
+    /// handler (it would wait for itself); from the loop thread it simply runs.
+    public func sync<T: Sendable>(_ work: @escaping @Sendable () throws(BusError) -> T) throws(BusError) -> T {
+        if isLoopThread { return try work() }
+        let box = ResultBox<T>()
+        let done = Semaphore()
+        perform {
+            box.result = Result { () throws(BusError) -> T in try work() }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+}

@@ -93,21 +93,14 @@ public struct MatchRule: Sendable, Equatable {
     /// The rule as the bus reads it, e.g. `type='signal',interface='org.example.I'`.
     public func text() throws(BusError) -> String {
         var parts = ["type='\(type.rawValue)'"]
-        if let sender {
-            try Validate.busName(sender)
-            parts.append("sender='\(sender)'")
-        }
-        if let path {
-            try Validate.objectPath(path)
-            parts.append("path='\(path)'")
-        }
-        if let interface {
-            try Validate.interfaceName(interface)
-            parts.append("interface='\(interface)'")
-        }
-        if let member {
-            try Validate.memberName(member)
-            parts.append("member='\(member)'")
+        let keys: [(key: String, value: String?, validate: (String) throws(BusError) -> Void)] = [
+            ("sender", sender, Validate.busName), ("path", path, Validate.objectPath),
+            ("interface", interface, Validate.interfaceName), ("member", member, Validate.memberName),
+        ]
+        for (key, value, validate) in keys {
+            guard let value else { continue }
+            try validate(value)
+            parts.append("\(key)='\(value)'")
         }
         if let arg0 {
             try Validate.string(arg0)

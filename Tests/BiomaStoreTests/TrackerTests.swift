@@ -1,4 +1,4 @@
-import BiomaCore
+@testable import BiomaCore
 import Foundation
 import Testing
 

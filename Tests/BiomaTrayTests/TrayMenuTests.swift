@@ -1,4 +1,4 @@
-import BiomaTray
+@testable import BiomaTray
 import BiomaWidgets
 import DBusCore
 import Testing

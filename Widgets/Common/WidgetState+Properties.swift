@@ -5,6 +5,18 @@ extension WidgetState {
     /// The interfaces whose properties a bar follows, each decoded with its property table.
     public static let interfaces = [TimerNames.interface, TimerNames.tasksInterface, TimerNames.focusInterface]
 
+    /// The `GetAll` call that reads `interface` of the daemon's object; `autoStart` says whether
+    /// the bus may start the daemon for it. Nil when the message cannot be made.
+    public static func getAll(_ interface: String, autoStart: Bool) -> BusMessage? {
+        guard
+            let message = try? BusMessage.methodCall(
+                destination: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.propertiesInterface,
+                member: "GetAll", arguments: [.string(interface)])
+        else { return nil }
+        message.autoStart = autoStart
+        return message
+    }
+
     /// The state from the `GetAll` answers of the daemon's interfaces, by interface name.
     public init(properties: [String: [String: DBusValue]]) {
         self.init(online: true, timer: TimerStatus())
