@@ -121,7 +121,7 @@ public final class Watcher: @unchecked Sendable {
             // Only the name's owner: the bus resolves the well-known sender, so another
             // process cannot feed the bar a fake state.
             MatchRule(
-                sender: TimerNames.busName, path: TimerNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+                sender: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
                 member: "PropertiesChanged")
         ) { [self] message in
             guard let interface = message.arguments.first?.string,
@@ -129,7 +129,7 @@ public final class Watcher: @unchecked Sendable {
             else { return }
             update { if $0.online { $0.apply(changed, interface: interface) } }
         }
-        try bus.watchNameOwner(TimerNames.busName) { [self, weak bus] owner in
+        try bus.watchNameOwner(ContractNames.busName) { [self, weak bus] owner in
             if owner == nil {
                 set(.offline)
             } else if let bus {
@@ -215,15 +215,15 @@ public final class Watcher: @unchecked Sendable {
         guard let action = BarClick(i3blocksLine: line)?.action, let bus else { return }
         let call: (member: String, arguments: [DBusValue], interface: String)
         switch action {
-        case .toggle: call = ("Toggle", [], TimerNames.interface)
-        case .toggleFocus: call = ("TogglePause", [], TimerNames.focusInterface)
+        case .toggle: call = ("Toggle", [], ContractNames.interface)
+        case .toggleFocus: call = ("TogglePause", [], ContractNames.focusInterface)
         case .nextProject, .previousProject:
             guard let step = action.cycleStep else { return }
-            call = ("CycleProject", [.int32(step)], TimerNames.interface)
+            call = ("CycleProject", [.int32(step)], ContractNames.interface)
         }
         guard
             let message = try? BusMessage.methodCall(
-                destination: TimerNames.busName, path: TimerNames.objectPath, interface: call.interface,
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: call.interface,
                 member: call.member, arguments: call.arguments)
         else { return }
         // The answer changes the daemon's properties, which come back as signals.

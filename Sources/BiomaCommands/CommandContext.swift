@@ -18,23 +18,23 @@ public protocol DaemonAccess: AnyObject {
 
 extension DaemonAccess {
     func call(_ member: String, _ arguments: [DBusValue] = []) throws(ClientFailure) -> [DBusValue] {
-        try call(member, arguments, interface: TimerNames.interface)
+        try call(member, arguments, interface: ContractNames.interface)
     }
 
-    func properties(of interface: String = TimerNames.interface) throws(ClientFailure) -> [String: DBusValue] {
-        try call("GetAll", [.string(interface)], interface: TimerNames.propertiesInterface).first?.vardict ?? [:]
+    func properties(of interface: String = ContractNames.interface) throws(ClientFailure) -> [String: DBusValue] {
+        try call("GetAll", [.string(interface)], interface: ContractNames.propertiesInterface).first?.vardict ?? [:]
     }
 
-    func timerStatus() throws(ClientFailure) -> TimerStatus {
-        TimerStatus.table.decode(try properties(), over: TimerStatus())
+    func workStatus() throws(ClientFailure) -> WorkStatus {
+        WorkStatus.table.decode(try properties(), over: WorkStatus())
     }
 
     func tasksStatus() throws(ClientFailure) -> TasksStatus {
-        TasksStatus.table.decode(try properties(of: TimerNames.tasksInterface), over: TasksStatus())
+        TasksStatus.table.decode(try properties(of: ContractNames.tasksInterface), over: TasksStatus())
     }
 }
 
-extension TimerClient: DaemonAccess {}
+extension DaemonClient: DaemonAccess {}
 
 /// A file a command needs, opened by its caller (the daemon never opens a path itself): read
 /// a file, standard input, or the directory a file is written into (the daemon writes a
@@ -190,7 +190,7 @@ public final class CommandContext: @unchecked Sendable {
         return CommandContext(
             direct: true, stdinTTY: isatty(0) != 0, stdoutTTY: isatty(1) != 0, stderrTTY: isatty(2) != 0,
             noColor: environment["NO_COLOR"].map { !$0.isEmpty } ?? false, term: environment["TERM"], columns: nil,
-            files: LocalFiles(), daemon: { () throws(ClientFailure) in try TimerClient() })
+            files: LocalFiles(), daemon: { () throws(ClientFailure) in try DaemonClient() })
     }
 
     @TaskLocal public static var current = CommandContext.process()

@@ -85,9 +85,9 @@ struct Status: ParsableCommand {
         let shown = json ? "json" : format
         let read = Result { () throws(ClientFailure) -> WidgetState in
             let client = try daemonClient()
-            var state = WidgetState(timer: try client.timerStatus())
+            var state = WidgetState(timer: try client.workStatus())
             state.tasks = try client.tasksStatus()
-            state.focus = FocusStatus.table.decode(try client.properties(of: TimerNames.focusInterface), over: FocusStatus())
+            state.focus = FocusStatus.table.decode(try client.properties(of: ContractNames.focusInterface), over: FocusStatus())
             return state
         }
         if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {

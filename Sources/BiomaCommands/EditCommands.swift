@@ -58,7 +58,7 @@ struct Log: ParsableCommand {
         let rows = IntervalListing.table.rows(
             try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first, over: IntervalListing())
         let names = Dictionary(
-            (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            (try client.workStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let now = SystemClock().now()
         if json {
             say(

@@ -26,7 +26,7 @@ struct FocusCommand: ParsableCommand {
 /// A call to org.biomatimer.Focus1.
 @discardableResult
 func callFocus(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
-    try daemonClient().call(member, arguments, interface: TimerNames.focusInterface)
+    try daemonClient().call(member, arguments, interface: ContractNames.focusInterface)
 }
 
 /// DURATION as µs (1 s – 24 h), or a usage error that says what is accepted.
@@ -196,12 +196,12 @@ struct FocusStatusCommand: ParsableCommand {
 
     func run() throws {
         let client = try daemonClient()
-        let focus = FocusStatus.table.decode(try client.properties(of: TimerNames.focusInterface), over: FocusStatus())
+        let focus = FocusStatus.table.decode(try client.properties(of: ContractNames.focusInterface), over: FocusStatus())
         let now = SystemClock().now()
         if json {
             say(FocusText.json(focus, now: now).text)
         } else {
-            let projects = try client.timerStatus().projects
+            let projects = try client.workStatus().projects
             say(FocusText.line(focus, now: now, projectName: projects.first { $0.id == focus.project }?.name))
         }
     }
@@ -222,10 +222,10 @@ struct FocusHistoryCommand: ParsableCommand {
 
     func run() throws {
         let client = try daemonClient()
-        let status = try client.timerStatus()
+        let status = try client.workStatus()
         let first = from ?? to ?? status.day
         let phases = (try client.call(
-            "FocusHistory", [.string(first), .string(to ?? first)], interface: TimerNames.focusInterface
+            "FocusHistory", [.string(first), .string(to ?? first)], interface: ContractNames.focusInterface
         ).first?.array ?? []).compactMap(\.vardict)
         let names = Dictionary(status.projects.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         say(json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names), terminator: "")

@@ -12,7 +12,7 @@ enum FocusText {
     /// project's name), or `No focus timer`.
     static func line(_ focus: FocusStatus, now: Int64, projectName: String?) -> String {
         guard focus.isActive else { return "No focus timer" }
-        var state = WidgetState(timer: TimerStatus())
+        var state = WidgetState(timer: WorkStatus())
         state.focus = focus
         let sentence = FocusDisplay(state, now: now, options: RenderOptions()).sentence
         return sentence + (projectName.map { " · " + Terminal.singleLine($0) } ?? "")

@@ -21,7 +21,7 @@ struct TaskCommand: ParsableCommand {
 
 /// A call to org.biomatimer.Tasks1.
 func callTasks(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
-    try daemonClient().call(member, arguments, interface: TimerNames.tasksInterface)
+    try daemonClient().call(member, arguments, interface: ContractNames.tasksInterface)
 }
 
 /// WHEN as an instant, or a usage error that says what is accepted.
@@ -63,10 +63,10 @@ struct TaskList: ParsableCommand {
     func run() throws {
         let client = try daemonClient()
         let tasks = TaskListing.table.rows(
-            try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: TimerNames.tasksInterface).first,
+            try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: ContractNames.tasksInterface).first,
             over: TaskListing())
         let names = Dictionary(
-            (try client.timerStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+            (try client.workStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         if json {
             say(
                 JSON.array(

@@ -71,7 +71,7 @@ public struct SuspendGap: Sendable, Equatable {
     }
 }
 
-extension TimerState {
+extension WorkTimer {
     /// Counts the interval of work removed for an absence as work after all: the stopwatches
     /// gain it back (the history gets the interval in the same transaction).
     public mutating func credit(_ removed: Interval) {

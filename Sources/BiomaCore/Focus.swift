@@ -472,7 +472,7 @@ public struct FocusTimer: Sendable, Equatable, Codable {
 
 // MARK: - The focus timer and the work timer
 
-extension TimerState {
+extension WorkTimer {
     /// Makes work follow a focus timer that went from `before` to `after`: while a phase that
     /// drives work runs, its project runs (StartProject semantics, so work runs too); when
     /// such a phase ends, pauses or stops, work stops — at the instant the phase ended, which
@@ -493,7 +493,7 @@ extension TimerState {
 extension FocusTimer {
     /// The other way round: when work no longer runs the project a running phase drives (work
     /// stopped by hand, another project started, time away), the focus timer pauses.
-    public mutating func follow(work state: TimerState, at now: Micros) -> FocusOutcome {
+    public mutating func follow(work state: WorkTimer, at now: Micros) -> FocusOutcome {
         guard drivesWork, state.activeProject != plan.project else { return FocusOutcome() }
         return (try? pause(at: now)) ?? FocusOutcome()
     }

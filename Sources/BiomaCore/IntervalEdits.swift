@@ -282,7 +282,7 @@ public enum IntervalEdits {
 
 // MARK: - The running interval after an edit
 
-extension TimerState {
+extension WorkTimer {
     /// An edit moved or replaced the running interval: the stopwatches follow it. When the
     /// user moves the running interval's start (`movedStart`: the "I started at 9, not 9:20"
     /// fix), so does the run's start if it began with that interval; otherwise (a split, a

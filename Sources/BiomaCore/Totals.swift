@@ -25,7 +25,7 @@ public struct TrackerSnapshot: Sendable, Equatable {
     /// Assembles the snapshot from the stopwatches and the closed intervals overlapping the day
     /// that contains `now` (others are ignored; parts outside the day are clipped).
     public init(
-        state: TimerState, projects: [Project], closedIntervalsOfToday: [Interval], rules: DayRules,
+        state: WorkTimer, projects: [Project], closedIntervalsOfToday: [Interval], rules: DayRules,
         now: Micros
     ) {
         let today = rules.day(containing: now)

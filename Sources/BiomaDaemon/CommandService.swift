@@ -29,7 +29,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
 
     public func interface() -> DBusInterface {
         DBusInterface(
-            TimerNames.commandInterface,
+            ContractNames.commandInterface,
             methods: [
                 DBusMethod(
                     BIOMATIMER_COMMAND1_RUN, in: [.init("argv", "as"), .init("context", "a{sv}"), .init("files", "ah")],
@@ -58,7 +58,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         switch values["OpenErrors"] {
         case nil: openErrors = nil
         case .array(.int32, let items)?: openErrors = items.compactMap { $0.int64.map { Int32(truncatingIfNeeded: $0) } }
-        case let other?: throw TimerAPI.invalidArgument("OpenErrors must be of type ai, not \(other.signature).")
+        case let other?: throw DaemonAPI.invalidArgument("OpenErrors must be of type ai, not \(other.signature).")
         }
         let context = CommandContext(
             direct: false, stdinTTY: try options.bool("StdinTty") ?? false, stdoutTTY: try options.bool("StdoutTty") ?? false,
@@ -125,7 +125,7 @@ final class InProcessDaemon: DaemonAccess {
     init(interfaces: [String: DBusInterface]) { self.interfaces = interfaces }
 
     func call(_ member: String, _ arguments: [DBusValue], interface name: String) throws(ClientFailure) -> [DBusValue] {
-        if name == TimerNames.propertiesInterface, member == "GetAll", let wanted = arguments.first?.string {
+        if name == ContractNames.propertiesInterface, member == "GetAll", let wanted = arguments.first?.string {
             guard let interface = interfaces[wanted] else {
                 throw ClientFailure(.remote(name: "org.freedesktop.DBus.Error.UnknownInterface", message: "No interface \(wanted)"))
             }
@@ -149,7 +149,7 @@ final class InProcessDaemon: DaemonAccess {
         do {
             // The message checks the arguments as sending them would (strings libdbus refuses).
             let message = try BusMessage.methodCall(
-                destination: TimerNames.busName, path: TimerNames.objectPath, interface: name, member: member, arguments: arguments)
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: name, member: member, arguments: arguments)
             return try method.handler(MethodCall(message: message, arguments: arguments))
         } catch {
             throw Self.failure(error)

@@ -54,7 +54,7 @@ public enum Daemon {
             return 1
         }
         let onLost: @Sendable () -> Void = {
-            log("another daemon took over \(TimerAPI.busName); exiting")
+            log("another daemon took over \(DaemonAPI.busName); exiting")
             exit.finish(0)
         }
         let startup = Startup(
@@ -96,7 +96,7 @@ public enum Daemon {
         // A stopped loop has no handler in flight: the heartbeat is then written here or not
         // at all, and a missed last heartbeat only bounds the lost time at the one before.
         _ = try? bus.sync { () throws(BusError) in
-            if tracker.timerState.running {
+            if tracker.workTimer.running {
                 do {
                     try tracker.heartbeat(at: clock.now())
                 } catch {
@@ -105,7 +105,7 @@ public enum Daemon {
             }
         }
         // Exiting: the bus releases the name with the connection anyway.
-        try? bus.releaseName(TimerAPI.busName)
+        try? bus.releaseName(DaemonAPI.busName)
         bus.close()
         logind.stop()
         loop.stop()
@@ -144,19 +144,19 @@ struct Startup: Sendable {
 
     /// On the loop thread: the store lock (waiting for the old daemon with --replace), the
     /// tracker, the exported object, then the name.
-    func publish() throws(DaemonStartError) -> (Tracker, DaemonObject, TimerService) {
+    func publish() throws(DaemonStartError) -> (Tracker, DaemonObject, WorkService) {
         do throws(any Error) {
             if options.replace {
-                try bus.requestName(TimerAPI.busName, replace: true, onLost: onLost)
+                try bus.requestName(DaemonAPI.busName, replace: true, onLost: onLost)
                 guard storeLock.acquire(waitingUpTo: 10) else {
                     throw DaemonStartError.message(
                         "the running daemon did not let go of the store at \(directory.path) within 10 s", 1)
                 }
             } else if !storeLock.acquire(waitingUpTo: 0) {
                 // The usual case is a daemon on this bus: name it as the name's owner.
-                try bus.requestName(TimerAPI.busName, replace: false)
+                try bus.requestName(DaemonAPI.busName, replace: false)
                 // Only asked to name the owner; the process exits next, releasing it anyway.
-                try? bus.releaseName(TimerAPI.busName)
+                try? bus.releaseName(DaemonAPI.busName)
                 throw DaemonStartError.message(
                     "another daemon (pid \(storeLock.holder ?? "?")) is using the store at \(directory.path); stop it or use --data-dir",
                     1)
@@ -169,7 +169,7 @@ struct Startup: Sendable {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
             let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
-            let timer = TimerService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier, log: log)
+            let timer = WorkService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier, log: log)
             let parts: [any ObjectInterface] = [
                 timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
                 FocusService(
@@ -181,16 +181,16 @@ struct Startup: Sendable {
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
             try notifier.start()
-            if !options.replace { try bus.requestName(TimerAPI.busName, replace: false, onLost: onLost) }
+            if !options.replace { try bus.requestName(DaemonAPI.busName, replace: false, onLost: onLost) }
             return (tracker, object, timer)
         } catch let error as DaemonStartError {
             throw error
         } catch let error as BusError {
             if case .nameTaken(_, let owner) = error {
                 throw DaemonStartError.message(
-                    "another daemon is running: \(TimerAPI.busName) is owned by \(owner). Use --replace to take over.", 1)
+                    "another daemon is running: \(DaemonAPI.busName) is owned by \(owner). Use --replace to take over.", 1)
             }
-            throw DaemonStartError.message("cannot publish \(TimerAPI.busName): \(error)", 1)
+            throw DaemonStartError.message("cannot publish \(DaemonAPI.busName): \(error)", 1)
         } catch {
             throw DaemonStartError.message("\(error)", 1)
         }

@@ -72,7 +72,7 @@ public struct DaemonObject: Sendable {
     /// Exports the object; call before requesting the name, so that calls queued while the bus
     /// activated the daemon find it.
     public func export(on bus: Bus) throws(BusError) {
-        try bus.export(ExportedObject(path: TimerAPI.objectPath, interfaces: parts.map { $0.interface() }))
+        try bus.export(ExportedObject(path: DaemonAPI.objectPath, interfaces: parts.map { $0.interface() }))
     }
 
     /// Registers every part's deadlines; on the loop thread.

@@ -72,7 +72,7 @@ extension FocusService {
 
     static func kind(_ text: String) throws -> FocusKind {
         guard let kind = FocusKind(rawValue: text) else {
-            throw TimerAPI.invalidArgument("Unknown kind \(quoted(text)): use pomodoro, countdown or intervals.")
+            throw DaemonAPI.invalidArgument("Unknown kind \(quoted(text)): use pomodoro, countdown or intervals.")
         }
         return kind
     }
@@ -135,7 +135,7 @@ extension FocusService {
 
     private func startPreset(_ call: MethodCall) throws -> [DBusValue] {
         let ref = call.arguments[0].string!
-        guard let preset = tracker.presets.resolve(ref) else { throw TimerAPI.dbusError(TrackerError.noSuchPreset(ref)) }
+        guard let preset = tracker.presets.resolve(ref) else { throw DaemonAPI.dbusError(TrackerError.noSuchPreset(ref)) }
         var plan = preset.plan
         if plan.label.isEmpty { plan.label = preset.name }
         return try none(start(plan))
@@ -220,9 +220,9 @@ extension FocusService {
 
     private func updatePreset(_ call: MethodCall) throws -> [DBusValue] {
         let ref = call.arguments[0].string!
-        guard let preset = tracker.presets.resolve(ref) else { throw TimerAPI.dbusError(TrackerError.noSuchPreset(ref)) }
+        guard let preset = tracker.presets.resolve(ref) else { throw DaemonAPI.dbusError(TrackerError.noSuchPreset(ref)) }
         var changes = call.arguments[1].vardict ?? [:]
-        guard !changes.isEmpty else { throw TimerAPI.invalidArgument("No changes given: use Name or the kind's options.") }
+        guard !changes.isEmpty else { throw DaemonAPI.invalidArgument("No changes given: use Name or the kind's options.") }
         let name = try Options(changes.filter { $0.key == "Name" }, allowed: ["Name"]).string("Name")
         changes["Name"] = nil
         try work.change {
@@ -240,13 +240,13 @@ extension FocusService {
     }
 
     private func focusHistory(_ call: MethodCall) throws -> [DBusValue] {
-        let from = try TimerService.optionalDay(call.arguments[0].string!, "from_day")
-        let to = try TimerService.optionalDay(call.arguments[1].string!, "to_day")
+        let from = try WorkService.optionalDay(call.arguments[0].string!, "from_day")
+        let to = try WorkService.optionalDay(call.arguments[1].string!, "to_day")
         do {
             let records = try tracker.focusHistory(from: from, to: to)
             return [.array(.array(.dictEntry(.string, .variant)), records.map(Self.encode))]
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
     }
 }

@@ -20,7 +20,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     let clock: any TimeSource
     /// The work timer: focus changes go through its `change` (a sleep noticed first, the away
     /// rule applied at the same instant).
-    let work: TimerService
+    let work: WorkService
     public lazy var publication = Publication(self)
     private let notifier: Notifier
     private let phaseEndCommand: String?
@@ -42,7 +42,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     }
 
     public init(
-        tracker: Tracker, bus: Bus, clock: any TimeSource, timer: TimerService, notifier: Notifier,
+        tracker: Tracker, bus: Bus, clock: any TimeSource, timer: WorkService, notifier: Notifier,
         phaseEndCommand: String? = nil, log: @escaping @Sendable (String) -> Void
     ) {
         self.tracker = tracker
@@ -134,7 +134,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         var before = published
         before.remaining = published.remaining(at: now)
         before.updatedAt = now
-        bus.emitChanges(FocusStatus.table, path: TimerAPI.objectPath, from: before, to: status)
+        bus.emitChanges(FocusStatus.table, path: DaemonAPI.objectPath, from: before, to: status)
         published = status
         if let deadlines, let phaseEnd {
             deadlines.schedule(phaseEnd, at: status.phaseEndsAt > 0 ? status.phaseEndsAt : nil)
@@ -175,7 +175,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     private func announce(_ end: FocusPhaseEnd) {
         do {
             try bus.emit(
-                path: TimerAPI.objectPath, interface: TimerNames.focusInterface, member: "PhaseEnded",
+                path: DaemonAPI.objectPath, interface: ContractNames.focusInterface, member: "PhaseEnded",
                 [Self.encode(end, projects: tracker.projects)])
         } catch {
             log("cannot emit PhaseEnded: \(error)")

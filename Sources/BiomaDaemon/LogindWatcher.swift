@@ -20,7 +20,7 @@ final class LogindWatcher: @unchecked Sendable {
     static let manager = "org.freedesktop.login1.Manager"
     static let session = "org.freedesktop.login1.Session"
 
-    private let timer: TimerService
+    private let timer: WorkService
     /// The daemon's loop: the timer's thread, and the one the system bus is polled on.
     private let loop: EventLoop
     private let log: @Sendable (String) -> Void
@@ -31,7 +31,7 @@ final class LogindWatcher: @unchecked Sendable {
     private var locked = false
     private var idle = false
 
-    init(timer: TimerService, loop: EventLoop, log: @escaping @Sendable (String) -> Void) {
+    init(timer: WorkService, loop: EventLoop, log: @escaping @Sendable (String) -> Void) {
         self.timer = timer
         self.loop = loop
         self.log = log

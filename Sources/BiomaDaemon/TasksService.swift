@@ -86,7 +86,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         }
         let summary = tracker.taskSummary(at: now)
         let status = Self.status(summary)
-        bus.emitChanges(TasksStatus.table, path: TimerAPI.objectPath, from: published, to: status)
+        bus.emitChanges(TasksStatus.table, path: DaemonAPI.objectPath, from: published, to: status)
         published = status
         if let deadlines, let nextLook { deadlines.schedule(nextLook, at: summary.nextDeadline) }
     }
@@ -148,7 +148,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
             do {
                 result = try body(now)
             } catch {
-                throw TimerAPI.dbusError(error)
+                throw DaemonAPI.dbusError(error)
             }
             // Done or deleted tasks take their notification with them.
             let open = Set(tracker.tasks.filter { !$0.done }.map(\.id))
@@ -216,7 +216,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         let options = try Options(
             call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
         guard !options.values.isEmpty else {
-            throw TimerAPI.invalidArgument("No changes given: use the keys Title, Due, Remind or Project.")
+            throw DaemonAPI.invalidArgument("No changes given: use the keys Title, Due, Remind or Project.")
         }
         var changes = Tracker.TaskChanges()
         changes.title = try options.string("Title")
@@ -243,7 +243,7 @@ struct Options {
 
     init(_ values: [String: DBusValue], allowed: [String]) throws {
         for key in values.keys where !allowed.contains(key) {
-            throw TimerAPI.invalidArgument("Unknown option \(quoted(key)): use \(allowed.joined(separator: ", ")).")
+            throw DaemonAPI.invalidArgument("Unknown option \(quoted(key)): use \(allowed.joined(separator: ", ")).")
         }
         self.values = values
     }
@@ -251,7 +251,7 @@ struct Options {
     private func typed<T>(_ key: String, _ signature: String, _ read: (DBusValue) -> T?) throws -> T? {
         guard let value = values[key] else { return nil }
         guard let typed = read(value) else {
-            throw TimerAPI.invalidArgument("\(key) must be of type \(signature), not \(value.signature).")
+            throw DaemonAPI.invalidArgument("\(key) must be of type \(signature), not \(value.signature).")
         }
         return typed
     }
@@ -273,7 +273,7 @@ struct Options {
     /// An instant option: `x` µs since the epoch, more than 0.
     func instant(_ key: String) throws -> Int64? {
         guard let value = try int64(key) else { return nil }
-        guard value > 0 else { throw TimerAPI.invalidArgument("\(key) must be an instant after 1970 (µs since the epoch).") }
+        guard value > 0 else { throw DaemonAPI.invalidArgument("\(key) must be an instant after 1970 (µs since the epoch).") }
         return value
     }
 }

@@ -116,7 +116,7 @@ extension Tracker {
             let session: Int64 = row[4]
             if session != 0 { sessions[id] = session }
         }
-        var state = TimerState()
+        var state = WorkTimer()
         state.projectSessions = sessions
         guard
             let row = try Row.fetchOne(

@@ -213,7 +213,7 @@ extension Tracker {
     /// gets the entry. An empty plan changes nothing and journals nothing.
     ///
     /// `moving`: the interval whose start the caller moves; when it is the running one, the
-    /// stopwatch's run moves with it (`TimerState.follow`).
+    /// stopwatch's run moves with it (`WorkTimer.follow`).
     func edit(
         kind: String, moving: Int64? = nil, at now: Micros, _ body: (Model, Database) throws -> (EditPlan, String)
     ) throws -> EditPlan {

@@ -118,7 +118,7 @@ extension Tracker {
     /// interval equal to a recorded one is skipped). `line` names the culprit in errors, as
     /// `name(line)` when given, else as "`label` `line`". Returns the rowids of the intervals added.
     static func insertHistory(
-        _ items: [(interval: Interval, line: Int)], state: TimerState, rules: DayRules, label: String = "CSV line",
+        _ items: [(interval: Interval, line: Int)], state: WorkTimer, rules: DayRules, label: String = "CSV line",
         name: ((Int) -> String)? = nil, _ db: Database
     ) throws -> [Int64] {
         let sorted = items.sorted { ($0.interval.start, $0.line) < ($1.interval.start, $1.line) }

@@ -37,7 +37,7 @@ public final class Tracker: @unchecked Sendable {
     var lastDailyBackupAttempt: Day?
 
     struct Model {
-        var state = TimerState()
+        var state = WorkTimer()
         var projects: [Project] = []
         var nextProjectNumber = 1
         /// In the order they were added.
@@ -141,7 +141,7 @@ public final class Tracker: @unchecked Sendable {
     }
 
     public var projects: [Project] { model.projects }
-    public var timerState: TimerState { model.state }
+    public var workTimer: WorkTimer { model.state }
 
     public func report(_ period: ReportPeriod, containing day: Day?, at now: Micros) throws -> Report {
         let range = rules.period(period, containing: day ?? rules.day(containing: now))

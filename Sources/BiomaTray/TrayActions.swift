@@ -7,13 +7,13 @@ import TimerControl
 extension TrayService {
     func perform(_ action: MenuAction) {
         switch action {
-        case .toggleWork: click(TimerNames.interface, "Toggle")
-        case .startProject(let id): click(TimerNames.interface, "StartProject", [.string(id)])
-        case .stopProject: click(TimerNames.interface, "StopProject")
-        case .cycle(let step): click(TimerNames.interface, "CycleProject", [.int32(step)])
-        case .focus(let member, let arguments): click(TimerNames.focusInterface, member, arguments)
-        case .completeTask(let id): click(TimerNames.tasksInterface, "CompleteTask", [.string(id)])
-        case .snoozeTask(let id): click(TimerNames.tasksInterface, "SnoozeTask", [.string(id), .int64(600_000_000)])
+        case .toggleWork: click(ContractNames.interface, "Toggle")
+        case .startProject(let id): click(ContractNames.interface, "StartProject", [.string(id)])
+        case .stopProject: click(ContractNames.interface, "StopProject")
+        case .cycle(let step): click(ContractNames.interface, "CycleProject", [.int32(step)])
+        case .focus(let member, let arguments): click(ContractNames.focusInterface, member, arguments)
+        case .completeTask(let id): click(ContractNames.tasksInterface, "CompleteTask", [.string(id)])
+        case .snoozeTask(let id): click(ContractNames.tasksInterface, "SnoozeTask", [.string(id), .int64(600_000_000)])
         case .report: report()
         case .quit: quit()
         }
@@ -48,7 +48,7 @@ extension TrayService {
     func report() {
         let svg: DBusValue = .vardict(["Svg": true])
         daemonCall(
-            TimerNames.interface, "ReportText", [.string("day"), .string(""), svg], autoStart: true,
+            ContractNames.interface, "ReportText", [.string("day"), .string(""), svg], autoStart: true,
             failure: { [self] error in notify("biomatimer", Self.message(of: error)) },
             success: { [self] values in
                 guard let text = values.first?.string else { return }

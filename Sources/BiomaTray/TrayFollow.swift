@@ -21,7 +21,7 @@ extension TrayService {
         _ = try bus.subscribe(
             // Only the name's owner: the bus resolves the well-known sender.
             MatchRule(
-                sender: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.propertiesInterface,
+                sender: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.propertiesInterface,
                 member: "PropertiesChanged")
         ) { [self] message in
             guard input.state.online, let interface = message.arguments.first?.string,
@@ -30,12 +30,12 @@ extension TrayService {
             input.state.apply(changed, interface: interface)
             publish()
             switch interface {
-            case TimerNames.interface: refreshLists(projects: true, tasks: false, presets: false)
-            case TimerNames.tasksInterface: refreshLists(projects: false, tasks: true, presets: false)
+            case ContractNames.interface: refreshLists(projects: true, tasks: false, presets: false)
+            case ContractNames.tasksInterface: refreshLists(projects: false, tasks: true, presets: false)
             default: break
             }
         }
-        _ = try bus.watchNameOwner(TimerNames.busName) { [self] owner in
+        _ = try bus.watchNameOwner(ContractNames.busName) { [self] owner in
             if owner == nil {
                 input = TrayInput(state: .offline, presets: input.presets)
                 publish()
@@ -102,7 +102,7 @@ extension TrayService {
     func refreshLists(projects: Bool, tasks: Bool, presets: Bool) {
         guard input.state.online else { return }
         if projects {
-            daemonCall(TimerNames.interface, "ListProjects") { [self] values in
+            daemonCall(ContractNames.interface, "ListProjects") { [self] values in
                 input.projects = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
                     guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
                     return TrayProject(id: id, name: name, color: p["Color"]?.string ?? "", dailyTotal: p["DailyTotal"]?.int64 ?? 0)
@@ -111,7 +111,7 @@ extension TrayService {
             }
         }
         if tasks {
-            daemonCall(TimerNames.tasksInterface, "ListTasks", [false]) { [self] values in
+            daemonCall(ContractNames.tasksInterface, "ListTasks", [false]) { [self] values in
                 let now = clock.now()
                 input.dueTasks = (values.first?.array ?? []).compactMap(\.vardict).compactMap { t in
                     guard let id = t["Id"]?.string, let title = t["Title"]?.string, let due = t["Due"]?.int64,
@@ -123,7 +123,7 @@ extension TrayService {
             }
         }
         if presets {
-            daemonCall(TimerNames.focusInterface, "ListPresets") { [self] values in
+            daemonCall(ContractNames.focusInterface, "ListPresets") { [self] values in
                 input.presets = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
                     guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
                     return TrayPreset(id: id, name: name)
@@ -140,7 +140,7 @@ extension TrayService {
     ) {
         guard
             let message = try? BusMessage.methodCall(
-                destination: TimerNames.busName, path: TimerNames.objectPath, interface: interface, member: member,
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: interface, member: member,
                 arguments: arguments)
         else { return }
         message.autoStart = autoStart

@@ -20,7 +20,7 @@ public struct ClientFailure: Error, CustomStringConvertible {
             self.init(exitCode: ExitCode.unavailable, BIOMATIMER_MSG_NO_BUS + why + BIOMATIMER_MSG_NO_BUS_ADVICE)
         case .disconnected(let why):
             self.init(exitCode: ExitCode.unavailable, BIOMATIMER_MSG_LOST_BUS + why)
-        case .remote(let name, let message) where name.hasPrefix(TimerNames.errorPrefix):
+        case .remote(let name, let message) where name.hasPrefix(ContractNames.errorPrefix):
             self.init(exitCode: ExitCode.refused, message)
         case .remote(let name, _)
         where name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner":

@@ -2,7 +2,7 @@ import CContract
 
 /// The fixed names of the D-Bus contract (described in dbus/README.md), read from the C header
 /// that the C front includes too.
-public enum TimerNames {
+public enum ContractNames {
     public static let busName = BIOMATIMER_BUS_NAME
     public static let objectPath = BIOMATIMER_OBJECT_PATH
     public static let interface = BIOMATIMER_TIMER_INTERFACE

@@ -39,7 +39,7 @@ public struct FocusStatus: Sendable, Equatable {
     /// The properties of `org.biomatimer.Focus1`, in the order of the contract and of
     /// dbus/org.biomatimer.Timer1.xml. `Remaining` and `UpdatedAt` go with every change.
     public static let table = PropertyTable<FocusStatus>(
-        interface: TimerNames.focusInterface,
+        interface: ContractNames.focusInterface,
         [
             .init("State", \.state),
             .init("Kind", \.kind),

@@ -35,7 +35,7 @@ public enum ContractMembers {
     ]
     /// `org.biomatimer.Command1`, the front's.
     public static let command1 = [BIOMATIMER_COMMAND1_RUN]
-    /// Error names after `TimerNames.errorPrefix`.
+    /// Error names after `ContractNames.errorPrefix`.
     public static let errors = [
         BIOMATIMER_ERROR_NO_SUCH_PROJECT, BIOMATIMER_ERROR_NO_SUCH_TASK, BIOMATIMER_ERROR_NO_SUCH_PRESET,
         BIOMATIMER_ERROR_NO_FOCUS, BIOMATIMER_ERROR_NO_SUCH_INTERVAL, BIOMATIMER_ERROR_OVERLAP,

@@ -32,7 +32,7 @@ public struct ProjectListing: Sendable, Equatable {
     public init() {}
 
     public static let table = PropertyTable<ProjectListing>(
-        interface: TimerNames.interface,
+        interface: ContractNames.interface,
         [
             .init("Id", \.id), .init("Name", \.name), .init("Color", \.color), .init("Position", \.position),
             .init("Running", \.running), .init("SessionTime", \.sessionTime), .init("DailyTotal", \.dailyTotal),
@@ -56,7 +56,7 @@ public struct TaskListing: Sendable, Equatable {
     public init() {}
 
     public static let table = PropertyTable<TaskListing>(
-        interface: TimerNames.tasksInterface,
+        interface: ContractNames.tasksInterface,
         [
             .init("Id", \.id), .init("Title", \.title), .init("Project", \.project), .init("Due", \.due),
             .init("Remind", \.remind), .init("Done", \.done), .init("DoneAt", \.doneAt),
@@ -75,6 +75,6 @@ public struct IntervalListing: Sendable, Equatable {
     public init() {}
 
     public static let table = PropertyTable<IntervalListing>(
-        interface: TimerNames.interface,
+        interface: ContractNames.interface,
         [.init("Id", \.id), .init("Start", \.start), .init("End", \.end), .init("Project", \.project)])
 }

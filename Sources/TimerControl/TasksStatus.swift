@@ -12,7 +12,7 @@ public struct TasksStatus: Sendable, Equatable {
     public init() {}
 
     public static let table = PropertyTable<TasksStatus>(
-        interface: TimerNames.tasksInterface,
+        interface: ContractNames.tasksInterface,
         [
             .init("OpenTasks", \.openTasks),
             .init("DueTasks", \.dueTasks),

@@ -38,7 +38,7 @@ static int session_address(char *buffer, size_t size) {
     return snprintf(buffer, size, "unix:path=%s", path) < (int)size;
 }
 
-/// BIOMATIMER_TIMEOUT seconds when it is a number above 0, else the default (as TimerClient).
+/// BIOMATIMER_TIMEOUT seconds when it is a number above 0, else the default (as DaemonClient).
 static int call_timeout_ms(void) {
     const char *text = getenv(BIOMATIMER_TIMEOUT_VARIABLE);
     char *end = NULL;

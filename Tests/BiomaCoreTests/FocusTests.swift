@@ -200,7 +200,7 @@ private struct Drive {
     @Test func workRunsTheProjectDuringWorkAndStopsAtTheBreak() throws {
         var plan = FocusPlan.pomodoro()
         plan.project = "p1"
-        var state = TimerState()
+        var state = WorkTimer()
         var history = MemoryHistory()
         var timer: FocusTimer? = try FocusTimer.start(plan, at: t0)
         history.apply(state.follow(focus: nil, timer, outcome: FocusOutcome(), at: t0, rules: rules))
@@ -217,7 +217,7 @@ private struct Drive {
         var plan = FocusPlan.pomodoro()
         plan.project = "p1"
         plan.breaksAreWork = true
-        var state = TimerState()
+        var state = WorkTimer()
         var timer: FocusTimer? = try FocusTimer.start(plan, at: t0)
         _ = state.follow(focus: nil, timer, outcome: FocusOutcome(), at: t0, rules: rules)
         let before = timer
@@ -227,7 +227,7 @@ private struct Drive {
     }
 
     @Test func withoutAProjectWorkIsLeftAlone() throws {
-        var state = TimerState()
+        var state = WorkTimer()
         _ = state.start(at: t0, rules: rules)
         var timer: FocusTimer? = try FocusTimer.start(.countdown(minute), at: t0)
         let before = timer
@@ -239,7 +239,7 @@ private struct Drive {
     @Test func stoppingWorkByHandPausesTheFocusTimer() throws {
         var plan = FocusPlan.countdown(10 * minute)
         plan.project = "p1"
-        var state = TimerState()
+        var state = WorkTimer()
         var timer = try FocusTimer.start(plan, at: t0)
         _ = state.follow(focus: nil, timer, outcome: FocusOutcome(), at: t0, rules: rules)
         #expect(timer.follow(work: state, at: t0 + minute).records.isEmpty)

@@ -316,7 +316,7 @@ import Testing
         #expect(AwayReturn.project(fromAction: "keep") == nil)
         // The removed time, counted for a project: the stopwatches gain it under that project.
         let removed = Interval(start: t("2026-11-23T10:00:00Z"), end: t("2026-11-23T11:00:00Z"), projectID: nil)
-        var state = TimerState()
+        var state = WorkTimer()
         state.credit(removed.counted(for: "p1"))
         #expect(state.workSessionTime(at: t("2026-11-23T12:00:00Z")) == hour)
         #expect(state.projectSessionTime("p1", at: t("2026-11-23T12:00:00Z")) == hour)

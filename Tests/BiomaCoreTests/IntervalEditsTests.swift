@@ -253,7 +253,7 @@ struct EditTable: Equatable {
     }
 
     @Test func theStopwatchFollowsTheRunningInterval() {
-        var state = TimerState()
+        var state = WorkTimer()
         state.open = OpenSegment(start: at(13), projectID: "b")
         state.workRunStart = at(13)
         state.projectRunStart = at(13)

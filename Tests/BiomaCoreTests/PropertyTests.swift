@@ -4,7 +4,7 @@ import PropertyBased
 import Testing
 
 /// Random sequences of operations and clock steps, checked against the rules after every step.
-@Suite struct TimerProperties {
+@Suite struct WorkTimerProperties {
     static let zones: [DayRules] = [
         DayRules(timeZone: zone("Europe/Berlin")),
         DayRules(timeZone: zone("Europe/Berlin"), dayStartMinutes: 240, firstWeekday: 1),

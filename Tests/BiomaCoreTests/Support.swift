@@ -33,7 +33,7 @@ struct MemoryHistory {
 /// The core rules with an in-memory history, driven like the store drives them.
 struct Harness {
     var rules: DayRules
-    var state = TimerState()
+    var state = WorkTimer()
     var history = MemoryHistory()
     var projects: [Project] = []
 

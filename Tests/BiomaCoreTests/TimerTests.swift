@@ -157,7 +157,7 @@ import Testing
     }
 
     @Test func cycleWrapsInListOrder() {
-        var state = TimerState()
+        var state = WorkTimer()
         let order = ["a", "b", "c"]
         #expect(state.cycleTarget(step: 1, order: order) == "a")
         #expect(state.cycleTarget(step: -1, order: order) == "c")
@@ -225,7 +225,7 @@ import Testing
 @Suite struct ZeroSessionTests {
     @Test func aZeroLengthRunLeavesNoEntry() {
         let now = t("2024-10-26T21:00:00+02:00")
-        var state = TimerState()
+        var state = WorkTimer()
         _ = state.startProject("p2", at: now, rules: berlin)
         _ = state.stop(at: now)
         #expect(state.projectSessions.isEmpty)

@@ -107,34 +107,34 @@ import Testing
         try withTemporaryDirectory { dir in
             var tracker: Tracker! = try fixture(dir)
             try tracker.startProject("Client B", at: Self.at(13.25))
-            let state = tracker.timerState
+            let state = tracker.workTimer
             try tracker.updateInterval("3", .init(start: Self.at(13)), at: Self.at(14))
             var snapshot = try tracker.snapshot(at: Self.at(14))
             #expect(snapshot.sessionTime == hour)
             #expect(snapshot.projectTimes["p2"]?.session == hour)
             #expect(snapshot.dailyTotal == 3 * hour)
             // Persisted in the same transaction: a restart sees the same state.
-            let moved = tracker.timerState
+            let moved = tracker.workTimer
             tracker = nil
             tracker = try Tracker(dataDirectory: dir, rules: berlin, now: Self.at(14), bootID: boot)
-            #expect(tracker.timerState == moved)
+            #expect(tracker.workTimer == moved)
             #expect(try tracker.undo(at: Self.at(14)).hasPrefix("Undid: edit of interval 3"))
-            #expect(tracker.timerState.open == state.open)
-            #expect(tracker.timerState.workRunStart == state.workRunStart)
-            #expect(tracker.timerState.projectRunStart == state.projectRunStart)
+            #expect(tracker.workTimer.open == state.open)
+            #expect(tracker.workTimer.workRunStart == state.workRunStart)
+            #expect(tracker.workTimer.projectRunStart == state.projectRunStart)
             snapshot = try tracker.snapshot(at: Self.at(14))
             #expect(snapshot.sessionTime == 45 * minute && snapshot.dailyTotal == 2 * hour + 45 * minute)
             // Split of the running interval: the second part runs on; the stopwatch goes on.
             let second = try tracker.splitInterval("3", at: Self.at(13.5), now: Self.at(14))
             #expect(second == "4")
-            #expect(tracker.timerState.open == OpenSegment(start: Self.at(13.5), projectID: "p2"))
+            #expect(tracker.workTimer.open == OpenSegment(start: Self.at(13.5), projectID: "p2"))
             #expect(try tracker.snapshot(at: Self.at(14)).sessionTime == 45 * minute)
             try tracker.stop(at: Self.at(15))
             #expect(try tracker.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!).suffix(2) == [row(3, 13.25, 13.5, "p2"), row(4, 13.5, 15, "p2")])
             // Undone after the timer stopped: one interval again, ending where the run ended.
             _ = try tracker.undo(at: Self.at(15))
             #expect(try tracker.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!).last == row(3, 13.25, 15, "p2"))
-            #expect(!tracker.timerState.running)
+            #expect(!tracker.workTimer.running)
         }
     }
 
@@ -147,12 +147,12 @@ import Testing
             #expect(snapshot.activeProject?.id == "p2" && snapshot.projectTimes["p2"]?.dailyTotal == hour)
             #expect(snapshot.projectTimes["p2"]?.session == hour && snapshot.projectTimes["p1"]?.dailyTotal == hour)
             try tracker.updateInterval("3", .init(project: .some(nil)), at: Self.at(14))
-            #expect(try tracker.snapshot(at: Self.at(14)).activeProject == nil && tracker.timerState.projectRunStart == nil)
+            #expect(try tracker.snapshot(at: Self.at(14)).activeProject == nil && tracker.workTimer.projectRunStart == nil)
             _ = try tracker.undo(at: Self.at(14))
             _ = try tracker.undo(at: Self.at(14))
             snapshot = try tracker.snapshot(at: Self.at(14))
             #expect(snapshot.activeProject?.id == "p1" && snapshot.projectTimes["p1"]?.dailyTotal == 2 * hour)
-            #expect(tracker.timerState.projectRunStart == Self.at(13))
+            #expect(tracker.workTimer.projectRunStart == Self.at(13))
         }
     }
 
@@ -160,15 +160,15 @@ import Testing
         try withTemporaryDirectory { dir in
             let tracker = try fixture(dir)
             try tracker.start(at: Self.at(12))
-            let state = tracker.timerState
+            let state = tracker.workTimer
             // Interval 2 (11–12) extended to 13 over the running one's start: its head goes.
             try tracker.updateInterval("2", .init(end: Self.at(13), replace: true), at: Self.at(14))
-            #expect(tracker.timerState.open == OpenSegment(start: Self.at(13), projectID: nil))
-            #expect(tracker.timerState.workRunStart == state.workRunStart)
+            #expect(tracker.workTimer.open == OpenSegment(start: Self.at(13), projectID: nil))
+            #expect(tracker.workTimer.workRunStart == state.workRunStart)
             #expect(try tracker.snapshot(at: Self.at(14)).sessionTime == 2 * hour)
             #expect(try tracker.snapshot(at: Self.at(14)).dailyTotal == 4 * hour)
             _ = try tracker.undo(at: Self.at(14))
-            var back = tracker.timerState
+            var back = tracker.workTimer
             back.lastChange = state.lastChange  // the last change only ever moves forward
             #expect(back == state)
         }
@@ -303,7 +303,7 @@ import Testing
                         if try tracker.historyForTesting().rows != rows { journaled += 1 }
                         let now = try tracker.historyForTesting().rows.sorted { $0.start < $1.start }
                         for (x, y) in zip(now, now.dropFirst()) { #expect(x.end != nil && x.end! <= y.start) }
-                        #expect(tracker.timerState.open?.start == now.last(where: \.running)?.start)
+                        #expect(tracker.workTimer.open?.start == now.last(where: \.running)?.start)
                     }
                     tracker = nil
                     tracker = try Tracker(dataDirectory: dir, rules: berlin, now: Self.now, bootID: boot)

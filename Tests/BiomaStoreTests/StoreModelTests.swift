@@ -6,10 +6,10 @@ import Testing
 @testable import BiomaStore
 
 /// The store against the pure rules: random operations, clock steps and restarts applied to a
-/// `Tracker` and to an in-memory `TimerState` + history must give equal snapshots and reports.
+/// `Tracker` and to an in-memory `WorkTimer` + history must give equal snapshots and reports.
 @Suite struct StoreModelTests {
     struct Model {
-        var state = TimerState()
+        var state = WorkTimer()
         var closed: [Interval] = []
 
         mutating func apply(_ changes: [SegmentChange]) {
@@ -67,7 +67,7 @@ import Testing
                             #expect(throws: TrackerError.noSuchProject("nope")) { try tracker.startProject("nope", at: now) }
                         }
                         model.state = before
-                        #expect(tracker.timerState == model.state)
+                        #expect(tracker.workTimer == model.state)
                         let expected = TrackerSnapshot(
                             state: model.state, projects: tracker.projects, closedIntervalsOfToday: model.closed,
                             rules: rules, now: now)

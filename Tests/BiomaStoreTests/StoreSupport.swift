@@ -17,12 +17,12 @@ func withTemporaryDirectory<R>(_ body: (URL) throws -> R) rethrows -> R {
 /// The memory state and the store's rows, to prove a failed call changed nothing.
 struct Fingerprint: Equatable {
     var snapshot: TrackerSnapshot
-    var state: TimerState
+    var state: WorkTimer
     var rows: String
 }
 
 func fingerprint(_ tracker: Tracker, at now: Micros) throws -> Fingerprint {
-    Fingerprint(snapshot: try tracker.snapshot(at: now), state: tracker.timerState, rows: try tracker.dumpForTesting())
+    Fingerprint(snapshot: try tracker.snapshot(at: now), state: tracker.workTimer, rows: try tracker.dumpForTesting())
 }
 
 func storageMessage(_ body: () throws -> Void) -> String? {

@@ -44,7 +44,7 @@ import TimerControl
     /// The bars decode Tasks1's signals with its property table, and ignore other interfaces.
     @Test func signalsOfTheTasksInterfaceReachTheState() {
         var state = Fixture.running
-        state.apply(["DueTasks": .uint32(2), "OpenTasks": .uint32(3)], interface: TimerNames.tasksInterface)
+        state.apply(["DueTasks": .uint32(2), "OpenTasks": .uint32(3)], interface: ContractNames.tasksInterface)
         #expect(state.tasks.dueTasks == 2 && state.tasks.openTasks == 3)
         state.apply(["DueTasks": .uint32(9)], interface: "org.example.Other")
         #expect(state.tasks.dueTasks == 2)

@@ -350,9 +350,9 @@ enum FocusFixture {
         let original = FocusFixture.focus("running", kind: "intervals", phase: "rest", label: Fixture.hostileName, round: 3, rounds: 8, completed: 4)
         let all = FocusStatus.table.values(of: original)
         #expect(Set(all.keys) == Set(FocusStatus.table.names))
-        let state = WidgetState(properties: [TimerNames.focusInterface: all])
+        let state = WidgetState(properties: [ContractNames.focusInterface: all])
         #expect(state.focus == original)
-        #expect(state.timer == TimerStatus())
+        #expect(state.timer == WorkStatus())
 
         var paused = original
         paused.state = .paused
@@ -361,11 +361,11 @@ enum FocusFixture {
         paused.updatedAt = Fixture.t0 + 5_000_000
         var decoded = state
         let changes = try #require(FocusStatus.table.changes(from: original, to: paused))
-        decoded.apply(Dictionary(uniqueKeysWithValues: changes), interface: TimerNames.focusInterface)
+        decoded.apply(Dictionary(uniqueKeysWithValues: changes), interface: ContractNames.focusInterface)
         #expect(decoded.focus == paused)
         #expect(Set(changes.map(\.0)) == ["State", "PhaseEndsAt", "Remaining", "UpdatedAt"])
         // Another interface's changes leave the focus timer alone.
-        decoded.apply(["State": .string("off")], interface: TimerNames.tasksInterface)
+        decoded.apply(["State": .string("off")], interface: ContractNames.tasksInterface)
         #expect(decoded.focus == paused)
     }
 }

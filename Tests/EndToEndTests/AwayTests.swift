@@ -133,18 +133,18 @@ struct AwayTests {
         for (arguments, error) in cases {
             let r = try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", TimerAPI.busName, "--object-path", TimerAPI.objectPath,
-                 "--method", "\(TimerAPI.interface).AwayBegin"] + arguments.flatMap { $0.split(separator: " ").map(String.init) })
-            #expect(r.stderr.contains("GDBus.Error:\(TimerAPI.errorPrefix)\(error): "), "\(arguments): \(r.stderr)")
+                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
+                 "--method", "\(DaemonAPI.interface).AwayBegin"] + arguments.flatMap { $0.split(separator: " ").map(String.init) })
+            #expect(r.stderr.contains("GDBus.Error:\(DaemonAPI.errorPrefix)\(error): "), "\(arguments): \(r.stderr)")
         }
         #expect(try property(f, "Away") == .string(""))
         // Back when not away: nothing happens.
         #expect(try f.cli(["away", "back"]).status == 0)
         let keep = try runProcess(
             "/usr/bin/gdbus",
-            ["call", "--address", f.bus.address, "--dest", TimerAPI.busName, "--object-path", TimerAPI.objectPath,
-             "--method", "\(TimerAPI.interface).KeepAway"])
-        #expect(keep.stderr.contains("GDBus.Error:\(TimerAPI.errorPrefix)NothingToUndo: "), "\(keep.stderr)")
+            ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
+             "--method", "\(DaemonAPI.interface).KeepAway"])
+        #expect(keep.stderr.contains("GDBus.Error:\(DaemonAPI.errorPrefix)NothingToUndo: "), "\(keep.stderr)")
         #expect(try f.durableState() == before)
         // A bad --since is a usage error.
         let r = try f.cli(["away", "idle", "--since", "a while ago"])
@@ -173,17 +173,17 @@ struct SuspendGapTests {
         let tracker = try Tracker(dataDirectory: data, rules: berlin, now: t0, bootID: "b")
         let service = try Bus(.address(bus.address))
         defer { service.close() }
-        let timer = TimerService(tracker: tracker, bus: service, clock: clock, suspendClock: suspend)
+        let timer = WorkService(tracker: tracker, bus: service, clock: clock, suspendClock: suspend)
         try DaemonObject([timer]).export(on: service)
-        try service.requestName(TimerAPI.busName)
+        try service.requestName(DaemonAPI.busName)
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String) throws -> [DBusValue] {
-            try client.call(destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: TimerAPI.interface, member: member)
+            try client.call(destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member)
         }
         func daily() throws -> Micros {
             try client.call(
-                destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-                member: "Get", [.string(TimerAPI.interface), .string("DailyTotal")]
+                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+                member: "Get", [.string(DaemonAPI.interface), .string("DailyTotal")]
             ).first?.int64 ?? -1
         }
         /// A day's work as the store has it, read on the loop thread (the tracker's one thread).

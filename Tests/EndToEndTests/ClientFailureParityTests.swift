@@ -93,7 +93,7 @@ struct ClientFailureParityTests {
 
     @Test func theBusCannotStartTheDaemon() throws {
         let bus = try PrivateBus()
-        try bus.installService(name: TimerNames.busName, exec: "/bin/false")
+        try bus.installService(name: ContractNames.busName, exec: "/bin/false")
         let r = try same(["toggle"], bus.environment, "spawn")
         #expect(r.status == ExitCode.unavailable)
         #expect(r.stderr.hasPrefix("biomatimer: the bus could not start the biomatimer daemon: "))

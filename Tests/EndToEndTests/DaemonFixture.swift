@@ -26,7 +26,7 @@ final class DaemonFixture: @unchecked Sendable {
                 + "DONT_FAKE_MONOTONIC=1 " + exec
         }
         if activation {
-            try bus.installService(name: TimerAPI.busName, exec: exec.trimmingCharacters(in: .whitespaces))
+            try bus.installService(name: DaemonAPI.busName, exec: exec.trimmingCharacters(in: .whitespaces))
         }
     }
 
@@ -86,22 +86,22 @@ final class DaemonFixture: @unchecked Sendable {
     /// `busctl call` on the timer object.
     @discardableResult
     func call(_ member: String, _ signatureAndArguments: [String] = []) throws -> ProcessResult {
-        try busctl(["call", TimerAPI.busName, TimerAPI.objectPath, TimerAPI.interface, member] + signatureAndArguments)
+        try busctl(["call", DaemonAPI.busName, DaemonAPI.objectPath, DaemonAPI.interface, member] + signatureAndArguments)
     }
 
     /// Every property through DBusKit's blocking client.
     func properties() throws -> [String: DBusValue] {
         let client = try BlockingBus(.address(bus.address))
         return try client.call(
-            destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-            member: "GetAll", [.string(TimerAPI.interface)]
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", [.string(DaemonAPI.interface)]
         ).first?.vardict ?? [:]
     }
 
     func method(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
         let client = try BlockingBus(.address(bus.address))
         return try client.call(
-            destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: TimerAPI.interface, member: member,
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member,
             arguments)
     }
 
@@ -111,7 +111,7 @@ final class DaemonFixture: @unchecked Sendable {
     /// The pid of the process owning the timer's name on the bus at `address`.
     static func daemonPID(onBus address: String) throws -> pid_t? {
         let client = try BlockingBus(.address(address))
-        guard let owner = try client.nameOwner(TimerAPI.busName) else { return nil }
+        guard let owner = try client.nameOwner(DaemonAPI.busName) else { return nil }
         let reply = try client.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "GetConnectionUnixProcessID", [.string(owner)])

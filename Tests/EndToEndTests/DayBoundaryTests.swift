@@ -22,20 +22,20 @@ struct DayBoundaryTests {
         let tracker = try Tracker(dataDirectory: data, rules: rules, now: clock.now(), bootID: "test-boot")
         let service = try Bus(.address(bus.address))
         defer { service.close() }
-        let timer = TimerService(tracker: tracker, bus: service, clock: clock)
+        let timer = WorkService(tracker: tracker, bus: service, clock: clock)
         try DaemonObject([timer]).export(on: service)
-        try service.requestName(TimerAPI.busName)
+        try service.requestName(DaemonAPI.busName)
 
         let listener = try Bus(.address(bus.address))
         defer { listener.close() }
         let seen = SignalLog()
         try listener.subscribe(
-            MatchRule(path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+            MatchRule(path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
         ) { seen.add($0.arguments[1].vardict ?? [:]) }
 
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String) throws {
-            _ = try client.call(destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: TimerAPI.interface, member: member)
+            _ = try client.call(destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member)
         }
         try call("Start")
         #expect(seen.wait(count: 1))

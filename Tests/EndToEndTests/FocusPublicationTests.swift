@@ -74,8 +74,8 @@ struct FocusPublicationTests {
         try f.requireCLI(["project", "add", "Writing"])
         try f.requireCLI(["focus", "pomodoro", "--project", "writing"])
         let monitor = try Monitor(f)
-        let focus = TimerNames.focusInterface
-        let timer = TimerAPI.interface
+        let focus = ContractNames.focusInterface
+        let timer = DaemonAPI.interface
 
         try f.requireCLI(["focus", "toggle"])
         let toggled = try monitor.changedInterfaces()
@@ -88,7 +88,7 @@ struct FocusPublicationTests {
         let skipped = try monitor.changedInterfaces()
         #expect(skipped.filter { $0 == focus }.count == 1, "focus skip: \(skipped)")
         #expect(skipped.filter { $0 == timer }.count <= 1, "focus skip: \(skipped)")
-        #expect(skipped.allSatisfy { $0 == focus || $0 == timer || $0 == TimerNames.tasksInterface }, "\(skipped)")
+        #expect(skipped.allSatisfy { $0 == focus || $0 == timer || $0 == ContractNames.tasksInterface }, "\(skipped)")
     }
 }
 

@@ -22,7 +22,7 @@ struct FocusSleepTests {
         let bus: PrivateBus
         let service: Bus
         let tracker: Tracker
-        let timer: TimerService
+        let timer: WorkService
         let clock: ManualClock
         let suspend: FakeSuspend
 
@@ -34,18 +34,18 @@ struct FocusSleepTests {
             let service = try Bus(.address(bus.address))
             self.service = service
             let notifier = Notifier(bus: service, enabled: false, log: { _ in })
-            timer = TimerService(tracker: tracker, bus: service, clock: clock, notifier: notifier, suspendClock: suspend)
+            timer = WorkService(tracker: tracker, bus: service, clock: clock, notifier: notifier, suspendClock: suspend)
             let focus = FocusService(
                 tracker: tracker, bus: service, clock: clock, timer: timer, notifier: notifier, log: { _ in })
             let object = DaemonObject([timer, focus])
             try object.export(on: service)
-            try service.requestName(TimerAPI.busName)
+            try service.requestName(DaemonAPI.busName)
             try service.sync { () throws(BusError) in object.attach(try Deadlines(bus: service)) }
         }
 
         func call(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
             try BlockingBus(.address(bus.address)).call(
-                destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: TimerNames.focusInterface,
+                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: ContractNames.focusInterface,
                 member: member, arguments)
         }
 

@@ -14,15 +14,15 @@ struct TaskReminderTests {
     func tasks(_ f: DaemonFixture, _ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
         let client = try BlockingBus(.address(f.bus.address))
         return try client.call(
-            destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: TimerNames.tasksInterface, member: member,
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: ContractNames.tasksInterface, member: member,
             arguments)
     }
 
     func taskProperties(_ f: DaemonFixture) throws -> [String: DBusValue] {
         let client = try BlockingBus(.address(f.bus.address))
         return try client.call(
-            destination: TimerAPI.busName, path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-            member: "GetAll", [.string(TimerNames.tasksInterface)]
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", [.string(ContractNames.tasksInterface)]
         ).first?.vardict ?? [:]
     }
 
@@ -39,8 +39,8 @@ struct TaskReminderTests {
         let seen = SignalLog()
         try listener.subscribe(
             MatchRule(
-                path: TimerAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                arg0: TimerNames.tasksInterface)
+                path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                arg0: ContractNames.tasksInterface)
         ) { seen.add($0.arguments[1].vardict ?? [:]) }
 
         let added = try f.cli(["task", "add", "Call R&D <back>", "--due", "+2s", "--project", "client a"])
@@ -171,10 +171,10 @@ struct TaskReminderTests {
         for (member, arguments, error) in cases {
             let r = try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", TimerAPI.busName, "--object-path", TimerAPI.objectPath,
-                 "--method", "\(TimerNames.tasksInterface).\(member)"] + arguments)
+                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
+                 "--method", "\(ContractNames.tasksInterface).\(member)"] + arguments)
             #expect(r.status != 0, "\(member) \(arguments) was accepted")
-            #expect(r.stderr.contains("GDBus.Error:\(TimerNames.errorPrefix)\(error): "), "\(member) \(arguments): \(r.stderr)")
+            #expect(r.stderr.contains("GDBus.Error:\(ContractNames.errorPrefix)\(error): "), "\(member) \(arguments): \(r.stderr)")
         }
         #expect(try listed(f) == before)
         // The CLI: a bad WHEN is a usage error before any call.

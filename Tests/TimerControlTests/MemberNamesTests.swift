@@ -23,11 +23,11 @@ import TimerControl
 
     @Test func methodsAreTheIntrospectionData() throws {
         let methods = try Self.methods()
-        #expect(methods[TimerNames.interface] == ContractMembers.timer1)
-        #expect(methods[TimerNames.tasksInterface] == ContractMembers.tasks1)
-        #expect(methods[TimerNames.focusInterface] == ContractMembers.focus1)
-        #expect(methods[TimerNames.commandInterface] == ContractMembers.command1)
-        #expect(Set(methods.keys.filter { $0.hasPrefix("org.biomatimer.") }) == [TimerNames.interface, TimerNames.tasksInterface, TimerNames.focusInterface, TimerNames.commandInterface])
+        #expect(methods[ContractNames.interface] == ContractMembers.timer1)
+        #expect(methods[ContractNames.tasksInterface] == ContractMembers.tasks1)
+        #expect(methods[ContractNames.focusInterface] == ContractMembers.focus1)
+        #expect(methods[ContractNames.commandInterface] == ContractMembers.command1)
+        #expect(Set(methods.keys.filter { $0.hasPrefix("org.biomatimer.") }) == [ContractNames.interface, ContractNames.tasksInterface, ContractNames.focusInterface, ContractNames.commandInterface])
         #expect(BIOMATIMER_TIMER1_START_PROJECT == "StartProject" && BIOMATIMER_FOCUS1_TOGGLE_PAUSE == "TogglePause")
     }
 

@@ -6,7 +6,7 @@ import BiomaText
 
 /// What a bar displays at one instant. All strings are plain text, not yet escaped.
 public struct WidgetDisplay: Sendable, Equatable {
-    public var phase: TimerPhase
+    public var phase: WorkPhase
     /// Whether a project is running (and so coloured and named).
     public var hasProject: Bool
     public var mark: String

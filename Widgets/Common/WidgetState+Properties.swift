@@ -3,14 +3,14 @@ import TimerControl
 
 extension WidgetState {
     /// The interfaces whose properties a bar follows, each decoded with its property table.
-    public static let interfaces = [TimerNames.interface, TimerNames.tasksInterface, TimerNames.focusInterface]
+    public static let interfaces = [ContractNames.interface, ContractNames.tasksInterface, ContractNames.focusInterface]
 
     /// The `GetAll` call that reads `interface` of the daemon's object; `autoStart` says whether
     /// the bus may start the daemon for it. Nil when the message cannot be made.
     public static func getAll(_ interface: String, autoStart: Bool) -> BusMessage? {
         guard
             let message = try? BusMessage.methodCall(
-                destination: TimerNames.busName, path: TimerNames.objectPath, interface: TimerNames.propertiesInterface,
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.propertiesInterface,
                 member: "GetAll", arguments: [.string(interface)])
         else { return nil }
         message.autoStart = autoStart
@@ -19,7 +19,7 @@ extension WidgetState {
 
     /// The state from the `GetAll` answers of the daemon's interfaces, by interface name.
     public init(properties: [String: [String: DBusValue]]) {
-        self.init(online: true, timer: TimerStatus())
+        self.init(online: true, timer: WorkStatus())
         for (interface, values) in properties { apply(values, interface: interface) }
     }
 
@@ -27,9 +27,9 @@ extension WidgetState {
     /// other interfaces are ignored.
     public mutating func apply(_ changed: [String: DBusValue], interface: String) {
         switch interface {
-        case TimerNames.interface: TimerStatus.table.apply(changed, to: &timer)
-        case TimerNames.tasksInterface: TasksStatus.table.apply(changed, to: &tasks)
-        case TimerNames.focusInterface: FocusStatus.table.apply(changed, to: &focus)
+        case ContractNames.interface: WorkStatus.table.apply(changed, to: &timer)
+        case ContractNames.tasksInterface: TasksStatus.table.apply(changed, to: &tasks)
+        case ContractNames.focusInterface: FocusStatus.table.apply(changed, to: &focus)
         default: break
         }
     }

@@ -7,25 +7,25 @@ import TimerControl
 /// `advanced(to:)` gives the live values at another instant, as the D-Bus contract says.
 ///
 /// The published values live in `timer` (one stored property per D-Bus property of
-/// `org.biomatimer.Timer1`, see `TimerStatus.table`); they read as if they were the state's
+/// `org.biomatimer.Timer1`, see `WorkStatus.table`); they read as if they were the state's
 /// own (`state.running`, `state.sessionTime`).
 @dynamicMemberLookup
 public struct WidgetState: Sendable, Equatable {
     /// The daemon owns its bus name. When false every other field is meaningless.
     public var online: Bool
     /// The properties of `org.biomatimer.Timer1`.
-    public var timer: TimerStatus
+    public var timer: WorkStatus
     /// The properties of `org.biomatimer.Tasks1`.
     public var tasks = TasksStatus()
     /// The properties of `org.biomatimer.Focus1`.
     public var focus = FocusStatus()
 
-    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<TimerStatus, Value>) -> Value {
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<WorkStatus, Value>) -> Value {
         get { timer[keyPath: keyPath] }
         set { timer[keyPath: keyPath] = newValue }
     }
 
-    public init(online: Bool = true, timer: TimerStatus) {
+    public init(online: Bool = true, timer: WorkStatus) {
         self.online = online
         self.timer = timer
     }
@@ -43,7 +43,7 @@ public struct WidgetState: Sendable, Equatable {
         projectSessionTime: Int64 = 0,
         projectDailyTotal: Int64 = 0
     ) {
-        var timer = TimerStatus()
+        var timer = WorkStatus()
         timer.running = running
         timer.updatedAt = updatedAt
         timer.sessionTime = sessionTime
@@ -122,7 +122,7 @@ public struct WidgetState: Sendable, Equatable {
 }
 
 /// What the widget shows, in the words of the CSS classes and the template's `{state}`.
-public enum TimerPhase: String, Sendable, Equatable, CaseIterable {
+public enum WorkPhase: String, Sendable, Equatable, CaseIterable {
     /// Work runs (with or without a project).
     case running
     /// Work is stopped with time on the stopwatch.
@@ -136,7 +136,7 @@ public enum TimerPhase: String, Sendable, Equatable, CaseIterable {
 extension WidgetState {
     /// The phase shown. "Time on the stopwatch" means at least one displayed second, so a
     /// stopwatch stopped at 0.4 s reads as idle, matching its `0:00:00`.
-    public var phase: TimerPhase {
+    public var phase: WorkPhase {
         if !online { return .offline }
         if timer.running { return .running }
         return timer.sessionTime >= 1_000_000 ? .paused : .idle

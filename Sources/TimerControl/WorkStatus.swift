@@ -7,7 +7,7 @@ import DBusCore
 /// Time values are microseconds and hold at `updatedAt`: while `running`, `sessionTime` and
 /// `dailyTotal` advance at one second per second; while `activeProject` is not empty, so do
 /// the two project values.
-public struct TimerStatus: Sendable, Equatable {
+public struct WorkStatus: Sendable, Equatable {
     /// `Running`: the work timer is running.
     public var running = false
     /// `UpdatedAt`: µs since the Unix epoch at which the time values hold.
@@ -39,8 +39,8 @@ public struct TimerStatus: Sendable, Equatable {
 
     /// The properties of `org.biomatimer.Timer1`, in the order of the contract and of
     /// dbus/org.biomatimer.Timer1.xml. The time values are sent with every change.
-    public static let table = PropertyTable<TimerStatus>(
-        interface: TimerNames.interface,
+    public static let table = PropertyTable<WorkStatus>(
+        interface: ContractNames.interface,
         [
             .init("Running", \.running),
             .init("UpdatedAt", \.updatedAt, alwaysSent: true),

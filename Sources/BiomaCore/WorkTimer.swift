@@ -39,7 +39,7 @@ public enum SegmentChange: Sendable, Equatable {
 /// Invariants: `open != nil` exactly when work runs; `workRunStart` is set exactly then;
 /// `projectRunStart` is set exactly when `open?.projectID` is. Instants earlier than the last
 /// change (a clock stepped backwards) are treated as the last change, so no duration is negative.
-public struct TimerState: Sendable, Equatable {
+public struct WorkTimer: Sendable, Equatable {
     public var open: OpenSegment?
     /// Work stopwatch value accumulated before the current run.
     public var workSession: Micros = 0

@@ -7,7 +7,7 @@ import DBusKit
 /// delete and split them, and undo. Each edit is one store transaction and, through `change`,
 /// one `PropertiesChanged` when it changes what is published (today's totals, the running
 /// interval's start).
-extension TimerService {
+extension WorkService {
     func editMethods() -> [DBusMethod] {
         [
             DBusMethod(BIOMATIMER_TIMER1_LIST_INTERVALS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("intervals", "aa{sv}")]
@@ -37,12 +37,12 @@ extension TimerService {
         let today = tracker.rules.day(containing: now)
         let from = try Self.optionalDay(call.arguments[0].string!, "from_day") ?? today
         let to = try Self.optionalDay(call.arguments[1].string!, "to_day") ?? today
-        if from > to { throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).") }
+        if from > to { throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).") }
         let rows: [IntervalRow]
         do {
             rows = try tracker.intervals(from: from, to: to)
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
         return [IntervalListing.table.list(rows.map(Self.listing))]
     }
@@ -70,7 +70,7 @@ extension TimerService {
         if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
         changes.replace = try options.bool("Replace") == true
         if changes.start == nil && changes.end == nil && changes.project == nil {
-            throw TimerAPI.invalidArgument("No changes given: use the keys Start, End or Project (and Replace).")
+            throw DaemonAPI.invalidArgument("No changes given: use the keys Start, End or Project (and Replace).")
         }
         let id = call.arguments[0].string!
         try change { try tracker.updateInterval(id, changes, at: $0) }

@@ -26,17 +26,17 @@ public struct SystemSuspendClock: SuspendClock {
 /// however it was noticed — logind, or the suspend gap looked at whenever the daemon wakes.
 /// Counting means: work stops at the absence's start (policy `stop` or `pause`); on return
 /// a notification offers "Resume" and "Count the time away", and `pause` resumes by itself.
-extension TimerService {
+extension WorkService {
     /// `AwayBegin(reason, since)`: `lock` or `idle`; `since` 0 is now, never in the future.
     func awayBegin(reason text: String, since: Micros) throws {
         guard let reason = AwayReason(rawValue: text), reason != .sleep else {
-            throw TimerAPI.invalidArgument("Unknown reason \(quoted(text)): use lock or idle.")
+            throw DaemonAPI.invalidArgument("Unknown reason \(quoted(text)): use lock or idle.")
         }
         let now = clock.now()
         guard since <= now else {
-            throw TimerAPI.invalidArgument("since is in the future: give an instant before now, or 0 for now.")
+            throw DaemonAPI.invalidArgument("since is in the future: give an instant before now, or 0 for now.")
         }
-        guard since >= 0 else { throw TimerAPI.invalidArgument("since must be an instant after 1970, or 0 for now.") }
+        guard since >= 0 else { throw DaemonAPI.invalidArgument("since must be an instant after 1970, or 0 for now.") }
         try change { now in
             // Already away: the absence began at the first report (a lock during idleness
             // keeps the idle start).
@@ -133,7 +133,7 @@ extension TimerService {
 
     func keepAway(at now: Micros) throws {
         guard let removed = lastRemoved else {
-            throw DBusMethodError(TimerNames.errorPrefix + BIOMATIMER_ERROR_NOTHING_TO_UNDO, "No away time was removed from work: nothing to count.")
+            throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_NOTHING_TO_UNDO, "No away time was removed from work: nothing to count.")
         }
         try tracker.keepAway(removed, at: now)
         lastRemoved = nil
@@ -176,7 +176,7 @@ extension TimerService {
         publishing(at: now) {
             onSleep?(now)
             guard awayRules.policy != .keep, away?.removed == nil else { return }
-            let running = tracker.timerState.open
+            let running = tracker.workTimer.open
             do {
                 _ = try tracker.stopForAway(since: now, at: now)
             } catch {

@@ -5,16 +5,16 @@ import DBusKit
 
 /// The daemon's side of the D-Bus contract (described in dbus/README.md): the fixed names,
 /// the published state of a tracker snapshot, and the errors a failure becomes.
-public enum TimerAPI {
-    public static let busName = TimerNames.busName
-    public static let objectPath = TimerNames.objectPath
-    public static let interface = TimerNames.interface
-    public static let errorPrefix = TimerNames.errorPrefix
+public enum DaemonAPI {
+    public static let busName = ContractNames.busName
+    public static let objectPath = ContractNames.objectPath
+    public static let interface = ContractNames.interface
+    public static let errorPrefix = ContractNames.errorPrefix
 
-    /// What `org.biomatimer.Timer1` publishes for a snapshot; `TimerStatus.table` turns it
+    /// What `org.biomatimer.Timer1` publishes for a snapshot; `WorkStatus.table` turns it
     /// into properties.
-    public static func status(of s: TrackerSnapshot) -> TimerStatus {
-        var status = TimerStatus()
+    public static func status(of s: TrackerSnapshot) -> WorkStatus {
+        var status = WorkStatus()
         status.running = s.running
         status.updatedAt = s.updatedAt
         status.sessionTime = s.sessionTime
@@ -32,7 +32,7 @@ public enum TimerAPI {
     /// The D-Bus error a tracker failure becomes.
     public static func dbusError(_ error: any Error) -> DBusMethodError {
         guard let error = error as? TrackerError else {
-            return DBusMethodError(TimerNames.errorPrefix + BIOMATIMER_ERROR_STORAGE, "\(error)")
+            return DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_STORAGE, "\(error)")
         }
         let name: String
         switch error {
@@ -54,6 +54,6 @@ public enum TimerAPI {
     }
 
     static func invalidArgument(_ message: String) -> DBusMethodError {
-        DBusMethodError(TimerNames.errorPrefix + BIOMATIMER_ERROR_INVALID_ARGUMENT, message)
+        DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_INVALID_ARGUMENT, message)
     }
 }

@@ -6,7 +6,7 @@ import DBusCore
 
 /// The picture of the day (`ReportText`'s `Chart` and `Svg` options): the period's intervals
 /// from the store, DayChart's segments, drawn by BiomaReports' chart renderers.
-extension TimerService {
+extension WorkService {
     /// `report --chart`: every day of the period as a strip, with the legend.
     func chartText(period: String, day: String, color: Bool) throws -> String {
         let (chart, legend) = try picture(period: period, day: day)
@@ -16,7 +16,7 @@ extension TimerService {
     /// `report --svg`: the day's ring, as an SVG document. One day only.
     func svgText(period: String, day: String) throws -> String {
         guard period == ReportPeriod.day.rawValue else {
-            throw TimerAPI.invalidArgument("Svg draws one day: use the period day, not \(quoted(period)).")
+            throw DaemonAPI.invalidArgument("Svg draws one day: use the period day, not \(quoted(period)).")
         }
         let (chart, legend) = try picture(period: period, day: day)
         return ChartSVG.render(chart, legend: legend)
@@ -24,7 +24,7 @@ extension TimerService {
 
     private func picture(period: String, day: String) throws -> (DayChart, ChartLegend) {
         guard let period = ReportPeriod(rawValue: period) else {
-            throw TimerAPI.invalidArgument("Unknown period \(quoted(period)): use day, week, month or year.")
+            throw DaemonAPI.invalidArgument("Unknown period \(quoted(period)): use day, week, month or year.")
         }
         let now = clock.now()
         let rules = tracker.rules
@@ -34,7 +34,7 @@ extension TimerService {
             let intervals = try tracker.intervals(from: range.from, to: range.to, at: now)
             chart = DayChart(from: range.from, to: range.to, intervals: intervals, rules: rules, now: now)
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
         return (chart, ChartLegend(chart, projects: tracker.projects))
     }

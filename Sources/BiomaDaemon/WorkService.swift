@@ -17,7 +17,7 @@ import DBusKit
 /// it also fires after a clock change or a resume, when the suspend gap is looked at), a
 /// heartbeat every `Tracker.heartbeatInterval` while the timer runs, and the instant a lock or
 /// idle absence starts to count.
-public final class TimerService: ObjectInterface, @unchecked Sendable {
+public final class WorkService: ObjectInterface, @unchecked Sendable {
     public let tracker: Tracker
     let bus: Bus
     let clock: any TimeSource
@@ -26,12 +26,12 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     /// The day last published, to notice a day boundary however it is discovered.
     private var publishedDay: Day
     /// What Timer1 said at the instant of the change in progress, to diff against.
-    private var before: TimerStatus?
+    private var before: WorkStatus?
     var deadlines: Deadlines?
     private var dayBoundary: Deadlines.Handle?
     private var heartbeatDue: Deadlines.Handle?
 
-    // Time away (TimerService+Away.swift).
+    // Time away (WorkService+Away.swift).
     let awayRules: AwayRules
     let notifier: Notifier?
     let suspendClock: any SuspendClock
@@ -137,17 +137,17 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     }
 
     /// The published state at the current instant.
-    func status() throws -> TimerStatus {
+    func status() throws -> WorkStatus {
         do {
             return published(try tracker.snapshot(at: clock.now()))
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
     }
 
     /// What `org.biomatimer.Timer1` publishes for a snapshot and the current absence.
-    func published(_ snapshot: TrackerSnapshot) -> TimerStatus {
-        var status = TimerAPI.status(of: snapshot)
+    func published(_ snapshot: TrackerSnapshot) -> WorkStatus {
+        var status = DaemonAPI.status(of: snapshot)
         if let away {
             status.away = away.reason.rawValue
             status.awaySince = away.since
@@ -166,7 +166,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
             // Today's work must be readable before anything changes (a `Storage` answer).
             _ = try tracker.snapshot(at: now)
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
         return try publishing(at: now) {
             do {
@@ -175,14 +175,14 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
                 // else; what it did is published even if the operation then fails).
                 try applyAway(at: now)
             } catch {
-                throw TimerAPI.dbusError(error)
+                throw DaemonAPI.dbusError(error)
             }
             do {
                 return try body(now)
             } catch let error as DBusMethodError {
                 throw error
             } catch {
-                throw TimerAPI.dbusError(error)
+                throw DaemonAPI.dbusError(error)
             }
         }
     }
@@ -211,14 +211,14 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         if snapshot.day != publishedDay || before == nil {
             publishedDay = snapshot.day
             let projectsChanged = before.map { $0.projects != after.projects } ?? true
-            let entries = TimerStatus.table.entries(of: after).filter { $0.0 != "Projects" || projectsChanged }
+            let entries = WorkStatus.table.entries(of: after).filter { $0.0 != "Projects" || projectsChanged }
             do {
-                try bus.emitPropertiesChanged(path: TimerAPI.objectPath, interface: TimerAPI.interface, changed: entries)
+                try bus.emitPropertiesChanged(path: DaemonAPI.objectPath, interface: DaemonAPI.interface, changed: entries)
             } catch {
                 log("cannot publish Timer1's state: \(error)")
             }
         } else if let before {
-            bus.emitChanges(TimerStatus.table, path: TimerAPI.objectPath, from: before, to: after)
+            bus.emitChanges(WorkStatus.table, path: DaemonAPI.objectPath, from: before, to: after)
         }
         scheduleDeadlines(snapshot)
     }
@@ -243,11 +243,11 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
 
     // MARK: - The interface
 
-    /// `org.biomatimer.Timer1`: its properties from `TimerStatus.table`, read from one
+    /// `org.biomatimer.Timer1`: its properties from `WorkStatus.table`, read from one
     /// snapshot per `Get`/`GetAll`.
     public func interface() -> DBusInterface {
         DBusInterface(
-            TimerStatus.table, state: { [self] in try status() },
+            WorkStatus.table, state: { [self] in try status() },
             methods: [
                 DBusMethod(BIOMATIMER_TIMER1_START) { [self] _ in
                     try start()
@@ -360,7 +360,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         case (_, false, false): break
         case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
         case (false, false, true): return [.string(try svgText(period: period, day: day))]
-        default: throw TimerAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
+        default: throw DaemonAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
         }
         let report = try report(period: period, day: day)
         let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
@@ -371,13 +371,13 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
         let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
         if let from, let to, from > to {
-            throw TimerAPI.invalidArgument("from_day \(from) is after to_day \(to).")
+            throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).")
         }
         defer { releaseMemoryAfterBulkWork() }
         do {
             return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
     }
 
@@ -389,7 +389,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         do {
             snapshot = try tracker.snapshot(at: clock.now())
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
         return ProjectListing.table.list(
             snapshot.projects.map { p in
@@ -404,7 +404,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
 
     private func report(period: String, day: String) throws -> Report {
         guard let period = ReportPeriod(rawValue: period) else {
-            throw TimerAPI.invalidArgument(
+            throw DaemonAPI.invalidArgument(
                 "Unknown period \(quoted(period)): use day, week, month or year.")
         }
         let day = try Self.optionalDay(day, "day")
@@ -412,7 +412,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
         do {
             report = try tracker.report(period, containing: day, at: clock.now())
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
         return report
     }
@@ -456,7 +456,7 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
     static func optionalDay(_ text: String, _ what: String) throws -> Day? {
         if text.isEmpty { return nil }
         guard let day = Day(text) else {
-            throw TimerAPI.invalidArgument("\(what) \(quoted(text)) is not a day: use YYYY-MM-DD, or \"\" for today.")
+            throw DaemonAPI.invalidArgument("\(what) \(quoted(text)) is not a day: use YYYY-MM-DD, or \"\" for today.")
         }
         return day
     }
@@ -475,14 +475,14 @@ public final class TimerService: ObjectInterface, @unchecked Sendable {
             case ("Color", .string(let s)): update.color = s
             case ("Position", .uint32(let u)): update.position = Int(u)
             case ("Name", _), ("Color", _), ("Position", _):
-                throw TimerAPI.invalidArgument(
+                throw DaemonAPI.invalidArgument(
                     "\(key) must be of type \(key == "Position" ? "u" : "s"), not \(value.signature).")
             default:
-                throw TimerAPI.invalidArgument("Unknown key \(quoted(key)): use Name, Color or Position.")
+                throw DaemonAPI.invalidArgument("Unknown key \(quoted(key)): use Name, Color or Position.")
             }
         }
         if update.name == nil && update.color == nil && update.position == nil {
-            throw TimerAPI.invalidArgument("No changes given: use the keys Name, Color or Position.")
+            throw DaemonAPI.invalidArgument("No changes given: use the keys Name, Color or Position.")
         }
         return update
     }

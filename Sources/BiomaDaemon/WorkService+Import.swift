@@ -5,7 +5,7 @@ import CSystem
 import DBusKit
 
 /// `Import`: time from another tracker (or biomatimer's own CSV), all or nothing.
-extension TimerService {
+extension WorkService {
     func importMethods() -> [DBusMethod] {
         [
             DBusMethod(BIOMATIMER_TIMER1_IMPORT, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
@@ -52,7 +52,7 @@ extension TimerService {
 
     static func importFormat(_ text: String) throws -> ImportFormat {
         guard let format = ImportFormat(rawValue: text) else {
-            throw TimerAPI.invalidArgument(
+            throw DaemonAPI.invalidArgument(
                 "Unknown import format \(quoted(text)): use \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         return format
@@ -64,21 +64,21 @@ extension TimerService {
         let options = try Options(values, allowed: ["TagMap"])
         guard let value = options.values["TagMap"] else { return TagMap() }
         guard case .array(.dictEntry(.string, .string), let entries) = value else {
-            throw TimerAPI.invalidArgument("TagMap must be of type a{ss}, not \(value.signature).")
+            throw DaemonAPI.invalidArgument("TagMap must be of type a{ss}, not \(value.signature).")
         }
         guard format != .csv || entries.isEmpty else {
-            throw TimerAPI.invalidArgument("TagMap is for the timewarrior and watson formats: CSV names its projects.")
+            throw DaemonAPI.invalidArgument("TagMap is for the timewarrior and watson formats: CSV names its projects.")
         }
         var map: [String: String] = [:]
         for case .dictEntry(.string(let tag), .string(let name)) in entries {
             guard map.updateValue(name, forKey: tag) == nil else {
-                throw TimerAPI.invalidArgument("TagMap names the tag \(quoted(tag)) twice.")
+                throw DaemonAPI.invalidArgument("TagMap names the tag \(quoted(tag)) twice.")
             }
         }
         do {
             return try TagMap(map)
         } catch {
-            throw TimerAPI.dbusError(error)
+            throw DaemonAPI.dbusError(error)
         }
     }
 }

@@ -2,7 +2,7 @@ import CContract
 import DBusCore
 
 /// One blocking connection to the daemon for a short-lived command: connect, call, print.
-public final class TimerClient {
+public final class DaemonClient {
     let bus: BlockingBus
     /// `BIOMATIMER_TIMEOUT` seconds, else the contract's default.
     let timeout: CallTimeout
@@ -32,12 +32,12 @@ public final class TimerClient {
 
     /// Calls a method of `interface` (by default `org.biomatimer.Timer1`); the bus starts the
     /// daemon if it is not running.
-    public func call(_ member: String, _ arguments: [DBusValue] = [], interface: String = TimerNames.interface)
+    public func call(_ member: String, _ arguments: [DBusValue] = [], interface: String = ContractNames.interface)
         throws(ClientFailure) -> [DBusValue]
     {
         do {
             return try bus.call(
-                destination: TimerNames.busName, path: TimerNames.objectPath, interface: interface, member: member, arguments,
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: interface, member: member, arguments,
                 timeout: timeout)
         } catch {
             throw ClientFailure(error)
@@ -45,17 +45,17 @@ public final class TimerClient {
     }
 
     /// Every property of one interface, computed by the daemon at the moment of the call.
-    public func properties(of interface: String = TimerNames.interface) throws(ClientFailure) -> [String: DBusValue] {
-        try call("GetAll", [.string(interface)], interface: TimerNames.propertiesInterface).first?.vardict ?? [:]
+    public func properties(of interface: String = ContractNames.interface) throws(ClientFailure) -> [String: DBusValue] {
+        try call("GetAll", [.string(interface)], interface: ContractNames.propertiesInterface).first?.vardict ?? [:]
     }
 
     /// The published state of the work timer, decoded with the interface's property table.
-    public func timerStatus() throws(ClientFailure) -> TimerStatus {
-        TimerStatus.table.decode(try properties(), over: TimerStatus())
+    public func workStatus() throws(ClientFailure) -> WorkStatus {
+        WorkStatus.table.decode(try properties(), over: WorkStatus())
     }
 
     /// The published state of the task list.
     public func tasksStatus() throws(ClientFailure) -> TasksStatus {
-        TasksStatus.table.decode(try properties(of: TimerNames.tasksInterface), over: TasksStatus())
+        TasksStatus.table.decode(try properties(of: ContractNames.tasksInterface), over: TasksStatus())
     }
 }
