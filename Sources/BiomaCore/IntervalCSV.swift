@@ -93,15 +93,25 @@ public enum IntervalCSV {
         cell.first == "'" && needsApostrophe(String(cell.dropFirst())) ? String(cell.dropFirst()) : cell
     }
 
+    // Both look at Unicode scalars, not characters: a comma or a quote followed by a combining
+    // mark is one Character in Swift (",\u{301}" is not equal to ","), yet a CSV reader, and
+    // `records(of:)`, see the comma.
     private static func needsApostrophe(_ cell: String) -> Bool {
-        guard let first = cell.first(where: { $0 != "'" }) else { return false }
-        return "=+-@".contains(first)
+        guard let first = cell.unicodeScalars.first(where: { $0 != "'" }) else { return false }
+        return "=+-@".unicodeScalars.contains(first)
     }
 
     static func quoted(_ cell: String) -> String {
-        guard cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+        guard cell.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" })
         else { return cell }
-        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var out = String.UnicodeScalarView()
+        out.append("\"")
+        for scalar in cell.unicodeScalars {
+            if scalar == "\"" { out.append("\"") }
+            out.append(scalar)
+        }
+        out.append("\"")
+        return String(out)
     }
 
     // MARK: Import

@@ -79,6 +79,9 @@ func goalsFailure(_ body: () throws -> Any?) -> String? {
         let tz = zone("Europe/Berlin")
         let notes: [String?] = [
             "=HYPERLINK(\"x\")", "a, b; c \\ d \"quoted\"", nil, "👩‍💻 café", String(repeating: "x,", count: 250), "'-minus",
+            // A comma, a quote or an equals sign with a combining mark is one Swift Character
+            // but still a comma, a quote, a formula to a CSV reader.
+            ",\u{301}", "\"\u{301}x", "=\u{301}1+1",
         ]
         let rows = notes.enumerated().map { index, note in
             IntervalCSV.Row(
