@@ -1,3 +1,4 @@
+import CContract
 import BiomaText
 import BiomaInstall
 import ArgumentParser
@@ -22,7 +23,7 @@ struct AwayCommand: ParsableCommand {
 /// `AwayBegin(reason, since)`, with WHEN (`-600s`, `09:30`) or now.
 func awayBegin(_ reason: String, since: String?) throws {
     let instant = try since.map { try when($0, option: "--since") } ?? 0
-    _ = try daemonClient().call("AwayBegin", [.string(reason), .int64(instant)])
+    _ = try daemonClient().call(BIOMATIMER_TIMER1_AWAY_BEGIN, [.string(reason), .int64(instant)])
 }
 
 struct AwayLock: ParsableCommand {
@@ -41,11 +42,11 @@ struct AwayIdle: ParsableCommand {
 
 struct AwayBack: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "back", abstract: "You are back.")
-    func run() throws { _ = try daemonClient().call("AwayEnd") }
+    func run() throws { _ = try daemonClient().call(BIOMATIMER_TIMER1_AWAY_END) }
 }
 
 struct AwayKeep: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keep", abstract: "Count the last away time that was removed as work after all.")
-    func run() throws { _ = try daemonClient().call("KeepAway") }
+    func run() throws { _ = try daemonClient().call(BIOMATIMER_TIMER1_KEEP_AWAY) }
 }

@@ -44,19 +44,19 @@ func callDaemon(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBus
 
 struct Start: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start or resume work (and the project that stopped with it).")
-    func run() throws { _ = try callDaemon("Start") }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_START) }
 }
 
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Stop work and the running project; the session value holds.")
-    func run() throws { _ = try callDaemon("Stop") }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_STOP) }
 }
 
 struct Toggle: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start work when stopped, stop it when running.")
     @Flag(help: "Print `running` or `stopped` afterwards.") var print = false
     func run() throws {
-        let running = try callDaemon("Toggle").first?.bool ?? false
+        let running = try callDaemon(BIOMATIMER_TIMER1_TOGGLE).first?.bool ?? false
         if print { say(running ? "running" : "stopped") }
     }
 }
@@ -64,7 +64,7 @@ struct Toggle: ParsableCommand {
 struct Reset: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Stop, and zero the work session and every project session (daily totals stay).")
-    func run() throws { _ = try callDaemon("Reset") }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_RESET) }
 }
 
 struct Status: ParsableCommand {
@@ -174,61 +174,61 @@ struct ProjectAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a project; prints its id.")
     @Argument(help: "1–64 characters, unique ignoring case.") var name: String
     @Option(help: "Colour #RRGGBB (default #007AFF).") var color = ""
-    func run() throws { say(try callDaemon("AddProject", [.string(name), .string(color)]).first?.string ?? "") }
+    func run() throws { say(try callDaemon(BIOMATIMER_TIMER1_ADD_PROJECT, [.string(name), .string(color)]).first?.string ?? "") }
 }
 
 struct ProjectStart: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "start", abstract: "Run a project (starting work if needed).")
     @Argument(completion: .projects) var project: String
-    func run() throws { _ = try callDaemon("StartProject", [.string(project)]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_START_PROJECT, [.string(project)]) }
 }
 
 struct ProjectStop: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop the running project; work goes on.")
-    func run() throws { _ = try callDaemon("StopProject") }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_STOP_PROJECT) }
 }
 
 struct ProjectToggle: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "toggle", abstract: "Start a project, or stop it if it runs.")
     @Argument(completion: .projects) var project: String
-    func run() throws { _ = try callDaemon("ToggleProject", [.string(project)]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_TOGGLE_PROJECT, [.string(project)]) }
 }
 
 struct ProjectNext: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "next", abstract: "Run the next project in list order.")
-    func run() throws { _ = try callDaemon("CycleProject", [.int32(1)]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_CYCLE_PROJECT, [.int32(1)]) }
 }
 
 struct ProjectPrev: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "prev", abstract: "Run the previous project in list order.")
-    func run() throws { _ = try callDaemon("CycleProject", [.int32(-1)]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_CYCLE_PROJECT, [.int32(-1)]) }
 }
 
 struct ProjectReset: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reset", abstract: "Zero a project's session (its daily total stays).")
     @Argument(completion: .projects) var project: String
-    func run() throws { _ = try callDaemon("ResetProject", [.string(project)]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_RESET_PROJECT, [.string(project)]) }
 }
 
 struct ProjectRename: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a project.")
     @Argument(completion: .projects) var project: String
     @Argument(help: "The new name.") var name: String
-    func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Name": .string(name)])]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(project), .vardict(["Name": .string(name)])]) }
 }
 
 struct ProjectColor: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "color", abstract: "Set a project's colour.")
     @Argument(completion: .projects) var project: String
     @Argument(help: "#RRGGBB") var color: String
-    func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Color": .string(color)])]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(project), .vardict(["Color": .string(color)])]) }
 }
 
 struct ProjectMove: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "move", abstract: "Move a project to a place in the list (0 is first).")
     @Argument(completion: .projects) var project: String
     @Argument var position: UInt32
-    func run() throws { _ = try callDaemon("UpdateProject", [.string(project), .vardict(["Position": .uint32(position)])]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(project), .vardict(["Position": .uint32(position)])]) }
 }
 
 struct ProjectDelete: ParsableCommand {
@@ -240,7 +240,7 @@ struct ProjectDelete: ParsableCommand {
 
     func run() throws {
         try confirm("Delete project \(Terminal.singleLine(project)) and all its recorded time?", yes: yes)
-        _ = try callDaemon("DeleteProject", [.string(project)])
+        _ = try callDaemon(BIOMATIMER_TIMER1_DELETE_PROJECT, [.string(project)])
     }
 }
 
@@ -298,7 +298,7 @@ struct Export: ParsableCommand, UsesFiles {
         }
     }
     func run() throws {
-        let csv = try callDaemon("ExportCSV", [.string(from ?? ""), .string(to ?? "")]).first?.string ?? ""
+        let csv = try callDaemon(BIOMATIMER_TIMER1_EXPORT_CSV, [.string(from ?? ""), .string(to ?? "")]).first?.string ?? ""
         if let output {
             try CommandContext.current.files.write(Array(csv.utf8), to: output)
         } else {
@@ -315,7 +315,7 @@ struct ResetHistory: ParsableCommand {
 
     func run() throws {
         try confirm("Delete ALL recorded time?", yes: yes)
-        _ = try callDaemon("ResetHistory")
+        _ = try callDaemon(BIOMATIMER_TIMER1_RESET_HISTORY)
     }
 }
 
@@ -432,7 +432,7 @@ extension CompletionKind {
     /// no daemon answers).
     static var projects: CompletionKind {
         .custom { _, _, prefix in
-            let projects = (try? daemonClient().call("ListProjects"))?.first?.array ?? []
+            let projects = (try? daemonClient().call(BIOMATIMER_TIMER1_LIST_PROJECTS))?.first?.array ?? []
             return projects.compactMap { $0.vardict?["Name"]?.string }.filter { $0.hasPrefix(prefix) }
         }
     }

@@ -51,7 +51,7 @@ struct Log: ParsableCommand {
         var to = date ?? ""
         if period == .week {
             // The daemon knows where weeks start (week_start, day_start).
-            let report = try client.call("Report", [.string("week"), .string(date ?? "")]).first?.vardict ?? [:]
+            let report = try client.call(BIOMATIMER_TIMER1_REPORT, [.string("week"), .string(date ?? "")]).first?.vardict ?? [:]
             from = report["From"]?.string ?? ""
             to = report["To"]?.string ?? ""
         }
@@ -127,7 +127,7 @@ struct AddInterval: ParsableCommand {
     func run() throws {
         let span = try span()
         let options: [String: DBusValue] = replace ? ["Replace": .boolean(true)] : [:]
-        let reply = try callDaemon("AddInterval", [.int64(span.start), .int64(span.end), .string(project ?? ""), .vardict(options)])
+        let reply = try callDaemon(BIOMATIMER_TIMER1_ADD_INTERVAL, [.int64(span.start), .int64(span.end), .string(project ?? ""), .vardict(options)])
         say(reply.first?.string ?? "")
     }
 }
@@ -165,7 +165,7 @@ struct EditInterval: ParsableCommand {
         if let project { changes["Project"] = .string(project) }
         if noProject { changes["Project"] = .string("") }
         if replace { changes["Replace"] = .boolean(true) }
-        _ = try callDaemon("UpdateInterval", [.string(id), .vardict(changes)])
+        _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_INTERVAL, [.string(id), .vardict(changes)])
     }
 }
 
@@ -183,7 +183,7 @@ struct SplitInterval: ParsableCommand {
     }
 
     func run() throws {
-        let reply = try callDaemon("SplitInterval", [.string(id), .int64(try intervalTime(at, option: "AT", day: date))])
+        let reply = try callDaemon(BIOMATIMER_TIMER1_SPLIT_INTERVAL, [.string(id), .int64(try intervalTime(at, option: "AT", day: date))])
         say(reply.first?.string ?? "")
     }
 }
@@ -193,11 +193,11 @@ struct DeleteInterval: ParsableCommand {
         commandName: "delete", abstract: "Delete a recorded interval (undo brings it back).")
     @Argument(help: "The interval's id.") var id: String
     func validate() throws { try checkIntervalID(id) }
-    func run() throws { _ = try callDaemon("DeleteInterval", [.string(id)]) }
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_DELETE_INTERVAL, [.string(id)]) }
 }
 
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Take back the last edit of recorded time (add, edit, split, delete, reset-history); again for the one before.")
-    func run() throws { say(try callDaemon("Undo").first?.string ?? "") }
+    func run() throws { say(try callDaemon(BIOMATIMER_TIMER1_UNDO).first?.string ?? "") }
 }

@@ -1,3 +1,4 @@
+import CContract
 import BiomaInstall
 import ArgumentParser
 import BiomaWidgets
@@ -91,7 +92,7 @@ struct FocusPomodoro: ParsableCommand {
     func run() throws {
         var options = try pomodoro.values()
         common.add(to: &options)
-        try callFocus("StartPomodoro", [.vardict(options)])
+        try callFocus(BIOMATIMER_FOCUS1_START_POMODORO, [.vardict(options)])
     }
 }
 
@@ -106,7 +107,7 @@ struct FocusCountdown: ParsableCommand {
     func run() throws {
         var options: [String: DBusValue] = [:]
         common.add(to: &options)
-        try callFocus("StartCountdown", [.int64(try focusDuration(duration, option: "DURATION")), .vardict(options)])
+        try callFocus(BIOMATIMER_FOCUS1_START_COUNTDOWN, [.int64(try focusDuration(duration, option: "DURATION")), .vardict(options)])
     }
 }
 
@@ -138,29 +139,29 @@ struct FocusIntervals: ParsableCommand {
 struct FocusStart: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "start", abstract: "Start a saved preset.")
     @Argument(help: "The preset's id or name.") var preset: String
-    func run() throws { try callFocus("StartPreset", [.string(preset)]) }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_START_PRESET, [.string(preset)]) }
 }
 
 struct FocusPause: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause the running phase.")
-    func run() throws { try callFocus("Pause") }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_PAUSE) }
 }
 
 struct FocusResume: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume", abstract: "Resume a paused phase (or start a waiting one).")
-    func run() throws { try callFocus("Resume") }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_RESUME) }
 }
 
 struct FocusToggle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toggle", abstract: "Pause or resume (a waiting phase starts); for a bar click.")
-    func run() throws { try callFocus("TogglePause") }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_TOGGLE_PAUSE) }
 }
 
 struct FocusSkip: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "skip", abstract: "End the phase now and move on.")
-    func run() throws { try callFocus("Skip") }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_SKIP) }
 }
 
 struct FocusExtend: ParsableCommand {
@@ -177,17 +178,17 @@ struct FocusExtend: ParsableCommand {
             ? -(try focusDuration(String(delta.dropFirst()), option: "DELTA")) : try focusDuration(delta, option: "DELTA")
     }
     func validate() throws { _ = try value() }
-    func run() throws { try callFocus("Extend", [.int64(try value())]) }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_EXTEND, [.int64(try value())]) }
 }
 
 struct FocusConfirm: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "confirm", abstract: "Start the phase that waits.")
-    func run() throws { try callFocus("Confirm") }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_CONFIRM) }
 }
 
 struct FocusStop: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop the focus timer.")
-    func run() throws { try callFocus("StopFocus") }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_STOP_FOCUS) }
 }
 
 struct FocusStatusCommand: ParsableCommand {
@@ -279,7 +280,7 @@ struct FocusPresetAdd: ParsableCommand {
     }
 
     func run() throws {
-        say(try callFocus("AddPreset", [.string(name), .string(kind), .vardict(try options.values())]).first?.string ?? "")
+        say(try callFocus(BIOMATIMER_FOCUS1_ADD_PRESET, [.string(name), .string(kind), .vardict(try options.values())]).first?.string ?? "")
     }
 }
 
@@ -288,7 +289,7 @@ struct FocusPresetList: ParsableCommand {
     @Flag(help: "JSON for scripts.") var json = false
 
     func run() throws {
-        let presets = (try callFocus("ListPresets").first?.array ?? []).compactMap(\.vardict)
+        let presets = (try callFocus(BIOMATIMER_FOCUS1_LIST_PRESETS).first?.array ?? []).compactMap(\.vardict)
         say(json ? FocusText.presetsJSON(presets) : FocusText.presetsTable(presets), terminator: "")
     }
 }
@@ -309,11 +310,11 @@ struct FocusPresetEdit: ParsableCommand {
         if try changes().isEmpty { throw ValidationError("Give at least one change, e.g. --name or --work.") }
     }
 
-    func run() throws { try callFocus("UpdatePreset", [.string(preset), .vardict(try changes())]) }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_UPDATE_PRESET, [.string(preset), .vardict(try changes())]) }
 }
 
 struct FocusPresetDelete: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a preset.")
     @Argument(help: "The preset's id or name.") var preset: String
-    func run() throws { try callFocus("DeletePreset", [.string(preset)]) }
+    func run() throws { try callFocus(BIOMATIMER_FOCUS1_DELETE_PRESET, [.string(preset)]) }
 }

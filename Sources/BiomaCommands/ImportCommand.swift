@@ -1,3 +1,4 @@
+import CContract
 import BiomaText
 import ArgumentParser
 import BiomaInstall
@@ -74,12 +75,12 @@ struct Import: ParsableCommand, UsesFiles {
         let count: Int64
         do {
             if from == .csv {
-                count = try callDaemon("ImportCSV", [.string(text)]).first?.int64 ?? 0
+                count = try callDaemon(BIOMATIMER_TIMER1_IMPORT_CSV, [.string(text)]).first?.int64 ?? 0
             } else {
                 let pairs = try Self.parseTagMap(tagMap).map { (DBusValue.string($0.0), DBusValue.string($0.1)) }
                 let options: DBusValue =
                     pairs.isEmpty ? .vardict([:]) : .vardict(["TagMap": .dictionary(key: .string, value: .string, pairs)])
-                count = try callDaemon("Import", [.string(from.rawValue), .string(text), options]).first?.int64 ?? 0
+                count = try callDaemon(BIOMATIMER_TIMER1_IMPORT, [.string(from.rawValue), .string(text), options]).first?.int64 ?? 0
             }
         } catch let failure as ClientFailure where failure.exitCode == ExitCode.unavailable && data.count > 32 << 20 {
             // A bus drops a connection that sends a message over its max_message_size.

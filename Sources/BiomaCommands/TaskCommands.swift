@@ -50,7 +50,7 @@ struct TaskAdd: ParsableCommand {
         if let due { options["Due"] = .int64(try when(due, option: "--due")) }
         if noRemind { options["Remind"] = .boolean(false) }
         if let project { options["Project"] = .string(project) }
-        say(try callTasks("AddTask", [.string(title), .vardict(options)]).first?.string ?? "")
+        say(try callTasks(BIOMATIMER_TASKS1_ADD_TASK, [.string(title), .vardict(options)]).first?.string ?? "")
     }
 }
 
@@ -108,19 +108,19 @@ struct TaskList: ParsableCommand {
 struct TaskDone: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "done", abstract: "Mark a task done.")
     @Argument(help: "The task's id (t1, t2, …).") var id: String
-    func run() throws { _ = try callTasks("CompleteTask", [.string(id)]) }
+    func run() throws { _ = try callTasks(BIOMATIMER_TASKS1_COMPLETE_TASK, [.string(id)]) }
 }
 
 struct TaskReopen: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reopen", abstract: "Open a done task again.")
     @Argument(help: "The task's id.") var id: String
-    func run() throws { _ = try callTasks("ReopenTask", [.string(id)]) }
+    func run() throws { _ = try callTasks(BIOMATIMER_TASKS1_REOPEN_TASK, [.string(id)]) }
 }
 
 struct TaskDelete: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a task.")
     @Argument(help: "The task's id.") var id: String
-    func run() throws { _ = try callTasks("DeleteTask", [.string(id)]) }
+    func run() throws { _ = try callTasks(BIOMATIMER_TASKS1_DELETE_TASK, [.string(id)]) }
 }
 
 struct TaskSnooze: ParsableCommand {
@@ -136,7 +136,7 @@ struct TaskSnooze: ParsableCommand {
     }
 
     func run() throws {
-        _ = try callTasks("SnoozeTask", [.string(id), .int64(duration.flatMap(DurationText.parse) ?? 0)])
+        _ = try callTasks(BIOMATIMER_TASKS1_SNOOZE_TASK, [.string(id), .int64(duration.flatMap(DurationText.parse) ?? 0)])
     }
 }
 
@@ -167,6 +167,6 @@ struct TaskEdit: ParsableCommand {
         if let project { changes["Project"] = .string(project) }
         if noProject { changes["Project"] = .string("") }
         if let remind { changes["Remind"] = .boolean(remind) }
-        _ = try callTasks("UpdateTask", [.string(id), .vardict(changes)])
+        _ = try callTasks(BIOMATIMER_TASKS1_UPDATE_TASK, [.string(id), .vardict(changes)])
     }
 }

@@ -1,3 +1,4 @@
+import CContract
 import DBusKit
 import Glibc
 import TimerControl
@@ -7,13 +8,13 @@ import TimerControl
 extension TrayService {
     func perform(_ action: MenuAction) {
         switch action {
-        case .toggleWork: click(ContractNames.interface, "Toggle")
-        case .startProject(let id): click(ContractNames.interface, "StartProject", [.string(id)])
-        case .stopProject: click(ContractNames.interface, "StopProject")
-        case .cycle(let step): click(ContractNames.interface, "CycleProject", [.int32(step)])
+        case .toggleWork: click(ContractNames.interface, BIOMATIMER_TIMER1_TOGGLE)
+        case .startProject(let id): click(ContractNames.interface, BIOMATIMER_TIMER1_START_PROJECT, [.string(id)])
+        case .stopProject: click(ContractNames.interface, BIOMATIMER_TIMER1_STOP_PROJECT)
+        case .cycle(let step): click(ContractNames.interface, BIOMATIMER_TIMER1_CYCLE_PROJECT, [.int32(step)])
         case .focus(let member, let arguments): click(ContractNames.focusInterface, member, arguments)
-        case .completeTask(let id): click(ContractNames.tasksInterface, "CompleteTask", [.string(id)])
-        case .snoozeTask(let id): click(ContractNames.tasksInterface, "SnoozeTask", [.string(id), .int64(600_000_000)])
+        case .completeTask(let id): click(ContractNames.tasksInterface, BIOMATIMER_TASKS1_COMPLETE_TASK, [.string(id)])
+        case .snoozeTask(let id): click(ContractNames.tasksInterface, BIOMATIMER_TASKS1_SNOOZE_TASK, [.string(id), .int64(600_000_000)])
         case .report: report()
         case .quit: quit()
         }
@@ -48,7 +49,7 @@ extension TrayService {
     func report() {
         let svg: DBusValue = .vardict(["Svg": true])
         daemonCall(
-            ContractNames.interface, "ReportText", [.string("day"), .string(""), svg], autoStart: true,
+            ContractNames.interface, BIOMATIMER_TIMER1_REPORT_TEXT, [.string("day"), .string(""), svg], autoStart: true,
             failure: { [self] error in notify("biomatimer", Self.message(of: error)) },
             success: { [self] values in
                 guard let text = values.first?.string else { return }

@@ -1,3 +1,4 @@
+import CContract
 import BiomaWidgets
 import DBusKit
 import Glibc
@@ -102,7 +103,7 @@ extension TrayService {
     func refreshLists(projects: Bool, tasks: Bool, presets: Bool) {
         guard input.state.online else { return }
         if projects {
-            daemonCall(ContractNames.interface, "ListProjects") { [self] values in
+            daemonCall(ContractNames.interface, BIOMATIMER_TIMER1_LIST_PROJECTS) { [self] values in
                 input.projects = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
                     guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
                     return TrayProject(id: id, name: name, color: p["Color"]?.string ?? "", dailyTotal: p["DailyTotal"]?.int64 ?? 0)
@@ -111,7 +112,7 @@ extension TrayService {
             }
         }
         if tasks {
-            daemonCall(ContractNames.tasksInterface, "ListTasks", [false]) { [self] values in
+            daemonCall(ContractNames.tasksInterface, BIOMATIMER_TASKS1_LIST_TASKS, [false]) { [self] values in
                 let now = clock.now()
                 input.dueTasks = (values.first?.array ?? []).compactMap(\.vardict).compactMap { t in
                     guard let id = t["Id"]?.string, let title = t["Title"]?.string, let due = t["Due"]?.int64,
@@ -123,7 +124,7 @@ extension TrayService {
             }
         }
         if presets {
-            daemonCall(ContractNames.focusInterface, "ListPresets") { [self] values in
+            daemonCall(ContractNames.focusInterface, BIOMATIMER_FOCUS1_LIST_PRESETS) { [self] values in
                 input.presets = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
                     guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
                     return TrayPreset(id: id, name: name)

@@ -1,3 +1,4 @@
+import CContract
 import DBusKit
 
 /// The two exported interfaces: their methods check every argument before anything changes.
@@ -23,7 +24,7 @@ extension TrayService {
                     return []
                 },
                 DBusMethod("SecondaryActivate", in: xy) { [unowned self] _ in
-                    if input.state.online && input.state.focus.isActive { perform(.focus("TogglePause", [])) }
+                    if input.state.online && input.state.focus.isActive { perform(.focus(BIOMATIMER_FOCUS1_TOGGLE_PAUSE, [])) }
                     return []
                 },
                 DBusMethod("Scroll", in: [DBusArgument("delta", "i"), DBusArgument("orientation", "s")]) { [unowned self] call in

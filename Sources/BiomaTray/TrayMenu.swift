@@ -1,3 +1,4 @@
+import CContract
 import BiomaText
 import BiomaWidgets
 import DBusCore
@@ -233,29 +234,29 @@ public struct TrayMenu: Sendable {
             label = "Focus · " + (TrayText.focus(focus, now: now) ?? "")
             switch focus.state {
             case .running:
-                children.append(MenuRow(id: 11, properties: ["label": "Pause"], children: [], action: .focus("Pause", [])))
+                children.append(MenuRow(id: 11, properties: ["label": "Pause"], children: [], action: .focus(BIOMATIMER_FOCUS1_PAUSE, [])))
             case .paused:
-                children.append(MenuRow(id: 12, properties: ["label": "Resume"], children: [], action: .focus("Resume", [])))
+                children.append(MenuRow(id: 12, properties: ["label": "Resume"], children: [], action: .focus(BIOMATIMER_FOCUS1_RESUME, [])))
             case .waiting:
-                children.append(MenuRow(id: 13, properties: ["label": "Start the next phase"], children: [], action: .focus("Confirm", [])))
+                children.append(MenuRow(id: 13, properties: ["label": "Start the next phase"], children: [], action: .focus(BIOMATIMER_FOCUS1_CONFIRM, [])))
             default: break
             }
             if focus.state != .done {
-                children.append(MenuRow(id: 14, properties: ["label": "Skip"], children: [], action: .focus("Skip", [])))
+                children.append(MenuRow(id: 14, properties: ["label": "Skip"], children: [], action: .focus(BIOMATIMER_FOCUS1_SKIP, [])))
             }
-            children.append(MenuRow(id: 15, properties: ["label": "Stop"], children: [], action: .focus("StopFocus", [])))
+            children.append(MenuRow(id: 15, properties: ["label": "Stop"], children: [], action: .focus(BIOMATIMER_FOCUS1_STOP_FOCUS, [])))
         } else {
             let none = DBusValue.vardict([:])
-            children.append(MenuRow(id: 16, properties: ["label": "Pomodoro"], children: [], action: .focus("StartPomodoro", [none])))
+            children.append(MenuRow(id: 16, properties: ["label": "Pomodoro"], children: [], action: .focus(BIOMATIMER_FOCUS1_START_POMODORO, [none])))
             children.append(
                 MenuRow(
                     id: 17, properties: ["label": "Countdown 5 min"], children: [],
-                    action: .focus("StartCountdown", [.int64(300_000_000), none])))
+                    action: .focus(BIOMATIMER_FOCUS1_START_COUNTDOWN, [.int64(300_000_000), none])))
             for preset in presets {
                 children.append(
                     MenuRow(
                         id: id("preset:" + preset.id), properties: ["label": .string(TrayText.label("Preset: " + TrayText.name(preset.name)))],
-                        children: [], action: .focus("StartPreset", [.string(preset.id)])))
+                        children: [], action: .focus(BIOMATIMER_FOCUS1_START_PRESET, [.string(preset.id)])))
                 shape.append("preset:\(preset.id):\(preset.name)")
             }
         }
