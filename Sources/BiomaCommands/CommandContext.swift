@@ -76,18 +76,17 @@ public protocol FileAccess: AnyObject {
 /// Files by path, as the caller (this process) opens them.
 final class LocalFiles: FileAccess {
     func read(_ path: String) throws(ClientFailure) -> [UInt8] {
-        if path == "-" {
-            do {
-                return try readAll(from: 0)
-            } catch {
-                throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read standard input: \(error)")
-            }
-        }
         do {
-            return try readWholeFile(path)
+            return try path == "-" ? readAll(from: 0) : readWholeFile(path)
         } catch {
-            throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read \(path): \(error).")
+            throw Self.readFailure(path, error)
         }
+    }
+
+    /// Why `path` (`-`: standard input) could not be read: one message wherever it is read.
+    static func readFailure(_ path: String, _ error: any Error) -> ClientFailure {
+        if path == "-" { return ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read standard input: \(error)") }
+        return ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read \(path): \(error).")
     }
 
     func write(_ bytes: [UInt8], to path: String) throws(ClientFailure) {
@@ -127,8 +126,7 @@ public final class PassedFiles: FileAccess {
         do {
             return try readAll(from: try fd.get())
         } catch {
-            if path == "-" { throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read standard input: \(error)") }
-            throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read \(path): \(error).")
+            throw LocalFiles.readFailure(path, error)
         }
     }
 
@@ -281,13 +279,17 @@ final class ParsedCommands: @unchecked Sendable {
     }
 
     /// A pthread mutex: Run is answered on the daemon's loop thread, but nothing here relies on it.
+    /// Allocated apart, so its address stays put (a stored property's `&` gives no such promise).
     private final class Mutex: @unchecked Sendable {
-        private var mutex = pthread_mutex_t()
-        init() { pthread_mutex_init(&mutex, nil) }
-        deinit { pthread_mutex_destroy(&mutex) }
+        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        init() { pthread_mutex_init(mutex, nil) }
+        deinit {
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+        }
         func locked<T>(_ body: () throws -> T) rethrows -> T {
-            pthread_mutex_lock(&mutex)
-            defer { pthread_mutex_unlock(&mutex) }
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
             return try body()
         }
     }

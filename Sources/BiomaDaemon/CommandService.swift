@@ -127,7 +127,7 @@ final class InProcessDaemon: DaemonAccess {
     func call(_ member: String, _ arguments: [DBusValue], interface name: String) throws(ClientFailure) -> [DBusValue] {
         if name == ContractNames.propertiesInterface, member == "GetAll", let wanted = arguments.first?.string {
             guard let interface = interfaces[wanted] else {
-                throw ClientFailure(.remote(name: "org.freedesktop.DBus.Error.UnknownInterface", message: "No interface \(wanted)"))
+                throw Self.failure(DBusMethodError.unknownInterface("No interface \(wanted)"))
             }
             var entries: [(String, DBusValue)] = []
             do {
@@ -139,12 +139,12 @@ final class InProcessDaemon: DaemonAccess {
             return [.vardict(ordered: entries)]
         }
         guard let method = interfaces[name]?.methods.first(where: { $0.name == member }) else {
-            throw ClientFailure(.remote(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "No method \(member) on interface \(name)"))
+            throw Self.failure(DBusMethodError.unknownMethod("No method \(member) on interface \(name)"))
         }
         let expected = DBusType.signature(of: method.inputs.map(\.type))
         let given = DBusType.signature(of: arguments.map(\.type))
         guard expected == given else {
-            throw ClientFailure(.remote(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(member) takes arguments of type '\(expected)', not '\(given)'"))
+            throw Self.failure(DBusMethodError.invalidArgs("\(member) takes arguments of type '\(expected)', not '\(given)'"))
         }
         do {
             // The message checks the arguments as sending them would (strings libdbus refuses).
