@@ -1,0 +1,170 @@
+import BiomaText
+
+// Sync, part 2: one operation, one line of a device's log.
+
+/// What an operation changes.
+public enum SyncEntity: String, Sendable, CaseIterable {
+    case project, interval, task, preset, setting
+}
+
+/// A field's value in an operation.
+public enum SyncValue: Equatable, Hashable, Sendable {
+    case null
+    case int(Int64)
+    case string(String)
+    case bool(Bool)
+
+    var json: JSON {
+        switch self {
+        case .null: return .null
+        case .int(let n): return .int(n)
+        case .string(let s): return .string(s)
+        case .bool(let b): return .bool(b)
+        }
+    }
+}
+
+/// One change, as a device writes it to its log: which entity (by UUID), the fields it sets,
+/// and when (a hybrid logical clock reading, whose device is the writer). Deleting sets the
+/// field `deleted` to true: a tombstone that merges like any other field.
+public struct SyncOperation: Equatable, Sendable {
+    /// The writer's sequence number, from 1, one more for each line it writes.
+    public var sequence: Int64
+    /// A UUIDv7: the operation's identity, recorded when applied so nothing applies twice.
+    public var id: String
+    public var clock: HybridTime
+    public var entity: SyncEntity
+    public var entityID: String
+    /// Field names to values, written with the names sorted.
+    public var fields: [String: SyncValue]
+
+    public init(
+        sequence: Int64, id: String, clock: HybridTime, entity: SyncEntity, entityID: String,
+        fields: [String: SyncValue]
+    ) {
+        self.sequence = sequence
+        self.id = id
+        self.clock = clock
+        self.entity = entity
+        self.entityID = entityID
+        self.fields = fields
+    }
+
+    public static let format: Int64 = 1
+    /// The longest line read (a line longer than this is damage, not an operation).
+    public static let maxLineBytes = 64 * 1024
+    public static let maxFields = 64
+    public static let deletedField = "deleted"
+
+    public var isTombstone: Bool { fields[Self.deletedField] == .bool(true) }
+
+    /// The line, without its newline: compact JSON, keys in a fixed order.
+    public var line: String {
+        JSON.fields([
+            ("v", .int(Self.format)), ("seq", .int(sequence)), ("op", .string(id)),
+            ("hlc", .array([.int(clock.wall), .int(Int64(clock.counter))])), ("dev", .string(clock.device)),
+            ("kind", .string(entity.rawValue)), ("id", .string(entityID)),
+            ("set", .fields(fields.keys.sorted().map { ($0, fields[$0]!.json) })),
+        ]).text
+    }
+
+    /// Reads a line written by `line`, checking every part; the error says what is wrong.
+    public init(line: String) throws(SyncLineError) {
+        guard line.utf8.count <= Self.maxLineBytes else { throw SyncLineError("the line is longer than 64 KiB") }
+        let json: StrictJSON
+        do { json = try StrictJSON.parse(line) } catch { throw SyncLineError("not JSON: \(error)") }
+        guard case .object = json else { throw SyncLineError("not a JSON object") }
+        guard try Self.integer(json, "v") == Self.format else { throw SyncLineError("format \"v\" is not 1") }
+        sequence = try Self.integer(json, "seq")
+        guard sequence >= 1 else { throw SyncLineError("\"seq\" must be 1 or more") }
+        id = try Self.uuid(json, "op")
+        let device = try Self.uuid(json, "dev")
+        guard case .array(let parts) = json["hlc"], parts.count == 2,
+            case .number(let wallText) = parts[0], let wall = Int64(wallText), wall >= 0,
+            case .number(let counterText) = parts[1], let counter = UInt32(counterText)
+        else { throw SyncLineError("\"hlc\" must be [wall µs, counter]") }
+        clock = HybridTime(wall: wall, counter: counter, device: device)
+        guard case .string(let kind) = json["kind"], let entity = SyncEntity(rawValue: kind) else {
+            throw SyncLineError("\"kind\" must be one of \(SyncEntity.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self.entity = entity
+        entityID = try Self.uuid(json, "id")
+        guard case .object(let members) = json["set"] else { throw SyncLineError("\"set\" must be an object") }
+        guard members.count <= Self.maxFields else { throw SyncLineError("more than \(Self.maxFields) fields") }
+        var fields: [String: SyncValue] = [:]
+        for (key, value) in members {
+            guard Self.isFieldName(key) else { throw SyncLineError("field name \(JSON.quoted(key)) is not [a-z][a-z0-9_]*") }
+            switch value {
+            case .null: fields[key] = .null
+            case .bool(let b): fields[key] = .bool(b)
+            case .string(let s): fields[key] = .string(s)
+            case .number(let text):
+                guard let n = Int64(text) else { throw SyncLineError("field \(key): only whole numbers are stored") }
+                fields[key] = .int(n)
+            case .array, .object: throw SyncLineError("field \(key): \(value.kind) is not a field value")
+            }
+        }
+        self.fields = fields
+    }
+
+    private static func integer(_ json: StrictJSON, _ key: String) throws(SyncLineError) -> Int64 {
+        guard case .number(let text) = json[key], let n = Int64(text) else {
+            throw SyncLineError("\"\(key)\" must be a whole number")
+        }
+        return n
+    }
+
+    private static func uuid(_ json: StrictJSON, _ key: String) throws(SyncLineError) -> String {
+        guard case .string(let text) = json[key], UUIDText.isValid(text) else {
+            throw SyncLineError("\"\(key)\" must be a lowercase UUID")
+        }
+        return text
+    }
+
+    static func isFieldName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, (0x61...0x7A).contains(first), bytes.count <= 32 else { return false }
+        return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_") }
+    }
+}
+
+/// Why a line is not an operation.
+public struct SyncLineError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A device's log: segments `ops-000001.jsonl`, `ops-000002.jsonl`, … of whole lines.
+public enum SyncLog {
+    /// A new segment after this many lines.
+    public static let linesPerSegment = 10_000
+
+    public static func segmentName(_ index: Int) -> String {
+        let digits = String(index)
+        return "ops-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".jsonl"
+    }
+
+    /// The segment's number, or nil for a name that is not a segment (temporary files, a
+    /// Syncthing conflict copy, anything else a user put there).
+    public static func segmentIndex(_ name: String) -> Int? {
+        guard name.hasPrefix("ops-"), name.hasSuffix(".jsonl") else { return nil }
+        let digits = name.dropFirst(4).dropLast(6)
+        guard digits.count >= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(digits), index >= 1
+        else { return nil }
+        return segmentName(index) == name ? index : nil
+    }
+
+    /// The whole lines in `bytes` (a file read from a cursor), each as its text or nil when it
+    /// is not UTF-8 (damage, reported by the reader). A last line without its newline is not
+    /// returned: a writer or a copy is still at it, and it is read once whole. `consumed` is
+    /// how many bytes the returned lines take, newlines included: where the next read starts.
+    public static func wholeLines(_ bytes: [UInt8]) -> (lines: [String?], consumed: Int) {
+        var lines: [String?] = []
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            lines.append(String(validating: bytes[start..<index], as: UTF8.self))
+            start = index + 1
+        }
+        return (lines, start)
+    }
+}
