@@ -80,6 +80,8 @@ let package = Package(
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.
         .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText"]),
+        // The sync folder: each device's operation log written and read there (no store, no bus).
+        .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaInstall", "BiomaText"]),
         // The client's side beyond one call: the watch that follows the daemon.
         .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets"]),
         // `install` and `uninstall`: the layout, the manifest, files written atomically.
@@ -166,6 +168,7 @@ let package = Package(
         // The bars' renderers; StatusText (BiomaReports) is checked on the same fixtures.
         .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl"]),
         .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaText", "BiomaWidgets", "TimerControl", "TestSupport"]),
+        .testTarget(name: "BiomaSyncTests", dependencies: ["BiomaSync", "BiomaCore", "TestSupport"]),
         .testTarget(name: "TimerControlTests", dependencies: ["TimerControl", "TestSupport"]),
         .testTarget(name: "BiomaReportsTests", dependencies: ["BiomaReports", "BiomaCore", "BiomaText", "TestSupport"]),
         .testTarget(

@@ -67,13 +67,13 @@ extension AtomicFile {
     }
 
     /// Writes `bytes` as `name` in the directory open as `directory` (a caller's descriptor),
-    /// the same way: a temporary file beside it, flushed, renamed into place; nothing is left
-    /// on failure.
+    /// the same way: a temporary file beside it (named `.NAME.….tmp`, which a Syncthing folder
+    /// set up by `sync enable` ignores), flushed, renamed into place; nothing is left on failure.
     public static func write(_ bytes: [UInt8], directory: Int32, name: String, mode: mode_t = 0o644) throws(SystemError) {
         var fd: Int32 = -1
         var temporary = ""
         for attempt in 0..<100 {
-            temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(attempt)"
+            temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(attempt).tmp"
             fd = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if fd >= 0 || errno != EEXIST { break }
         }
