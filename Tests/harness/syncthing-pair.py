@@ -8,8 +8,8 @@ Generates both instances' keys and configs under STATE_DIR, keeps them off the n
 crash reports and upgrades off), introduces each to the other and shares folder
 `biomatimer` (PATH_A on one, PATH_B on the other) through the REST API with the
 `X-API-Key` header (Debian's syncthing 1.19 panics in `syncthing cli config devices add`).
-Prints `ready <device-a> <device-b>` once the two are connected and the folder is idle on
-both, then runs until SIGTERM or SIGINT, and stops both instances. Standard library only.
+Prints `ready <device-a> <device-b>` once the two are connected and a probe file written on
+one side has reached the other and its removal too, then runs until SIGTERM or SIGINT, and stops both instances. Standard library only.
 """
 
 import json
@@ -137,6 +137,14 @@ def main():
         b.wait_until("connection to a", lambda: b.connected_to(a))
         for one in (a, b):
             one.wait_until("idle folder", one.idle)
+        # Files flow once a probe written on one side shows up on the other, and its removal too.
+        probe = ".syncthing-pair-probe"
+        with open(os.path.join(path_a, probe), "w") as f:
+            f.write("probe\n")
+        b.wait_until("the probe file from a", lambda: os.path.exists(os.path.join(path_b, probe)))
+        os.unlink(os.path.join(path_a, probe))
+        b.wait_until("the probe's removal", lambda: not os.path.exists(os.path.join(path_b, probe)))
+        a.wait_until("idle folder", a.idle)
         print("ready", a.device_id, b.device_id, flush=True)
         while not stopping:
             signal.pause()
