@@ -336,7 +336,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     try keepAway()
                     return []
                 },
-            ] + editMethods() + importMethods())
+            ] + editMethods() + importMethods() + noteMethods())
     }
 
     private func updateProject(_ call: MethodCall) throws -> [DBusValue] {

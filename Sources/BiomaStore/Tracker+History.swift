@@ -48,11 +48,12 @@ extension Tracker {
         var writeError: (any Error)?
         do {
             try readOrThrow { db in
-                try Tracker.forEachClosedInterval(db, overlapping: low, high) { interval in
+                try Tracker.forEachClosedInterval(db, overlapping: low, high) { (interval: Interval, note: String?) in
                     let project = interval.projectID.flatMap { byID[$0] }
                     rows.append(
                         IntervalCSV.Row(
-                            projectName: project?.name, color: project?.color, start: interval.start, end: interval.end))
+                            projectName: project?.name, color: project?.color, start: interval.start, end: interval.end,
+                            note: note))
                     if rows.count >= batch {
                         do { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) } catch {
                             writeError = error
@@ -76,7 +77,9 @@ extension Tracker {
         var count = 0
         try change(at: now) { model, db in
             var items: [(interval: Interval, line: Int)] = []
+            var notes: [Int: String] = [:]
             for row in rows {
+                if let note = row.note { notes[row.line] = note }
                 var projectID: String?
                 if let name = row.projectName {
                     if let existing = model.projects.first(where: { Project.nameKey($0.name) == Project.nameKey(name) }) {
@@ -87,7 +90,7 @@ extension Tracker {
                 }
                 items.append((Interval(start: row.start, end: row.end, projectID: projectID), row.line))
             }
-            let added = try Tracker.insertHistory(items, state: model.state, rules: rules, db)
+            let added = try Tracker.insertHistory(items, state: model.state, rules: rules, note: { notes[$0] }, db)
             count = added.count
             if count > 0 {
                 try Tracker.journalAdded(ids: added, what: "import of \(count) interval\(count == 1 ? "" : "s") (csv)", at: now, db)
@@ -119,7 +122,7 @@ extension Tracker {
     /// `name(line)` when given, else as "`label` `line`". Returns the rowids of the intervals added.
     static func insertHistory(
         _ items: [(interval: Interval, line: Int)], state: WorkTimer, rules: DayRules, label: String = "CSV line",
-        name: ((Int) -> String)? = nil, _ db: Database
+        name: ((Int) -> String)? = nil, note: ((Int) -> String?)? = nil, _ db: Database
     ) throws -> [Int64] {
         let sorted = items.sorted { ($0.interval.start, $0.line) < ($1.interval.start, $1.line) }
         guard let first = sorted.first else { return [] }
@@ -138,7 +141,8 @@ extension Tracker {
         var cursor = 0
         var previous: (interval: Interval, line: Int)?
         var added: [Int64] = []
-        let insert = try db.cachedStatement(sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, ?)")
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO interval (start_us, end_us, project_id, note) VALUES (?, ?, ?, ?)")
         for item in sorted {
             let interval = item.interval
             guard interval.end > interval.start else { throw overlap(item, "") }
@@ -155,7 +159,7 @@ extension Tracker {
                 if existing[cursor] == interval { continue }
                 throw overlap(item, "recorded time \(text(existing[cursor]))")
             }
-            try insert.execute(arguments: [interval.start, interval.end, interval.projectID])
+            try insert.execute(arguments: [interval.start, interval.end, interval.projectID, note?(item.line)])
             added.append(db.lastInsertedRowID)
         }
         return added
