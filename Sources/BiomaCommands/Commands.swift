@@ -28,7 +28,7 @@ public struct Biomatimer: ParsableCommand {
         subcommands: [
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, Tray.self, ProjectCommand.self, FocusCommand.self,
             TaskCommand.self, AwayCommand.self, Log.self, AddInterval.self, EditInterval.self, SplitInterval.self,
-            DeleteInterval.self, Undo.self,
+            DeleteInterval.self, Undo.self, NoteCommand.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])
 
