@@ -225,3 +225,40 @@ struct NoteCommand: ParsableCommand {
 
     func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_SET_NOTE, [.string(clear ? "" : text ?? "")]) }
 }
+
+/// `--round` steps, `--rounding` and `--round-per` (the daemon's `Rounding` checks them again).
+enum RoundStep: String, ExpressibleByArgument, CaseIterable {
+    case six = "6m", fifteen = "15m", thirty = "30m"
+}
+
+enum RoundMode: String, ExpressibleByArgument, CaseIterable {
+    case up, nearest
+}
+
+enum RoundPer: String, ExpressibleByArgument, CaseIterable {
+    case interval, day
+}
+
+/// `report --notes`, `--round 6m|15m|30m [--rounding up|nearest] [--round-per interval|day]`.
+struct ReportExtraOptions: ParsableArguments {
+    @Flag(help: "List the intervals' notes per day and project.") var notes = false
+    @Option(help: "Show rounded beside exact totals per project: 6m, 15m or 30m (the history is not changed).")
+    var round: RoundStep?
+    @Option(help: "up (the default: any started step counts) or nearest.") var rounding: RoundMode?
+    @Option(name: .customLong("round-per"), help: "interval (the default) or day: what is rounded.") var roundPer: RoundPer?
+
+    func validate() throws {
+        if round == nil && (rounding != nil || roundPer != nil) {
+            throw ValidationError("--rounding and --round-per go with --round 6m|15m|30m.")
+        }
+    }
+
+    /// The `ReportText` options.
+    var options: [(String, DBusValue)] {
+        var options: [(String, DBusValue)] = notes ? [("Notes", .boolean(true))] : []
+        if let round { options.append(("Round", .string(round.rawValue))) }
+        if let rounding { options.append(("Rounding", .string(rounding.rawValue))) }
+        if let roundPer { options.append(("RoundPer", .string(roundPer.rawValue))) }
+        return options
+    }
+}

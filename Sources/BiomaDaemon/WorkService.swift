@@ -352,7 +352,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// `biomatimer report` calls it, in process when the front's Run runs the command, over
     /// the bus from biomatimer-tool.
     private func reportText(_ call: MethodCall) throws -> [DBusValue] {
-        let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
+        let options = try Options(
+            call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"] + Self.reportExtraKeys)
         let json = try options.bool("Json") == true
         let color = try options.bool("Color") == true
         let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
@@ -362,7 +363,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         case (false, false, true): return [.string(try svgText(period: period, day: day))]
         default: throw DaemonAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
         }
+        let extras = try ReportExtras(options)
         let report = try report(period: period, day: day)
+        if !extras.isEmpty { return [.string(try reportWithExtras(report, extras, json: json, color: color))] }
         let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
         return [.string(text)]
     }

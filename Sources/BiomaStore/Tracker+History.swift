@@ -22,9 +22,10 @@ extension Tracker {
 
     /// The recorded (closed) intervals overlapping the days `from...to` (nil: unbounded), as
     /// CSV (see `IntervalCSV`). The running interval is exported once it has been closed.
-    public func exportCSV(from: Day?, to: Day?, at now: Micros) throws -> String {
+    /// With `rounding`, a `rounded` column holds each interval's rounded duration.
+    public func exportCSV(from: Day?, to: Day?, rounding: Rounding? = nil, at now: Micros) throws -> String {
         var out = ""
-        try exportCSV(from: from, to: to, at: now) { out += $0 }
+        try exportCSV(from: from, to: to, rounding: rounding, at: now) { out += $0 }
         return out
     }
 
@@ -32,7 +33,7 @@ extension Tracker {
     /// `write` (a file descriptor, a pipe) as soon as it is made, read from a cursor, so that a
     /// long history never sits in memory whole. Follow it with `releaseMemory()`.
     public func exportCSV(
-        from: Day?, to: Day?, at now: Micros, batch: Int = 1000, write: (String) throws -> Void
+        from: Day?, to: Day?, rounding: Rounding? = nil, at now: Micros, batch: Int = 1000, write: (String) throws -> Void
     ) throws {
         if let from, let to, from > to {
             throw TrackerError.invalidArgument("The export range starts (\(from)) after it ends (\(to)).")
@@ -41,7 +42,7 @@ extension Tracker {
         let high = to.map { rules.start(of: $0.adding(days: 1)) } ?? .max
         let byID = Dictionary(model.projects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let timeZone = rules.timeZone
-        try write(IntervalCSV.header + "\r\n")
+        try write((rounding == nil ? IntervalCSV.header : IntervalCSV.roundedHeader) + "\r\n")
         var rows: [IntervalCSV.Row] = []
         rows.reserveCapacity(max(1, batch))
         // An error of `write` is the caller's own, passed through as it is.
@@ -55,7 +56,7 @@ extension Tracker {
                             projectName: project?.name, color: project?.color, start: interval.start, end: interval.end,
                             note: note))
                     if rows.count >= batch {
-                        do { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) } catch {
+                        do { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone, rounding: rounding)) } catch {
                             writeError = error
                             throw error
                         }
@@ -66,7 +67,7 @@ extension Tracker {
         } catch {
             throw writeError ?? error
         }
-        if !rows.isEmpty { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) }
+        if !rows.isEmpty { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone, rounding: rounding)) }
     }
 
     /// Imports `exportCSV`'s format, all or nothing; returns the number of intervals added.
