@@ -30,6 +30,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     var deadlines: Deadlines?
     private var dayBoundary: Deadlines.Handle?
     private var heartbeatDue: Deadlines.Handle?
+    /// `export_ics` (WorkService+Calendar.swift): the file, and its debounced rewrite.
+    public var calendarPath: String?
+    var calendar = CalendarFileState()
 
     // Time away (WorkService+Away.swift).
     let awayRules: AwayRules
@@ -119,6 +122,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 log("cannot read today's work (\(error)); the heartbeat waits for the next change")
             }
         }
+        attachCalendar(deadlines)
         checkDayBoundary()
         // An absence saved by the previous run: decided now, or its deadline set.
         if away != nil { decideAway() }
@@ -221,6 +225,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             bus.emitChanges(WorkStatus.table, path: DaemonAPI.objectPath, from: before, to: after)
         }
         scheduleDeadlines(snapshot)
+        calendarChanged(at: now)
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
