@@ -15,40 +15,37 @@ extension WorkService {
                 return [.string(try change { try tracker.setRunningNote(text, at: $0) })]
             },
             DBusMethod(BIOMATIMER_TIMER1_EXPORT_ICS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("ics", "s")]) {
-                [self] call in
-                let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
-                let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
-                if let from, let to, from > to {
-                    throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).")
-                }
-                defer { releaseMemoryAfterBulkWork() }
-                do {
-                    return [.string(try tracker.exportICS(from: from, to: to, at: clock.now()))]
-                } catch {
-                    throw DaemonAPI.dbusError(error)
-                }
+                [self] call in try export(call) { try tracker.exportICS(from: $0, to: $1, at: $2) }
             },
             DBusMethod(BIOMATIMER_TIMER1_EXPORT_CSV_ROUNDED,
                 in: [.init("from_day", "s"), .init("to_day", "s"), .init("options", "a{sv}")], out: [.init("csv", "s")]
             ) { [self] call in
-                let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
-                let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
-                if let from, let to, from > to {
-                    throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).")
-                }
                 let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Round", "Rounding"])
                 guard let round = try options.string("Round") else {
                     throw DaemonAPI.invalidArgument("Round is required: 6m, 15m or 30m.")
                 }
-                defer { releaseMemoryAfterBulkWork() }
-                do {
-                    let rounding = try Rounding(round: round, rounding: try options.string("Rounding"))
-                    return [.string(try tracker.exportCSV(from: from, to: to, rounding: rounding, at: clock.now()))]
-                } catch {
-                    throw DaemonAPI.dbusError(error)
+                let mode = try options.string("Rounding")
+                return try export(call) { from, to, now in
+                    try tracker.exportCSV(from: from, to: to, rounding: try Rounding(round: round, rounding: mode), at: now)
                 }
             },
         ]
+    }
+
+    /// An export method: its first two arguments the days (`""`: unbounded), `make` the text;
+    /// the memory of the bulk work given back after the reply.
+    func export(_ call: MethodCall, _ make: (Day?, Day?, Micros) throws -> String) throws -> [DBusValue] {
+        let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
+        let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
+        if let from, let to, from > to {
+            throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).")
+        }
+        defer { releaseMemoryAfterBulkWork() }
+        do {
+            return [.string(try make(from, to, clock.now()))]
+        } catch {
+            throw DaemonAPI.dbusError(error)
+        }
     }
 
     static let reportExtraKeys = ["Notes", "Round", "Rounding", "RoundPer"]

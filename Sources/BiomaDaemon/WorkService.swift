@@ -376,17 +376,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     }
 
     private func exportCSV(_ call: MethodCall) throws -> [DBusValue] {
-        let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
-        let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
-        if let from, let to, from > to {
-            throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).")
-        }
-        defer { releaseMemoryAfterBulkWork() }
-        do {
-            return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
-        } catch {
-            throw DaemonAPI.dbusError(error)
-        }
+        try export(call) { try tracker.exportCSV(from: $0, to: $1, at: $2) }
     }
 
     /// `Start` (and the away notification's "Resume").
