@@ -265,6 +265,45 @@ struct NotesEndToEndTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["work.ics"])
     }
 
+    /// A file that cannot be written is logged once, not at every attempt, and once it can be
+    /// written again it is. The path is a directory at first: each attempt creates its
+    /// temporary file beside it and removes it when the rename fails, which inotify sees.
+    @Test func aFailingCalendarFileIsLoggedOnce() throws {
+        let dir = try makeTemporaryDirectory("notes-ics-blocked")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("work.ics").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        let watch = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        #expect(watch >= 0)
+        defer { close(watch) }
+        #expect(inotify_add_watch(watch, dir.path, UInt32(IN_DELETE)) >= 0)
+        /// Waits (bounded) for a temporary file of an attempt to be removed.
+        func attemptFailed() -> Bool {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let end = Date().addingTimeInterval(20)
+            while Date() < end {
+                var fds = [pollfd(fd: watch, events: Int16(POLLIN), revents: 0)]
+                guard poll(&fds, 1, 1000) > 0 else { continue }
+                let n = read(watch, &buffer, buffer.count)
+                if n > 0 { return true }
+            }
+            return false
+        }
+        let d = try Daemon(config: "export_ics = \(path)\n")
+        let stderr = Drain(d.process.stderr)
+        #expect(attemptFailed())  // at start-up
+        try d.cliOK(["add", "yesterday 09:00-10:00", "--note", "blocked"])
+        #expect(attemptFailed())  // after the change
+        try d.cliOK(["edit", "1", "--note", "still blocked"])
+        #expect(attemptFailed())
+        try FileManager.default.removeItem(atPath: path)
+        try d.cliOK(["edit", "1", "--note", "unblocked"])
+        #expect(waitUntil(timeout: 20) { (try? readCalendar(path))?.first?["description"] == "unblocked" })
+        #expect(waitUntil(timeout: 20) { stderr.text.contains("is written again") })
+        #expect(stderr.text.components(separatedBy: "export_ics: cannot keep").count == 2, "\(stderr.text)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["work.ics"])
+    }
+
     @Test func unwritableCalendarFolderLeavesTimingAlone() throws {
         let dir = try makeTemporaryDirectory("notes-ics-missing")
         defer { try? FileManager.default.removeItem(at: dir) }
