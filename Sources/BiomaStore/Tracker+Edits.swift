@@ -115,7 +115,7 @@ extension Tracker {
     }
 
     /// Sets (or, with nil or blank text, removes) the running interval's note; returns the
-    /// interval's id. No running interval is a `notRunning`-style `invalidArgument`.
+    /// interval's id. With no running interval it is an `invalidArgument` saying so.
     public func setRunningNote(_ text: String?, at now: Micros) throws -> String {
         let note = try text.flatMap { raw throws(TrackerError) in try IntervalNote.validated(raw) }
         var id: Int64 = 0
