@@ -275,6 +275,9 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     func validate() throws {
         if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
         try validateChart()
+        if (chart || svg != nil) && !extras.options.isEmpty {
+            throw ValidationError("--notes and --round go with the table or --json, not with --chart or --svg.")
+        }
     }
 
     func run() throws {

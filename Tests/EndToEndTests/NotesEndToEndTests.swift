@@ -107,6 +107,34 @@ struct NotesEndToEndTests {
         #expect(entries?.map { $0["notes"] as? [String] ?? [] } == [["Design review; API, v2"], ["Emails \\ 📧", "Writing the report"]])
     }
 
+    @Test func notesOverTheBus() throws {
+        let d = try Daemon()
+        let start = t("2026-11-20T09:00:00Z")
+        try d.f.call("AddInterval", ["xxsa{sv}", "\(start)", "\(start + 3_600_000_000)", "", "1", "Note", "s", "via busctl; ok"])
+            .requireSuccess("AddInterval")
+        #expect(try d.notes() == ["via busctl; ok"])
+        try d.f.call("UpdateInterval", ["sa{sv}", "1", "1", "Note", "s", "changed"]).requireSuccess("UpdateInterval")
+        #expect(try d.notes() == ["changed"])
+        let before = try d.state()
+        for (member, arguments, message) in [
+            ("UpdateInterval", ["sa{sv}", "1", "1", "Note", "x", "5"], "Note must be of type s, not x."),
+            (
+                "UpdateInterval", ["sa{sv}", "1", "1", "Note", "s", String(repeating: "n", count: 501)],
+                "The note is 501 characters long: at most 500 are allowed. Nothing was changed."
+            ),
+            ("SetNote", ["s", "nothing runs"], "No interval is running"),
+        ] {
+            let result = try d.f.call(member, arguments)
+            #expect(result.status != 0 && result.stderr.contains(message), "\(result.stderr)")
+            #expect(try d.state() == before)
+        }
+        try d.f.call("Start").requireSuccess("Start")
+        let id = try d.f.call("SetNote", ["s", "running note"]).requireSuccess("SetNote").stdout
+        #expect(id == "s \"2\"\n")
+        #expect(try d.notes() == ["changed", "running note"])
+        #expect(try d.cli(["report", "--chart", "--notes"]).status == 2)
+    }
+
     @Test func importsKeepNotes() throws {
         let d = try Daemon()
         let dir = try makeTemporaryDirectory("notes-import")
