@@ -75,6 +75,7 @@ let package = Package(
             name: "BiomaDaemon",
             dependencies: [
                 "DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaReports", "BiomaCommands",
+                "BiomaInstall",
             ]
         ),
         // The contract as clients and the daemon share it: names, property tables, the

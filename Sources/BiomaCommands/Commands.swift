@@ -28,7 +28,7 @@ public struct Biomatimer: ParsableCommand {
         subcommands: [
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, Tray.self, ProjectCommand.self, FocusCommand.self,
             TaskCommand.self, AwayCommand.self, Log.self, AddInterval.self, EditInterval.self, SplitInterval.self,
-            DeleteInterval.self, Undo.self,
+            DeleteInterval.self, Undo.self, NoteCommand.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])
 
@@ -261,6 +261,7 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     @Flag(help: "Draw each day as a 24-hour strip in the projects' colours, with a legend.") var chart = false
     @Option(help: ArgumentHelp("Write the day's 24-hour ring chart as SVG to <file> (- for standard output).", valueName: "file"))
     var svg: String?
+    @OptionGroup var extras: ReportExtraOptions
 
     enum Period: String, EnumerableFlag {
         case day, week, month, year
@@ -274,11 +275,15 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     func validate() throws {
         if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
         try validateChart()
+        if (chart || svg != nil) && !extras.options.isEmpty {
+            throw ValidationError("--notes and --round go with the table or --json, not with --chart or --svg.")
+        }
     }
 
     func run() throws {
         if chart || svg != nil { return try runChart() }
-        let options: [(String, DBusValue)] = json ? [("Json", .boolean(true))] : [("Color", .boolean(terminalStyle().color))]
+        let options: [(String, DBusValue)] =
+            (json ? [("Json", .boolean(true))] : [("Color", .boolean(terminalStyle().color))]) + extras.options
         let text = try callDaemon(
             BIOMATIMER_TIMER1_REPORT_TEXT, [.string(period.rawValue), .string(date ?? ""), .vardict(ordered: options)]
         ).first?.string ?? ""
@@ -287,18 +292,48 @@ struct ReportCommand: ParsableCommand, UsesFiles {
 }
 
 struct Export: ParsableCommand, UsesFiles {
-    static let configuration = CommandConfiguration(abstract: "Export recorded intervals as CSV.")
+    static let configuration = CommandConfiguration(
+        abstract: "Export recorded intervals as CSV or as an iCalendar file.",
+        discussion: """
+            --format ics writes RFC 5545: one event per interval (the running one up to now), \
+            SUMMARY the project, DESCRIPTION the note, times in UTC, UIDs stable across exports. \
+            --round 6m|15m|30m [--rounding up|nearest] adds a `rounded` column to the CSV, each \
+            interval's duration rounded; start, end and the recorded history stay exact.
+            """)
     @Option(help: "First day, YYYY-MM-DD (default: the beginning).") var from: String?
     @Option(help: "Last day, YYYY-MM-DD (default: the end).") var to: String?
     @Option(name: .shortAndLong, help: "Write to FILE instead of standard output.") var output: String?
-    var fileRequests: [FileRequest] { output.map { [.directory(FileRequest.split($0).directory)] } ?? [] }
+    @Option(help: "csv or ics.") var format: ExportFormat = .csv
+    @Option(help: "Round each interval's duration in a `rounded` column: 6m, 15m or 30m.") var round: RoundStep?
+    @Option(help: "up (the default) or nearest.") var rounding: RoundMode?
+    var fileRequests: [FileRequest] { output.map { $0 == "-" ? [] : [.directory(FileRequest.split($0).directory)] } ?? [] }
+
+    enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
+        case csv, ics
+    }
+
     func validate() throws {
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, !DayText.isValid(value) { throw ValidationError("\(name) \(value) is not a day: use YYYY-MM-DD.") }
         }
+        if format == .ics && (round != nil || rounding != nil) {
+            throw ValidationError("--round and --rounding are for CSV: a calendar shows the exact times.")
+        }
+        if round == nil && rounding != nil { throw ValidationError("--rounding goes with --round 6m|15m|30m.") }
     }
     func run() throws {
-        let csv = try callDaemon(BIOMATIMER_TIMER1_EXPORT_CSV, [.string(from ?? ""), .string(to ?? "")]).first?.string ?? ""
+        let days: [DBusValue] = [.string(from ?? ""), .string(to ?? "")]
+        let csv: String
+        if format == .ics {
+            csv = try callDaemon(BIOMATIMER_TIMER1_EXPORT_ICS, days).first?.string ?? ""
+        } else if let round {
+            var options: [(String, DBusValue)] = [("Round", .string(round.rawValue))]
+            if let rounding { options.append(("Rounding", .string(rounding.rawValue))) }
+            csv = try callDaemon(BIOMATIMER_TIMER1_EXPORT_CSV_ROUNDED, days + [.vardict(ordered: options)]).first?.string ?? ""
+        } else {
+            csv = try callDaemon(BIOMATIMER_TIMER1_EXPORT_CSV, days).first?.string ?? ""
+        }
+        let output = output == "-" ? nil : output
         if let output {
             try CommandContext.current.files.write(Array(csv.utf8), to: output)
         } else {

@@ -34,7 +34,7 @@ func checkIntervalID(_ id: String) throws {
 struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List recorded intervals with their ids (today, a day or a week).",
-        discussion: "The ids are what edit, split and delete take. The running interval shows `running`.")
+        discussion: "The ids are what edit, split and delete take. The running interval shows `running`; a note follows the duration.")
     @Flag(exclusivity: .exclusive) var period: Period = .day
     @Option(help: "A day inside the period, YYYY-MM-DD (default today).") var date: String?
     @Flag(help: "JSON for scripts.") var json = false
@@ -69,6 +69,7 @@ struct Log: ParsableCommand {
                             "project_name": .string(names[r.project] ?? ""), "start": .int(r.start),
                             "end": r.end == 0 ? .null : .int(r.end), "running": .bool(r.end == 0),
                             "duration": .int(max(0, (r.end == 0 ? now : r.end) - r.start)),
+                            "note": r.note.isEmpty ? .null : .string(r.note),
                         ])
                     }
                 ).text)
@@ -91,7 +92,7 @@ struct Log: ParsableCommand {
                 "\(Terminal.pad(r.id, 7)) \(Terminal.pad(project, 20)) "
                     + "\(Terminal.pad(WhenText.describe(start, now: now), 16)) "
                     + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now), 16)) "
-                    + DurationFormat.hms(duration))
+                    + DurationFormat.hms(duration) + (r.note.isEmpty ? "" : "  " + Terminal.singleLine(r.note)))
         }
         say("\(Terminal.pad("", 7)) \(Terminal.pad("total", 20)) \(Terminal.pad("", 16)) \(Terminal.pad("", 16)) \(DurationFormat.hms(total))")
     }
@@ -109,6 +110,7 @@ struct AddInterval: ParsableCommand {
     @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
     @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "Overwrite recorded time in the way (trimming, splitting or deleting it).") var replace = false
+    @Option(help: "A note: one line, at most 500 characters.") var note: String?
 
     func span() throws -> (start: Int64, end: Int64) {
         do {
@@ -126,7 +128,8 @@ struct AddInterval: ParsableCommand {
 
     func run() throws {
         let span = try span()
-        let options: [String: DBusValue] = replace ? ["Replace": .boolean(true)] : [:]
+        var options: [String: DBusValue] = replace ? ["Replace": .boolean(true)] : [:]
+        if let note { options["Note"] = .string(note) }
         let reply = try callDaemon(BIOMATIMER_TIMER1_ADD_INTERVAL, [.int64(span.start), .int64(span.end), .string(project ?? ""), .vardict(options)])
         say(reply.first?.string ?? "")
     }
@@ -134,10 +137,10 @@ struct AddInterval: ParsableCommand {
 
 struct EditInterval: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "edit", abstract: "Change an interval's start, end or project.",
+        commandName: "edit", abstract: "Change an interval's start, end, project or note.",
         discussion: """
             TIME is 09:00 (today, or on --date), yesterday 17:30, 2026-11-20T09:00. The running \
-            interval's start can move (not after now); it has no end yet.
+            interval's start can move (not after now); it has no end yet. --note "" removes the note.
             """)
     @Argument(help: "The interval's id (biomatimer log shows them).") var id: String
     @Option(parsing: .unconditional, help: "A new start (TIME, e.g. 09:00 or -20m).") var start: String?
@@ -146,6 +149,7 @@ struct EditInterval: ParsableCommand {
     @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "No project.") var noProject = false
     @Flag(help: "Overwrite recorded time in the way.") var replace = false
+    @Option(help: "A new note (one line, at most 500 characters; \"\" removes it).") var note: String?
 
     func validate() throws {
         try checkIntervalID(id)
@@ -153,8 +157,8 @@ struct EditInterval: ParsableCommand {
         if let start { _ = try intervalTime(start, option: "--start", day: date) }
         if let end { _ = try intervalTime(end, option: "--end", day: date) }
         if project != nil && noProject { throw ValidationError("--project and --no-project exclude each other.") }
-        if start == nil && end == nil && project == nil && !noProject {
-            throw ValidationError("Nothing to change: give --start, --end, --project or --no-project.")
+        if start == nil && end == nil && project == nil && !noProject && note == nil {
+            throw ValidationError("Nothing to change: give --start, --end, --project, --no-project or --note.")
         }
     }
 
@@ -164,6 +168,7 @@ struct EditInterval: ParsableCommand {
         if let end { changes["End"] = .int64(try intervalTime(end, option: "--end", day: date)) }
         if let project { changes["Project"] = .string(project) }
         if noProject { changes["Project"] = .string("") }
+        if let note { changes["Note"] = .string(note) }
         if replace { changes["Replace"] = .boolean(true) }
         _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_INTERVAL, [.string(id), .vardict(changes)])
     }
@@ -200,4 +205,60 @@ struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Take back the last edit of recorded time (add, edit, split, delete, reset-history); again for the one before.")
     func run() throws { say(try callDaemon(BIOMATIMER_TIMER1_UNDO).first?.string ?? "") }
+}
+
+struct NoteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "note", abstract: "Say what the running interval is for: set its note (--clear removes it).",
+        discussion: """
+            A note is one line of at most 500 characters; it belongs to the running interval (a \
+            new one starts with each start, stop or project switch). `edit ID --note` changes a \
+            recorded interval's note; `log` and `report --notes` show them; undo takes a note back.
+            """)
+    @Argument(help: "The note.") var text: String?
+    @Flag(help: "Remove the running interval's note.") var clear = false
+
+    func validate() throws {
+        if clear && text != nil { throw ValidationError("Give a note or --clear, not both.") }
+        if !clear && text == nil { throw ValidationError("Give the note's text (or --clear to remove it).") }
+    }
+
+    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_SET_NOTE, [.string(clear ? "" : text ?? "")]) }
+}
+
+/// `--round` steps, `--rounding` and `--round-per` (the daemon's `Rounding` checks them again).
+enum RoundStep: String, ExpressibleByArgument, CaseIterable {
+    case six = "6m", fifteen = "15m", thirty = "30m"
+}
+
+enum RoundMode: String, ExpressibleByArgument, CaseIterable {
+    case up, nearest
+}
+
+enum RoundPer: String, ExpressibleByArgument, CaseIterable {
+    case interval, day
+}
+
+/// `report --notes`, `--round 6m|15m|30m [--rounding up|nearest] [--round-per interval|day]`.
+struct ReportExtraOptions: ParsableArguments {
+    @Flag(help: "List the intervals' notes per day and project.") var notes = false
+    @Option(help: "Show rounded beside exact totals per project: 6m, 15m or 30m (the history is not changed).")
+    var round: RoundStep?
+    @Option(help: "up (the default: any started step counts) or nearest.") var rounding: RoundMode?
+    @Option(name: .customLong("round-per"), help: "interval (the default) or day: what is rounded.") var roundPer: RoundPer?
+
+    func validate() throws {
+        if round == nil && (rounding != nil || roundPer != nil) {
+            throw ValidationError("--rounding and --round-per go with --round 6m|15m|30m.")
+        }
+    }
+
+    /// The `ReportText` options.
+    var options: [(String, DBusValue)] {
+        var options: [(String, DBusValue)] = notes ? [("Notes", .boolean(true))] : []
+        if let round { options.append(("Round", .string(round.rawValue))) }
+        if let rounding { options.append(("Rounding", .string(rounding.rawValue))) }
+        if let roundPer { options.append(("RoundPer", .string(roundPer.rawValue))) }
+        return options
+    }
 }

@@ -15,6 +15,8 @@ public struct DaemonOptions: Sendable {
     public var away = AwayRules()
     /// Run through `/bin/sh -c` at each focus phase end (from the settings file only).
     public var phaseEndCommand: String?
+    /// `export_ics = PATH`: the calendar file the daemon keeps fresh (`WorkService+Calendar`).
+    public var exportICS: String?
     public init() {}
 }
 
@@ -170,6 +172,7 @@ struct Startup: Sendable {
             }
             let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
             let timer = WorkService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier, log: log)
+            timer.calendarPath = options.exportICS
             let parts: [any ObjectInterface] = [
                 timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
                 FocusService(

@@ -13,6 +13,7 @@ import Foundation
 /// away = stop            # away time is not work: stop (default), pause or keep
 /// away_after = 10m       # lock and idle absences shorter than this count as work
 /// phase_end_command = notify-send "$BIOMATIMER_PHASE done"   # at each focus phase end
+/// export_ics = ~/calendars/work.ics   # kept fresh: the last 8 weeks and this one
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
@@ -25,6 +26,8 @@ public struct Settings: Equatable, Sendable {
     /// `phase_end_command = …`: run through `/bin/sh -c` at each focus phase end, with the
     /// phase in `BIOMATIMER_*` environment variables.
     public var phaseEndCommand: String?
+    /// `export_ics = PATH` (`~/` expanded; absolute): the calendar file the daemon keeps fresh.
+    public var exportICS: String?
 
     public init() {}
 
@@ -99,12 +102,24 @@ public struct Settings: Equatable, Sendable {
                 case "off", "no", "false": settings.notifications = false
                 default: throw SettingsError("\(where_): notifications must be on or off, not `\(parts[1])`")
                 }
+            case "export_ics":
+                settings.exportICS = try exportPath(parts[1], where_, environment)
             default:
                 throw SettingsError(
-                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command)")
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics)")
             }
         }
         return settings
+    }
+
+    /// `export_ics`'s path: `~/` expanded, then absolute, not a directory name.
+    static func exportPath(_ text: String, _ where_: String, _ environment: [String: String]) throws -> String {
+        var path = text
+        if path.hasPrefix("~/"), let home = environment["HOME"] { path = home + path.dropFirst() }
+        guard path.hasPrefix("/"), !path.hasSuffix("/") else {
+            throw SettingsError("\(where_): export_ics must be an absolute file path (or start with ~/), not `\(text)`")
+        }
+        return path
     }
 
     /// `HH:MM` → minutes after midnight.

@@ -30,6 +30,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     var deadlines: Deadlines?
     private var dayBoundary: Deadlines.Handle?
     private var heartbeatDue: Deadlines.Handle?
+    /// `export_ics` (WorkService+Calendar.swift): the file, and its debounced rewrite.
+    public var calendarPath: String?
+    var calendar = CalendarFileState()
 
     // Time away (WorkService+Away.swift).
     let awayRules: AwayRules
@@ -119,6 +122,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 log("cannot read today's work (\(error)); the heartbeat waits for the next change")
             }
         }
+        attachCalendar(deadlines)
         checkDayBoundary()
         // An absence saved by the previous run: decided now, or its deadline set.
         if away != nil { decideAway() }
@@ -221,6 +225,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             bus.emitChanges(WorkStatus.table, path: DaemonAPI.objectPath, from: before, to: after)
         }
         scheduleDeadlines(snapshot)
+        calendarChanged(at: now)
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
@@ -336,7 +341,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     try keepAway()
                     return []
                 },
-            ] + editMethods() + importMethods())
+            ] + editMethods() + importMethods() + noteMethods())
     }
 
     private func updateProject(_ call: MethodCall) throws -> [DBusValue] {
@@ -352,7 +357,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// `biomatimer report` calls it, in process when the front's Run runs the command, over
     /// the bus from biomatimer-tool.
     private func reportText(_ call: MethodCall) throws -> [DBusValue] {
-        let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"])
+        let options = try Options(
+            call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"] + Self.reportExtraKeys)
         let json = try options.bool("Json") == true
         let color = try options.bool("Color") == true
         let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
@@ -362,23 +368,15 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         case (false, false, true): return [.string(try svgText(period: period, day: day))]
         default: throw DaemonAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
         }
+        let extras = try ReportExtras(options)
         let report = try report(period: period, day: day)
+        if !extras.isEmpty { return [.string(try reportWithExtras(report, extras, json: json, color: color))] }
         let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
         return [.string(text)]
     }
 
     private func exportCSV(_ call: MethodCall) throws -> [DBusValue] {
-        let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
-        let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
-        if let from, let to, from > to {
-            throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).")
-        }
-        defer { releaseMemoryAfterBulkWork() }
-        do {
-            return [.string(try tracker.exportCSV(from: from, to: to, at: clock.now()))]
-        } catch {
-            throw DaemonAPI.dbusError(error)
-        }
+        try export(call) { try tracker.exportCSV(from: $0, to: $1, at: $2) }
     }
 
     /// `Start` (and the away notification's "Resume").

@@ -131,6 +131,16 @@ enum Schema {
                     );
                     """)
         }
+        // v7: a note on an interval (one line, at most 500 characters: `IntervalNote`), and
+        // the notes before and after an edit in its journal, so that undo takes a note back.
+        migrator.registerMigration("v7-interval-notes") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE interval ADD COLUMN note TEXT;
+                    ALTER TABLE edit_journal_row ADD COLUMN before_note TEXT;
+                    ALTER TABLE edit_journal_row ADD COLUMN after_note TEXT;
+                    """)
+        }
         return migrator
     }
 

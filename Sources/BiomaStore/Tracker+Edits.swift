@@ -20,11 +20,16 @@ extension Tracker {
         public var start: Micros?
         public var end: Micros?
         public var project: String??
+        /// A note as given (validated by the edit; empty or blank: removed).
+        public var note: String?
         public var replace = false
-        public init(start: Micros? = nil, end: Micros? = nil, project: String?? = nil, replace: Bool = false) {
+        public init(
+            start: Micros? = nil, end: Micros? = nil, project: String?? = nil, note: String? = nil, replace: Bool = false
+        ) {
             self.start = start
             self.end = end
             self.project = project
+            self.note = note
             self.replace = replace
         }
     }
@@ -43,14 +48,18 @@ extension Tracker {
 
     // MARK: Edits
 
-    /// Adds `[start, end)` as work under `project` (an id or name; nil: none). Returns its id.
-    public func addInterval(start: Micros, end: Micros, project: String?, replace: Bool, at now: Micros) throws -> String {
+    /// Adds `[start, end)` as work under `project` (an id or name; nil: none), with a note
+    /// (validated: `IntervalNote`). Returns its id.
+    public func addInterval(
+        start: Micros, end: Micros, project: String?, note: String? = nil, replace: Bool, at now: Micros
+    ) throws -> String {
+        let note = try note.flatMap { raw throws(TrackerError) in try IntervalNote.validated(raw) }
         let plan = try edit(kind: "add", at: now) { model, db in
             let projectID = try project.map { try model.projects.resolve($0).id }
             let rows = try Tracker.rows(db, overlapping: start, max(end, start))
             let plan = try planned(model) {
                 try IntervalEdits.add(
-                    start: start, end: end, projectID: projectID, replace: replace, rows: rows, now: now,
+                    start: start, end: end, projectID: projectID, note: note, replace: replace, rows: rows, now: now,
                     nextID: try Tracker.nextID(db))
             }
             return (plan, "add " + describe(start: start, end: end, projectID: projectID, model))
@@ -58,8 +67,9 @@ extension Tracker {
         return String(plan.resultID ?? 0)
     }
 
-    /// Changes an interval's start, end, project.
+    /// Changes an interval's start, end, project and/or note.
     public func updateInterval(_ ref: String, _ changes: IntervalChanges, at now: Micros) throws {
+        let note = try changes.note.map { raw throws(TrackerError) in try IntervalNote.validated(raw) }
         _ = try edit(kind: "update", moving: changes.start == nil ? nil : try? Tracker.intervalID(ref), at: now) { model, db in
             let id = try Tracker.intervalID(ref)
             guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
@@ -72,7 +82,8 @@ extension Tracker {
             }
             let plan = try planned(model, editing: id) {
                 try IntervalEdits.update(
-                    id: id, start: changes.start, end: changes.end, projectID: projectID, replace: changes.replace,
+                    id: id, start: changes.start, end: changes.end, projectID: projectID, note: note,
+                    replace: changes.replace,
                     rows: rows, now: now, nextID: try Tracker.nextID(db))
             }
             return (plan, "edit of interval \(id) (was \(describe(old, model)))")
@@ -101,6 +112,28 @@ extension Tracker {
             return (plan, "split of interval \(id) at \(clock.prefix { $0 != "–" }) (\(describe(old, model)))")
         }
         return String(plan.resultID ?? 0)
+    }
+
+    /// Sets (or, with nil or blank text, removes) the running interval's note; returns the
+    /// interval's id. With no running interval it is an `invalidArgument` saying so.
+    public func setRunningNote(_ text: String?, at now: Micros) throws -> String {
+        let note = try text.flatMap { raw throws(TrackerError) in try IntervalNote.validated(raw) }
+        var id: Int64 = 0
+        _ = try edit(kind: "update", at: now) { model, db in
+            guard let open = try Row.fetchOne(db.cachedStatement(sql: Tracker.rowSQL + " WHERE end_us IS NULL")).map(Tracker.intervalRow)
+            else {
+                throw TrackerError.invalidArgument(
+                    "No interval is running: start the timer first, or give a recorded interval a note with `edit ID --note`.")
+            }
+            id = open.id
+            let plan = try planned(model, editing: open.id) {
+                try IntervalEdits.update(
+                    id: open.id, start: nil, end: nil, projectID: nil, note: .some(note), replace: false, rows: [open],
+                    now: now, nextID: try Tracker.nextID(db))
+            }
+            return (plan, "note of interval \(open.id) (was \(open.note.map { "“\($0)”" } ?? "none"))")
+        }
+        return String(id)
     }
 
     /// Takes the newest journaled edit back; returns what it undid, in words.
@@ -178,8 +211,8 @@ extension Tracker {
         let seq = try journal(kind: kind, what: what, changes: [], run: nil, at: now, db)
         try db.execute(
             sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id)
-                SELECT ?, id, 0, 1, start_us, end_us, project_id FROM interval WHERE id >= ?
+                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note)
+                SELECT ?, id, 0, 1, start_us, end_us, project_id, note FROM interval WHERE id >= ?
                 """, arguments: [seq, firstID])
     }
 
@@ -188,8 +221,8 @@ extension Tracker {
         let seq = try journal(kind: "reset-history", what: "reset-history", changes: [], run: nil, at: now, db)
         try db.execute(
             sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id, has_after)
-                SELECT ?, id, 1, start_us, end_us, project_id, 0 FROM interval
+                INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id, before_note, has_after)
+                SELECT ?, id, 1, start_us, end_us, project_id, note, 0 FROM interval
                 """, arguments: [seq])
         let count = db.changesCount
         try db.execute(
@@ -201,9 +234,9 @@ extension Tracker {
     static func journalRunningAfterReset(_ open: IntervalRow, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id)
-                VALUES ((SELECT max(seq) FROM edit_journal), ?, 0, 1, ?, NULL, ?)
-                """, arguments: [open.id, open.start, open.projectID])
+                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note)
+                VALUES ((SELECT max(seq) FROM edit_journal), ?, 0, 1, ?, NULL, ?, ?)
+                """, arguments: [open.id, open.start, open.projectID, open.note])
     }
 
     // MARK: -
@@ -279,10 +312,10 @@ extension Tracker {
 
     // MARK: SQL
 
-    static let rowSQL = "SELECT id, start_us, end_us, project_id FROM interval"
+    static let rowSQL = "SELECT id, start_us, end_us, project_id, note FROM interval"
 
     static func intervalRow(_ row: Row) -> IntervalRow {
-        IntervalRow(id: row[0], start: row[1], end: row[2], projectID: row[3])
+        IntervalRow(id: row[0], start: row[1], end: row[2], projectID: row[3], note: row[4])
     }
 
     static func row(_ db: Database, id: Int64) throws -> IntervalRow? {
@@ -326,9 +359,11 @@ extension Tracker {
             if let after = change.after {
                 let sql =
                     change.before == nil
-                    ? "INSERT INTO interval (start_us, end_us, project_id, id) VALUES (?, ?, ?, ?)"
-                    : "UPDATE interval SET start_us = ?, end_us = ?, project_id = ? WHERE id = ?"
-                try db.cachedStatement(sql: sql).execute(arguments: [after.start, after.end, after.projectID, change.id])
+                    ? "INSERT INTO interval (start_us, end_us, project_id, note, id) VALUES (?, ?, ?, ?, ?)"
+                    : "UPDATE interval SET start_us = ?, end_us = ?, project_id = ?, note = ? WHERE id = ?"
+                try db.cachedStatement(sql: sql).execute(arguments: [
+                    after.start, after.end, after.projectID, after.note, change.id,
+                ])
             } else {
                 try db.cachedStatement(sql: "DELETE FROM interval WHERE id = ?").execute(arguments: [change.id])
             }
@@ -352,12 +387,14 @@ extension Tracker {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id,
-                    has_after, after_start_us, after_end_us, after_project_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    before_note, has_after, after_start_us, after_end_us, after_project_id, after_note)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for change in changes {
             try insert.execute(arguments: [
                 seq, change.id, change.before != nil, change.before?.start, change.before?.end, change.before?.projectID,
-                change.after != nil, change.after?.start, change.after?.end, change.after?.projectID,
+                change.before?.note, change.after != nil, change.after?.start, change.after?.end, change.after?.projectID,
+                change.after?.note,
             ])
         }
         try db.execute(sql: "DELETE FROM edit_journal WHERE seq <= ?", arguments: [seq - Int64(journalKept)])
@@ -369,13 +406,15 @@ extension Tracker {
         let cursor = try Row.fetchCursor(
             db,
             sql: """
-                SELECT id, had_before, before_start_us, before_end_us, before_project_id,
-                    has_after, after_start_us, after_end_us, after_project_id FROM edit_journal_row WHERE seq = ?
+                SELECT id, had_before, before_start_us, before_end_us, before_project_id, before_note,
+                    has_after, after_start_us, after_end_us, after_project_id, after_note FROM edit_journal_row WHERE seq = ?
                 """, arguments: [seq])
         while let row = try cursor.next() {
             let id: Int64 = row[0]
-            let before: IntervalRow? = row[1] ? IntervalRow(id: id, start: row[2], end: row[3], projectID: row[4]) : nil
-            let after: IntervalRow? = row[5] ? IntervalRow(id: id, start: row[6], end: row[7], projectID: row[8]) : nil
+            let before: IntervalRow? =
+                row[1] ? IntervalRow(id: id, start: row[2], end: row[3], projectID: row[4], note: row[5]) : nil
+            let after: IntervalRow? =
+                row[6] ? IntervalRow(id: id, start: row[7], end: row[8], projectID: row[9], note: row[10]) : nil
             changes.append(RowChange(id: id, before: before, after: after))
         }
         return changes

@@ -22,9 +22,10 @@ extension Tracker {
 
     /// The recorded (closed) intervals overlapping the days `from...to` (nil: unbounded), as
     /// CSV (see `IntervalCSV`). The running interval is exported once it has been closed.
-    public func exportCSV(from: Day?, to: Day?, at now: Micros) throws -> String {
+    /// With `rounding`, a `rounded` column holds each interval's rounded duration.
+    public func exportCSV(from: Day?, to: Day?, rounding: Rounding? = nil, at now: Micros) throws -> String {
         var out = ""
-        try exportCSV(from: from, to: to, at: now) { out += $0 }
+        try exportCSV(from: from, to: to, rounding: rounding, at: now) { out += $0 }
         return out
     }
 
@@ -32,7 +33,7 @@ extension Tracker {
     /// `write` (a file descriptor, a pipe) as soon as it is made, read from a cursor, so that a
     /// long history never sits in memory whole. Follow it with `releaseMemory()`.
     public func exportCSV(
-        from: Day?, to: Day?, at now: Micros, batch: Int = 1000, write: (String) throws -> Void
+        from: Day?, to: Day?, rounding: Rounding? = nil, at now: Micros, batch: Int = 1000, write: (String) throws -> Void
     ) throws {
         if let from, let to, from > to {
             throw TrackerError.invalidArgument("The export range starts (\(from)) after it ends (\(to)).")
@@ -41,20 +42,21 @@ extension Tracker {
         let high = to.map { rules.start(of: $0.adding(days: 1)) } ?? .max
         let byID = Dictionary(model.projects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let timeZone = rules.timeZone
-        try write(IntervalCSV.header + "\r\n")
+        try write((rounding == nil ? IntervalCSV.header : IntervalCSV.roundedHeader) + "\r\n")
         var rows: [IntervalCSV.Row] = []
         rows.reserveCapacity(max(1, batch))
         // An error of `write` is the caller's own, passed through as it is.
         var writeError: (any Error)?
         do {
             try readOrThrow { db in
-                try Tracker.forEachClosedInterval(db, overlapping: low, high) { interval in
+                try Tracker.forEachClosedInterval(db, overlapping: low, high) { (interval: Interval, note: String?) in
                     let project = interval.projectID.flatMap { byID[$0] }
                     rows.append(
                         IntervalCSV.Row(
-                            projectName: project?.name, color: project?.color, start: interval.start, end: interval.end))
+                            projectName: project?.name, color: project?.color, start: interval.start, end: interval.end,
+                            note: note))
                     if rows.count >= batch {
-                        do { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) } catch {
+                        do { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone, rounding: rounding)) } catch {
                             writeError = error
                             throw error
                         }
@@ -65,7 +67,7 @@ extension Tracker {
         } catch {
             throw writeError ?? error
         }
-        if !rows.isEmpty { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone)) }
+        if !rows.isEmpty { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone, rounding: rounding)) }
     }
 
     /// Imports `exportCSV`'s format, all or nothing; returns the number of intervals added.
@@ -76,7 +78,9 @@ extension Tracker {
         var count = 0
         try change(at: now) { model, db in
             var items: [(interval: Interval, line: Int)] = []
+            var notes: [Int: String] = [:]
             for row in rows {
+                if let note = row.note { notes[row.line] = note }
                 var projectID: String?
                 if let name = row.projectName {
                     if let existing = model.projects.first(where: { Project.nameKey($0.name) == Project.nameKey(name) }) {
@@ -87,7 +91,7 @@ extension Tracker {
                 }
                 items.append((Interval(start: row.start, end: row.end, projectID: projectID), row.line))
             }
-            let added = try Tracker.insertHistory(items, state: model.state, rules: rules, db)
+            let added = try Tracker.insertHistory(items, state: model.state, rules: rules, note: { notes[$0] }, db)
             count = added.count
             if count > 0 {
                 try Tracker.journalAdded(ids: added, what: "import of \(count) interval\(count == 1 ? "" : "s") (csv)", at: now, db)
@@ -119,7 +123,7 @@ extension Tracker {
     /// `name(line)` when given, else as "`label` `line`". Returns the rowids of the intervals added.
     static func insertHistory(
         _ items: [(interval: Interval, line: Int)], state: WorkTimer, rules: DayRules, label: String = "CSV line",
-        name: ((Int) -> String)? = nil, _ db: Database
+        name: ((Int) -> String)? = nil, note: ((Int) -> String?)? = nil, _ db: Database
     ) throws -> [Int64] {
         let sorted = items.sorted { ($0.interval.start, $0.line) < ($1.interval.start, $1.line) }
         guard let first = sorted.first else { return [] }
@@ -138,7 +142,8 @@ extension Tracker {
         var cursor = 0
         var previous: (interval: Interval, line: Int)?
         var added: [Int64] = []
-        let insert = try db.cachedStatement(sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, ?)")
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO interval (start_us, end_us, project_id, note) VALUES (?, ?, ?, ?)")
         for item in sorted {
             let interval = item.interval
             guard interval.end > interval.start else { throw overlap(item, "") }
@@ -155,7 +160,7 @@ extension Tracker {
                 if existing[cursor] == interval { continue }
                 throw overlap(item, "recorded time \(text(existing[cursor]))")
             }
-            try insert.execute(arguments: [interval.start, interval.end, interval.projectID])
+            try insert.execute(arguments: [interval.start, interval.end, interval.projectID, note?(item.line)])
             added.append(db.lastInsertedRowID)
         }
         return added

@@ -44,7 +44,7 @@ extension Tracker {
             do {
                 added = try Tracker.insertHistory(
                     rows, state: model.state, rules: rules,
-                    name: { format.entryLabel(items[$0].entry, id: items[$0].entryID) }, db)
+                    name: { format.entryLabel(items[$0].entry, id: items[$0].entryID) }, note: { items[$0].note }, db)
             } catch TrackerError.invalidArgument(let message) {
                 throw TrackerError.invalidImport(message)
             }

@@ -71,10 +71,15 @@ public struct IntervalListing: Sendable, Equatable {
     public var end: Int64 = 0
     /// The project's id, `""` for none.
     public var project = ""
+    /// The interval's note, `""` for none.
+    public var note = ""
 
     public init() {}
 
     public static let table = PropertyTable<IntervalListing>(
         interface: ContractNames.interface,
-        [.init("Id", \.id), .init("Start", \.start), .init("End", \.end), .init("Project", \.project)])
+        [
+            .init("Id", \.id), .init("Start", \.start), .init("End", \.end), .init("Project", \.project),
+            .init("Note", \.note),
+        ])
 }

@@ -60,6 +60,7 @@ struct DaemonCommand: ParsableCommand {
         options.notifications = settings.notifications
         options.away = settings.away
         options.phaseEndCommand = settings.phaseEndCommand
+        options.exportICS = settings.exportICS
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }

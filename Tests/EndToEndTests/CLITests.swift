@@ -302,7 +302,7 @@ struct CLITests {
                 ["report", "--date", "2026-02-30"],
                 """
                 Error: --date 2026-02-30 is not a day: use YYYY-MM-DD.
-                Usage: biomatimer report [--day] [--week] [--month] [--year] [--date <date>] [--json] [--chart] [--svg <file>]
+                Usage: biomatimer report [--day] [--week] [--month] [--year] [--date <date>] [--json] [--chart] [--svg <file>] [--notes] [--round <round>] [--rounding <rounding>] [--round-per <round-per>]
                   See 'biomatimer report --help' for more information.
 
                 """

@@ -1,0 +1,105 @@
+import BiomaCore
+import BiomaStore
+import CContract
+import BiomaReports
+import BiomaText
+import DBusKit
+
+/// `SetNote` (the running interval's note), `ExportICS` (recorded time as a calendar),
+/// `ExportCSVRounded`, and the report's `Notes` and `Round` options.
+extension WorkService {
+    func noteMethods() -> [DBusMethod] {
+        [
+            DBusMethod(BIOMATIMER_TIMER1_SET_NOTE, in: [.init("note", "s")], out: [.init("id", "s")]) { [self] call in
+                let text = call.arguments[0].string!
+                return [.string(try change { try tracker.setRunningNote(text, at: $0) })]
+            },
+            DBusMethod(BIOMATIMER_TIMER1_EXPORT_ICS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("ics", "s")]) {
+                [self] call in try export(call) { try tracker.exportICS(from: $0, to: $1, at: $2) }
+            },
+            DBusMethod(BIOMATIMER_TIMER1_EXPORT_CSV_ROUNDED,
+                in: [.init("from_day", "s"), .init("to_day", "s"), .init("options", "a{sv}")], out: [.init("csv", "s")]
+            ) { [self] call in
+                let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Round", "Rounding"])
+                guard let round = try options.string("Round") else {
+                    throw DaemonAPI.invalidArgument("Round is required: 6m, 15m or 30m.")
+                }
+                let mode = try options.string("Rounding")
+                return try export(call) { from, to, now in
+                    try tracker.exportCSV(from: from, to: to, rounding: try Rounding(round: round, rounding: mode), at: now)
+                }
+            },
+        ]
+    }
+
+    /// An export method: its first two arguments the days (`""`: unbounded), `make` the text;
+    /// the memory of the bulk work given back after the reply.
+    func export(_ call: MethodCall, _ make: (Day?, Day?, Micros) throws -> String) throws -> [DBusValue] {
+        let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
+        let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
+        if let from, let to, from > to {
+            throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).")
+        }
+        defer { releaseMemoryAfterBulkWork() }
+        do {
+            return [.string(try make(from, to, clock.now()))]
+        } catch {
+            throw DaemonAPI.dbusError(error)
+        }
+    }
+
+    static let reportExtraKeys = ["Notes", "Round", "Rounding", "RoundPer"]
+
+    /// `Notes` b and `Round` s (with `Rounding`, `RoundPer`) of `ReportText`.
+    struct ReportExtras {
+        var notes = false
+        var rounding: Rounding?
+        var isEmpty: Bool { !notes && rounding == nil }
+
+        init(_ options: Options) throws {
+            notes = try options.bool("Notes") == true
+            let (mode, per) = (try options.string("Rounding"), try options.string("RoundPer"))
+            if let round = try options.string("Round") {
+                do {
+                    rounding = try Rounding(round: round, rounding: mode, per: per)
+                } catch {
+                    throw DaemonAPI.dbusError(error)
+                }
+            } else if mode != nil || per != nil {
+                throw DaemonAPI.invalidArgument("Rounding and RoundPer go with Round (6m, 15m or 30m).")
+            }
+        }
+    }
+
+    /// The report with its notes and/or rounded totals, as text or JSON.
+    func reportWithExtras(_ report: Report, _ extras: ReportExtras, json: Bool, color: Bool) throws -> String {
+        let now = clock.now()
+        let rows: [IntervalRow]
+        do {
+            rows = try tracker.intervals(from: report.from, to: report.to)
+        } catch {
+            throw DaemonAPI.dbusError(error)
+        }
+        let projects = tracker.projects
+        let order = projects.map(\.id)
+        let names = Dictionary(projects.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let digest = extras.notes ? NoteDigest(rows: rows, rules: tracker.rules, projectOrder: order) : nil
+        let totals = extras.rounding.map { rounding in
+            RoundedTotals(
+                intervals: rows.compactMap { row in
+                    let end = row.end ?? now
+                    return end > row.start ? Interval(start: row.start, end: end, projectID: row.projectID) : nil
+                }, from: report.from, to: report.to, rules: tracker.rules, rounding: rounding)
+        }
+        if json {
+            var more: [(String, JSON)] = []
+            if let totals { more.append(ReportText.roundedJSON(totals)) }
+            if let digest { more.append(ReportText.notesJSON(digest)) }
+            return ReportText.json(report, adding: more)
+        }
+        var text = ReportText.table(report, style: Terminal(color: color))
+        if let totals { text += ReportText.roundedTable(totals, projectOrder: order, name: { names[$0] }) }
+        if let digest { text += ReportText.notesTable(digest, name: { names[$0] }) }
+        return text
+    }
+}
