@@ -15,6 +15,10 @@ public struct DaemonOptions: Sendable {
     public var away = AwayRules()
     /// Run through `/bin/sh -c` at each focus phase end (from the settings file only).
     public var phaseEndCommand: String?
+    /// The daily work targets and the balance's first day from the settings file (the store's
+    /// `target set` values beat them).
+    public var targets = WorkTargets()
+    public var balanceSince: Day?
     public init() {}
 }
 
@@ -169,7 +173,9 @@ struct Startup: Sendable {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
             let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
-            let timer = WorkService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier, log: log)
+            let timer = WorkService(
+                tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier,
+                goals: TargetSettings(targets: options.targets, balanceSince: options.balanceSince), log: log)
             let parts: [any ObjectInterface] = [
                 timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
                 FocusService(

@@ -13,6 +13,8 @@ import Foundation
 /// away = stop            # away time is not work: stop (default), pause or keep
 /// away_after = 10m       # lock and idle absences shorter than this count as work
 /// phase_end_command = notify-send "$BIOMATIMER_PHASE done"   # at each focus phase end
+/// target = 8h            # a work target every day; target_mon … target_sun beat it
+/// balance_since = 2026-01-01   # the overtime balance counts from this day
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
@@ -25,6 +27,10 @@ public struct Settings: Equatable, Sendable {
     /// `phase_end_command = …`: run through `/bin/sh -c` at each focus phase end, with the
     /// phase in `BIOMATIMER_*` environment variables.
     public var phaseEndCommand: String?
+    /// `target = 8h`, `target_mon = 8h` … `target_sun = 0`: the daily work targets.
+    public var targets = WorkTargets()
+    /// `balance_since = YYYY-MM-DD`: the first day of the balance (nil: the first recorded day).
+    public var balanceSince: Day?
 
     public init() {}
 
@@ -67,6 +73,7 @@ public struct Settings: Equatable, Sendable {
             if trimmed.isEmpty { continue }
             let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2 else { throw SettingsError("\(where_): expected `key = value`, got `\(trimmed)`") }
+            if try settings.applyTarget(key: parts[0], value: parts[1], at: where_) { continue }
             switch parts[0] {
             case "day_start":
                 guard let minutes = parseTime(parts[1]) else {
@@ -101,10 +108,24 @@ public struct Settings: Equatable, Sendable {
                 }
             default:
                 throw SettingsError(
-                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command)")
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, target, target_mon … target_sun, balance_since)")
             }
         }
         return settings
+    }
+
+    /// The target settings (`target`, `target_mon` … `target_sun`, `balance_since`): true when
+    /// `key` is one of them, a `SettingsError` naming the line when its value is bad.
+    mutating func applyTarget(key: String, value: String, at line: String) throws -> Bool {
+        do throws(TrackerError) {
+            if key == "balance_since" {
+                balanceSince = try parseBalanceSince(value)
+                return true
+            }
+            return try targets.apply(key: key, value: value)
+        } catch {
+            throw SettingsError("\(line): \(error.message)")
+        }
     }
 
     /// `HH:MM` → minutes after midnight.

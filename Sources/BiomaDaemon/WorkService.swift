@@ -57,13 +57,22 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
     }
 
+    // Targets (WorkService+Targets.swift): the settings, the store's `target set` values, the
+    // last day announced, and the deadline at the instant today's target will be reached.
+    let goals: TargetSettings
+    var storedTargets: [Int: Micros] = [:]
+    var announcedTargetDay: Day?
+    var targetDue: Deadlines.Handle?
+
     /// Called when the machine went to sleep at an instant (a running focus phase pauses).
     var onSleep: ((Micros) -> Void)?
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, away: AwayRules = AwayRules(), notifier: Notifier? = nil,
-        suspendClock: any SuspendClock = SystemSuspendClock(), log: @escaping @Sendable (String) -> Void = { _ in }
+        suspendClock: any SuspendClock = SystemSuspendClock(), goals: TargetSettings = TargetSettings(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.goals = goals
         self.log = log
         self.tracker = tracker
         self.bus = bus
@@ -86,6 +95,12 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             awayNotice = try tracker.shownNotifications()["away"] ?? 0
         } catch {
             log("cannot read the away notification's id (\(error)); the next one shows beside it")
+        }
+        do {
+            storedTargets = try tracker.storedTargets()
+            announcedTargetDay = try tracker.targetAnnouncedDay()
+        } catch {
+            log("cannot read the stored targets (\(error)); the settings file's hold")
         }
     }
 
@@ -111,6 +126,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             checkDayBoundary()
         }
         awayDecision = deadlines.add { [self] _ in decideAway() }
+        // A wake-up only: the publication checks the target and moves this deadline.
+        targetDue = deadlines.add { [self] _ in publishing(at: clock.now()) {} }
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             do {
@@ -152,6 +169,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             status.away = away.reason.rawValue
             status.awaySince = away.since
         }
+        addTargets(to: &status, snapshot)
         return status
     }
 
@@ -221,6 +239,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             bus.emitChanges(WorkStatus.table, path: DaemonAPI.objectPath, from: before, to: after)
         }
         scheduleDeadlines(snapshot)
+        checkTarget(snapshot)
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
@@ -336,7 +355,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     try keepAway()
                     return []
                 },
-            ] + editMethods() + importMethods())
+            ] + editMethods() + importMethods() + [
+                DBusMethod(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) }
+            ])
     }
 
     private func updateProject(_ call: MethodCall) throws -> [DBusValue] {

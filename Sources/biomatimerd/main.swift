@@ -60,6 +60,8 @@ struct DaemonCommand: ParsableCommand {
         options.notifications = settings.notifications
         options.away = settings.away
         options.phaseEndCommand = settings.phaseEndCommand
+        options.targets = settings.targets
+        options.balanceSince = settings.balanceSince
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }

@@ -49,6 +49,7 @@
 #define BIOMATIMER_TIMER1_SPLIT_INTERVAL "SplitInterval"
 #define BIOMATIMER_TIMER1_UNDO "Undo"
 #define BIOMATIMER_TIMER1_IMPORT "Import"
+#define BIOMATIMER_TIMER1_SET_TARGETS "SetTargets"
 // org.biomatimer.Tasks1
 #define BIOMATIMER_TASKS1_ADD_TASK "AddTask"
 #define BIOMATIMER_TASKS1_UPDATE_TASK "UpdateTask"
