@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import BiomaText
 import CContract
 import DBusKit
 
@@ -92,6 +93,28 @@ extension WorkService {
             storedTargets.merge(changes) { _, new in new }
         }
         return []
+    }
+
+    /// `ListTargets()`: `Days` aa{sv} (`Day` s `Mon` … `Sun`, `Target` x, `Source` s `store`,
+    /// `config` or `none`), `BalanceSince` s and its `BalanceSinceSource` s (`config`,
+    /// `first-recorded-day` or `today`).
+    func listTargets() -> DBusValue {
+        let targets = targets
+        let days: [DBusValue] = [2, 3, 4, 5, 6, 7, 1].map { weekday in
+            let value = targets.byWeekday[weekday - 1]
+            let source = storedTargets[weekday] != nil ? "store" : goals.targets.byWeekday[weekday - 1] > 0 ? "config" : "none"
+            return .vardict(ordered: [
+                ("Day", .string(Self.targetKeys[weekday - 1])), ("Target", .int64(value)), ("Source", .string(source)),
+            ])
+        }
+        let today = tracker.rules.day(containing: clock.now())
+        let since = balanceSince(today: today)
+        let sinceSource =
+            goals.balanceSince != nil ? "config" : (try? tracker.firstRecordedDay()) != nil ? "first-recorded-day" : "today"
+        return .vardict(ordered: [
+            ("Days", .array(.array(.dictEntry(.string, .variant)), days)),
+            ("BalanceSince", .string(since.description)), ("BalanceSinceSource", .string(sinceSource)),
+        ])
     }
 
     static let targetKeys = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]

@@ -356,7 +356,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     return []
                 },
             ] + editMethods() + importMethods() + [
-                DBusMethod(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) }
+                DBusMethod(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) },
+                DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in [listTargets()] },
             ])
     }
 

@@ -1,4 +1,5 @@
 import BiomaCore
+import BiomaText
 import Foundation
 import PropertyBased
 import Testing

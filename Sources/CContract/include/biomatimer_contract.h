@@ -50,6 +50,7 @@
 #define BIOMATIMER_TIMER1_UNDO "Undo"
 #define BIOMATIMER_TIMER1_IMPORT "Import"
 #define BIOMATIMER_TIMER1_SET_TARGETS "SetTargets"
+#define BIOMATIMER_TIMER1_LIST_TARGETS "ListTargets"
 // org.biomatimer.Tasks1
 #define BIOMATIMER_TASKS1_ADD_TASK "AddTask"
 #define BIOMATIMER_TASKS1_UPDATE_TASK "UpdateTask"
