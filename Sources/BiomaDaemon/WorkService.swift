@@ -385,7 +385,10 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         default: throw DaemonAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
         }
         let report = try report(period: period, day: day)
-        let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
+        let targets = try targetReport(report)
+        let text =
+            json
+            ? ReportText.json(report, targets: targets) : ReportText.table(report, style: Terminal(color: color), targets: targets)
         return [.string(text)]
     }
 

@@ -32,6 +32,37 @@ struct SettingsTests {
         }
     }
 
+    @Test func parsesTargets() throws {
+        let s = try Settings.parse(
+            "target = 8h\ntarget_fri = 6h  # short Fridays\ntarget_sat = 0\ntarget_sun = 0\nbalance_since = 2026-01-05\n",
+            source: "config")
+        let hour: Int64 = 3_600_000_000
+        // Sunday first: Sun, Mon … Sat.
+        #expect(s.targets.byWeekday == [0, 8 * hour, 8 * hour, 8 * hour, 8 * hour, 6 * hour, 0])
+        #expect(s.balanceSince?.description == "2026-01-05")
+        // A weekday line before `target` is overridden by it: later lines win.
+        let t = try Settings.parse("target_mon = 7:30\ntarget = 4h\n", source: "config")
+        #expect(t.targets.byWeekday == Array(repeating: 4 * hour, count: 7))
+        #expect(try Settings.parse("", source: "config").targets.isSet == false)
+    }
+
+    @Test(arguments: [
+        ("target = -1h", "config:1: target `-1h` is negative"),
+        ("\ntarget_xyz = 8h", "config:2: unknown setting `target_xyz`"),
+        ("target_mon = 25h", "config:1: target_mon `25h` is longer than 24:00"),
+        ("target = 8", "config:1: target `8` needs a unit"),
+        ("balance_since = 2026-13-01", "config:1: balance_since `2026-13-01` is not a date"),
+        ("balance_since = yesterday", "config:1: balance_since `yesterday` is not a date"),
+    ])
+    func badTargetLinesAreNamed(_ text: String, _ message: String) {
+        do {
+            _ = try Settings.parse(text, source: "config")
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect("\(error)".hasPrefix(message), "\(error)")
+        }
+    }
+
     @Test func missingFileMeansDefaults() throws {
         #expect(try Settings.load(from: URL(fileURLWithPath: "/nonexistent/config")) == Settings())
         #expect(Settings.file(environment: ["XDG_CONFIG_HOME": "/x"]).path == "/x/biomatimer/config")
