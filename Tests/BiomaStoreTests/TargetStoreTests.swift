@@ -1,0 +1,55 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+/// The targets `target set` keeps, the day last announced, and the sums the balance needs
+/// (`v7-targets`).
+struct TargetStoreTests {
+    let hour: Micros = 3600 * microsPerSecond
+
+    @Test func targetsAndTheAnnouncedDaySurviveReopening() throws {
+        try withTemporaryDirectory { dir in
+            do {
+                let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
+                #expect(try tracker.storedTargets().isEmpty && tracker.targetAnnouncedDay() == nil)
+                try tracker.setTargets([2: 8 * hour, 6: 6 * hour])
+                try tracker.setTargets([6: 5 * hour])
+                try tracker.saveTargetAnnounced(Day("2026-11-20")!)
+            }
+            let reopened = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
+            #expect(try reopened.storedTargets() == [2: 8 * hour, 6: 5 * hour])
+            #expect(try reopened.targetAnnouncedDay() == Day("2026-11-20"))
+        }
+    }
+
+    @Test func badTargetsChangeNothing() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
+            try tracker.setTargets([2: 8 * hour])
+            let before = try tracker.dumpForTesting()
+            for bad in [[3: -1], [1: 25 * hour], [0: hour], [3: hour, 8: hour]] as [[Int: Micros]] {
+                #expect(throws: TrackerError.self) { try tracker.setTargets(bad) }
+                #expect(try tracker.dumpForTesting() == before)
+            }
+        }
+    }
+
+    /// Work since a day: closed intervals clipped at the day's start, the running one up to now.
+    @Test func workSinceADayAndTheFirstRecordedDay() throws {
+        try withTemporaryDirectory { dir in
+            let day = Day("2026-11-20")!
+            let start = utc.start(of: day)
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: start - 2 * hour, bootID: "b")
+            #expect(try tracker.firstRecordedDay() == nil)
+            // 22:00–02:00 across midnight, then running from 09:00.
+            _ = try tracker.appendHistory([Interval(start: start - 2 * hour, end: start + 2 * hour, projectID: nil)], at: start + 3 * hour)
+            try tracker.start(at: start + 9 * hour)
+            #expect(try tracker.firstRecordedDay() == day.adding(days: -1))
+            #expect(try tracker.workTotal(since: day, at: start + 10 * hour) == 3 * hour)
+            #expect(try tracker.workTotal(since: day.adding(days: -1), at: start + 10 * hour) == 5 * hour)
+            #expect(try tracker.workTotal(since: day.adding(days: 1), at: start + 10 * hour) == 0)
+        }
+    }
+}
