@@ -33,13 +33,13 @@ struct TargetSet: ParsableCommand {
         commandName: "set", abstract: "Set the target of every day, or of some weekdays.",
         discussion: "Examples: `biomatimer target set 8h`, `biomatimer target set --mon 8h --fri 6h --sat 0`.")
     @Argument(help: "The target of every day (LENGTH).") var daily: String?
-    @Option(help: "Monday's target.") var mon: String?
-    @Option(help: "Tuesday's target.") var tue: String?
-    @Option(help: "Wednesday's target.") var wed: String?
-    @Option(help: "Thursday's target.") var thu: String?
-    @Option(help: "Friday's target.") var fri: String?
-    @Option(help: "Saturday's target.") var sat: String?
-    @Option(help: "Sunday's target.") var sun: String?
+    @Option(parsing: .unconditional, help: "Monday's target.") var mon: String?
+    @Option(parsing: .unconditional, help: "Tuesday's target.") var tue: String?
+    @Option(parsing: .unconditional, help: "Wednesday's target.") var wed: String?
+    @Option(parsing: .unconditional, help: "Thursday's target.") var thu: String?
+    @Option(parsing: .unconditional, help: "Friday's target.") var fri: String?
+    @Option(parsing: .unconditional, help: "Saturday's target.") var sat: String?
+    @Option(parsing: .unconditional, help: "Sunday's target.") var sun: String?
 
     /// The `SetTargets` entries: `Daily` and the weekdays given.
     func entries() throws -> [(String, DBusValue)] {

@@ -103,7 +103,7 @@ struct TargetEndToEndTests {
             (["@a{sv} {}"], "No targets given"),
         ] {
             let r = try d.gdbus("SetTargets", arguments)
-            #expect(r.status != 0 && r.stderr.contains("org.biomatimer.Error.InvalidArgument"), "\(arguments): \(r.stderr)")
+            #expect(r.status != 0 && r.stderr.contains("org.biomatimer.Timer1.Error.InvalidArgument"), "\(arguments): \(r.stderr)")
             #expect(r.stderr.contains(words), "\(arguments): \(r.stderr)")
         }
         #expect(try d.targets() == before)
