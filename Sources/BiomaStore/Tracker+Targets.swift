@@ -56,19 +56,34 @@ extension Tracker {
     }
 
     /// All work from the start of `since` to `now`, the running interval counted up to `now`:
-    /// one sum in SQL (intervals never overlap).
+    /// a sum in SQL (intervals never overlap); the part before today is kept until the next
+    /// change, so a publication sums only today's intervals.
     public func workTotal(since: Day, at now: Micros) throws -> Micros {
         let low = rules.start(of: since)
         guard low < now else { return 0 }
-        var total = try readOrThrow { db in
+        let today = max(low, min(now, rules.start(of: rules.day(containing: now))))
+        let before: Micros
+        if let cache = workBeforeTodayCache, cache.since == since, cache.until == today {
+            before = cache.work
+        } else {
+            before = try closedWork(from: low, to: today)
+            workBeforeTodayCache = (since, today, before)
+        }
+        var total = try before + closedWork(from: today, to: now)
+        if let open = model.state.open, now > open.start { total += now - max(open.start, low) }
+        return total
+    }
+
+    /// Closed work inside `[low, high)`.
+    private func closedWork(from low: Micros, to high: Micros) throws -> Micros {
+        guard low < high else { return 0 }
+        return try readOrThrow { db in
             try Int64.fetchOne(
                 db,
                 sql: """
                     SELECT COALESCE(SUM(MIN(end_us, ?2) - MAX(start_us, ?1)), 0) FROM interval
                     WHERE end_us IS NOT NULL AND end_us > ?1 AND start_us < ?2
-                    """, arguments: [low, now]) ?? 0
+                    """, arguments: [low, high]) ?? 0
         }
-        if let open = model.state.open, now > open.start { total += now - max(open.start, low) }
-        return total
     }
 }

@@ -50,6 +50,12 @@ struct TargetStoreTests {
             #expect(try tracker.workTotal(since: day, at: start + 10 * hour) == 3 * hour)
             #expect(try tracker.workTotal(since: day.adding(days: -1), at: start + 10 * hour) == 5 * hour)
             #expect(try tracker.workTotal(since: day.adding(days: 1), at: start + 10 * hour) == 0)
+            // A change to an earlier day shows at once (the sum before today is kept only
+            // until the next change).
+            _ = try tracker.appendHistory([Interval(start: start - 5 * hour, end: start - 4 * hour, projectID: nil)], at: start + 10 * hour)
+            #expect(try tracker.workTotal(since: day.adding(days: -1), at: start + 10 * hour) == 6 * hour)
+            // The next day: the running interval counts from its start, everything before is summed anew.
+            #expect(try tracker.workTotal(since: day.adding(days: -1), at: start + 26 * hour) == 5 * hour + 17 * hour)
         }
     }
 }

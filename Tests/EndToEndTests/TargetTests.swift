@@ -139,6 +139,7 @@ struct TargetEndToEndTests {
         _ = try d.f.method("AddInterval", [.int64(Self.at("09:00")), .int64(Self.at("15:12")), .string(""), .vardict([:])])
         _ = try d.f.method("SetTargets", [.vardict(["Daily": .int64(8 * hour)])])
         #expect(try d.cli(["status", "--format", "island"]).stdout == "○ 0:00:00 (6:12/8:00)\n")
+        #expect(try d.cli(["status"]).stdout == "0:00:00 (6:12:00)\nTarget: 6:12 of 8:00 (77 %), balance -1:48\n")
         let waybar = try d.cli(["status", "--format", "waybar"]).stdout
         #expect(waybar.hasSuffix(#""class":["idle"],"percentage":77}"# + "\n"), "\(waybar)")
         #expect(try d.cli(["status", "--format", "{target} {target_progress} {balance}"]).stdout == "8:00 77 -1:48\n")
