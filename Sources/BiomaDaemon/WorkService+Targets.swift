@@ -132,7 +132,8 @@ extension WorkService {
             var carriedIn: Micros = 0
             if since < report.from {
                 let work = try tracker.workTotal(since: since, at: min(now, tracker.rules.start(of: report.from)))
-                carriedIn = work - targets.total(from: since, to: report.from.adding(days: -1))
+                // Days to come owe nothing yet (a period after today carries today's balance).
+                carriedIn = work - targets.total(from: since, to: min(report.from.adding(days: -1), today))
             }
             return TargetReport(report: counted, targets: targets, since: since, carriedIn: carriedIn)
         } catch {

@@ -162,6 +162,9 @@ struct TargetEndToEndTests {
         #expect(text.contains("  2026-11-19     8:00     9:00       +1:00\n"), "\(text)")
         #expect(text.contains("  2026-11-20     8:00     3:00       -5:00\n"), "\(text)")
         #expect(text.contains("Balance at the end  -4:00\n"), "\(text)")
+        // Next week: nothing counted yet, the balance is today's.
+        let next = try d.cli(["report", "--json", "--week", "--date", "2026-11-25"]).stdout
+        #expect(next.contains(#""balance":-14400000000"#), "\(next)")
         // No target: no target rows.
         _ = try d.f.method("SetTargets", [.vardict(["Daily": .int64(0)])])
         #expect(try !d.cli(["report", "--week"]).stdout.contains("Targets"))
