@@ -2,7 +2,8 @@ import BiomaCore
 import GRDB
 
 /// The daily work targets `target set` keeps (beating the settings file's, weekday by
-/// weekday), the day whose reached target was last announced, and the sums the balance needs.
+/// weekday) and the sums the balance needs. The day whose reached target was last announced
+/// is with the other remembered notification state (Tracker+DaemonState.swift).
 extension Tracker {
     /// The stored targets by weekday (`Day.weekday`: 1 Sunday … 7 Saturday); a weekday
     /// missing takes the settings' value.
@@ -30,20 +31,6 @@ extension Tracker {
                     sql: "INSERT OR REPLACE INTO work_target (weekday, target_us) VALUES (?, ?)",
                     arguments: [weekday, value])
             }
-        }
-    }
-
-    /// The last day whose reached target was announced (nil: none yet).
-    public func targetAnnouncedDay() throws -> Day? {
-        try readOrThrow { db in
-            try String.fetchOne(db, sql: "SELECT day FROM target_announced WHERE id = 1").flatMap(Day.init)
-        }
-    }
-
-    public func saveTargetAnnounced(_ day: Day) throws {
-        try writeOrThrow { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO target_announced (id, day) VALUES (1, ?)", arguments: [day.description])
         }
     }
 

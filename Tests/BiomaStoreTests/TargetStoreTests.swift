@@ -24,6 +24,23 @@ struct TargetStoreTests {
         }
     }
 
+    /// A 04:00 day start in Berlin: a day runs from 04:00 to 04:00, and the one across the
+    /// change from summer time lasts 25 hours, all of them counted.
+    @Test func workSinceADayWithALateStartAcrossADSTChange() throws {
+        try withTemporaryDirectory { dir in
+            let rules = DayRules(timeZone: zone("Europe/Berlin"), dayStartMinutes: 240)
+            let tracker = try Tracker(dataDirectory: dir, rules: rules, now: t("2026-10-24T00:00:00+02:00"), bootID: "b")
+            _ = try tracker.appendHistory(
+                [Interval(start: t("2026-10-24T02:00:00+02:00"), end: t("2026-10-26T06:00:00+01:00"), projectID: nil)],
+                at: t("2026-10-27T00:00:00+01:00"))
+            #expect(try tracker.firstRecordedDay() == Day("2026-10-23"))
+            let since = Day("2026-10-24")!
+            #expect(try tracker.workTotal(since: since, at: t("2026-10-25T04:00:00+01:00")) == 25 * hour)
+            #expect(try tracker.workTotal(since: since, at: t("2026-10-26T04:00:00+01:00")) == 49 * hour)
+            #expect(try tracker.workTotal(since: since, at: t("2026-10-27T00:00:00+01:00")) == 51 * hour)
+        }
+    }
+
     @Test func badTargetsChangeNothing() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
