@@ -126,8 +126,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             checkDayBoundary()
         }
         awayDecision = deadlines.add { [self] _ in decideAway() }
-        // A wake-up only: the publication checks the target and moves this deadline.
-        targetDue = deadlines.add { [self] _ in publishing(at: clock.now()) {} }
+        // A wake-up only: the publication checks the target and moves this deadline (after a
+        // clock change or a resume the day boundary's handler publishes already).
+        targetDue = deadlines.add { [self] reason in if reason == .due { publishing(at: clock.now()) {} } }
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             do {
