@@ -7,15 +7,14 @@ import BiomaText
 extension ReportText {
     /// `Targets` and one line per day with a target or work, then `Balance at the end`.
     static func targetTable(_ t: TargetReport) -> String {
-        var out = "\nTargets       target     work  difference\n"
-        for row in t.rows where row.target > 0 || row.work > 0 {
-            out += "  \(row.day)  \(Terminal.padLeft(DurationClock.hoursMinutes(row.target), 7))"
-            out += "  \(Terminal.padLeft(DurationClock.hoursMinutes(row.work), 7))"
-            out += "  \(Terminal.padLeft(DurationClock.signed(row.difference), 10))\n"
+        func line(_ label: String, _ target: Int64, _ work: Int64) -> String {
+            "  \(Terminal.pad(label, 10))  \(Terminal.padLeft(DurationClock.hoursMinutes(target), 7))"
+                + "  \(Terminal.padLeft(DurationClock.hoursMinutes(work), 7))"
+                + "  \(Terminal.padLeft(DurationClock.signed(work - target), 10))\n"
         }
-        out += "  Total       \(Terminal.padLeft(DurationClock.hoursMinutes(t.targetTotal), 7))"
-        out += "  \(Terminal.padLeft(DurationClock.hoursMinutes(t.workTotal), 7))"
-        out += "  \(Terminal.padLeft(DurationClock.signed(t.workTotal - t.targetTotal), 10))\n"
+        var out = "\nTargets       target     work  difference\n"
+        for row in t.rows where row.target > 0 || row.work > 0 { out += line(row.day.description, row.target, row.work) }
+        out += line("Total", t.targetTotal, t.workTotal)
         out += "Balance at the end  \(DurationClock.signed(t.balance))\n"
         return out
     }
