@@ -1,5 +1,3 @@
-import BiomaText
-
 /// Project budgets: an amount of time per week, per month or in total; the time used in the
 /// current period; and the notices at 80 % and 100 %, each once per period. Pure: intervals,
 /// instants and day rules are handed in.

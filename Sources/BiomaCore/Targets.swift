@@ -1,4 +1,5 @@
-import BiomaText
+// BiomaText re-exported: its lengths (`GoalLength`, `DurationClock`) are part of these rules.
+@_exported import BiomaText
 
 /// Work targets per weekday, the day's progress towards its target, the instant it will be
 /// reached, and the balance (overtime) since a day. Pure: the instants, the day rules and the

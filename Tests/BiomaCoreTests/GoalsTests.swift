@@ -1,5 +1,4 @@
 import BiomaCore
-import BiomaText
 import Foundation
 import PropertyBased
 import Testing
