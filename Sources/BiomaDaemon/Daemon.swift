@@ -17,6 +17,10 @@ public struct DaemonOptions: Sendable {
     public var phaseEndCommand: String?
     /// `export_ics = PATH`: the calendar file the daemon keeps fresh (`WorkService+Calendar`).
     public var exportICS: String?
+    /// The daily work targets and the balance's first day from the settings file (the store's
+    /// `target set` values beat them).
+    public var targets = WorkTargets()
+    public var balanceSince: Day?
     public init() {}
 }
 
@@ -171,7 +175,9 @@ struct Startup: Sendable {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
             let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
-            let timer = WorkService(tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier, log: log)
+            let timer = WorkService(
+                tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier,
+                goals: TargetSettings(targets: options.targets, balanceSince: options.balanceSince), log: log)
             timer.calendarPath = options.exportICS
             let parts: [any ObjectInterface] = [
                 timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),

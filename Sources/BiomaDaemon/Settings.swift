@@ -14,6 +14,8 @@ import Foundation
 /// away_after = 10m       # lock and idle absences shorter than this count as work
 /// phase_end_command = notify-send "$BIOMATIMER_PHASE done"   # at each focus phase end
 /// export_ics = ~/calendars/work.ics   # kept fresh: the last 8 weeks and this one
+/// target = 8h            # a work target every day; target_mon … target_sun beat it
+/// balance_since = 2026-01-01   # the overtime balance counts from this day
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
@@ -28,6 +30,10 @@ public struct Settings: Equatable, Sendable {
     public var phaseEndCommand: String?
     /// `export_ics = PATH` (`~/` expanded; absolute): the calendar file the daemon keeps fresh.
     public var exportICS: String?
+    /// `target = 8h`, `target_mon = 8h` … `target_sun = 0`: the daily work targets.
+    public var targets = WorkTargets()
+    /// `balance_since = YYYY-MM-DD`: the first day of the balance (nil: the first recorded day).
+    public var balanceSince: Day?
 
     public init() {}
 
@@ -70,6 +76,7 @@ public struct Settings: Equatable, Sendable {
             if trimmed.isEmpty { continue }
             let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2 else { throw SettingsError("\(where_): expected `key = value`, got `\(trimmed)`") }
+            if try settings.applyTarget(key: parts[0], value: parts[1], at: where_) { continue }
             switch parts[0] {
             case "day_start":
                 guard let minutes = parseTime(parts[1]) else {
@@ -106,7 +113,7 @@ public struct Settings: Equatable, Sendable {
                 settings.exportICS = try exportPath(parts[1], where_, environment)
             default:
                 throw SettingsError(
-                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics)")
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics, target, target_mon … target_sun, balance_since)")
             }
         }
         return settings
@@ -120,6 +127,20 @@ public struct Settings: Equatable, Sendable {
             throw SettingsError("\(where_): export_ics must be an absolute file path (or start with ~/), not `\(text)`")
         }
         return path
+    }
+
+    /// The target settings (`target`, `target_mon` … `target_sun`, `balance_since`): true when
+    /// `key` is one of them, a `SettingsError` naming the line when its value is bad.
+    mutating func applyTarget(key: String, value: String, at line: String) throws -> Bool {
+        do throws(TrackerError) {
+            if key == "balance_since" {
+                balanceSince = try parseBalanceSince(value)
+                return true
+            }
+            return try targets.apply(key: key, value: value)
+        } catch {
+            throw SettingsError("\(line): \(error.message)")
+        }
     }
 
     /// `HH:MM` → minutes after midnight.

@@ -72,7 +72,9 @@ extension WorkService {
     }
 
     /// The report with its notes and/or rounded totals, as text or JSON.
-    func reportWithExtras(_ report: Report, _ extras: ReportExtras, json: Bool, color: Bool) throws -> String {
+    func reportWithExtras(
+        _ report: Report, _ extras: ReportExtras, targets: TargetReport?, json: Bool, color: Bool
+    ) throws -> String {
         let now = clock.now()
         let rows: [IntervalRow]
         do {
@@ -95,9 +97,9 @@ extension WorkService {
             var more: [(String, JSON)] = []
             if let totals { more.append(ReportText.roundedJSON(totals)) }
             if let digest { more.append(ReportText.notesJSON(digest)) }
-            return ReportText.json(report, adding: more)
+            return ReportText.json(report, targets: targets, adding: more)
         }
-        var text = ReportText.table(report, style: Terminal(color: color))
+        var text = ReportText.table(report, style: Terminal(color: color), targets: targets)
         if let totals { text += ReportText.roundedTable(totals, projectOrder: order, name: { names[$0] }) }
         if let digest { text += ReportText.notesTable(digest, name: { names[$0] }) }
         return text

@@ -60,13 +60,22 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
     }
 
+    // Targets (WorkService+Targets.swift): the settings, the store's `target set` values, the
+    // last day announced, and the deadline at the instant today's target will be reached.
+    let goals: TargetSettings
+    var storedTargets: [Int: Micros] = [:]
+    var announcedTargetDay: Day?
+    var targetDue: Deadlines.Handle?
+
     /// Called when the machine went to sleep at an instant (a running focus phase pauses).
     var onSleep: ((Micros) -> Void)?
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, away: AwayRules = AwayRules(), notifier: Notifier? = nil,
-        suspendClock: any SuspendClock = SystemSuspendClock(), log: @escaping @Sendable (String) -> Void = { _ in }
+        suspendClock: any SuspendClock = SystemSuspendClock(), goals: TargetSettings = TargetSettings(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.goals = goals
         self.log = log
         self.tracker = tracker
         self.bus = bus
@@ -89,6 +98,12 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             awayNotice = try tracker.shownNotifications()["away"] ?? 0
         } catch {
             log("cannot read the away notification's id (\(error)); the next one shows beside it")
+        }
+        do {
+            storedTargets = try tracker.storedTargets()
+            announcedTargetDay = try tracker.targetAnnouncedDay()
+        } catch {
+            log("cannot read the stored targets (\(error)); the settings file's hold")
         }
     }
 
@@ -114,6 +129,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             checkDayBoundary()
         }
         awayDecision = deadlines.add { [self] _ in decideAway() }
+        // A wake-up only: the publication checks the target and moves this deadline (after a
+        // clock change or a resume the day boundary's handler publishes already).
+        targetDue = deadlines.add { [self] reason in if reason == .due { publishing(at: clock.now()) {} } }
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             do {
@@ -156,6 +174,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             status.away = away.reason.rawValue
             status.awaySince = away.since
         }
+        addTargets(to: &status, snapshot)
         return status
     }
 
@@ -226,6 +245,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
         scheduleDeadlines(snapshot)
         calendarChanged(at: now)
+        checkTarget(snapshot)
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
@@ -341,7 +361,10 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     try keepAway()
                     return []
                 },
-            ] + editMethods() + importMethods() + noteMethods())
+            ] + editMethods() + importMethods() + noteMethods() + [
+                DBusMethod(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) },
+                DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in [listTargets()] },
+            ])
     }
 
     private func updateProject(_ call: MethodCall) throws -> [DBusValue] {
@@ -370,8 +393,13 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
         let extras = try ReportExtras(options)
         let report = try report(period: period, day: day)
-        if !extras.isEmpty { return [.string(try reportWithExtras(report, extras, json: json, color: color))] }
-        let text = json ? ReportText.json(report) : ReportText.table(report, style: Terminal(color: color))
+        let targets = try targetReport(report)
+        if !extras.isEmpty {
+            return [.string(try reportWithExtras(report, extras, targets: targets, json: json, color: color))]
+        }
+        let text =
+            json
+            ? ReportText.json(report, targets: targets) : ReportText.table(report, style: Terminal(color: color), targets: targets)
         return [.string(text)]
     }
 

@@ -76,12 +76,4 @@ extension ReportText {
             ])
         )
     }
-
-    /// The report's JSON with more keys at its end.
-    public static func json(_ r: Report, adding extras: [(String, JSON)]) -> String {
-        let base = json(r)
-        guard !extras.isEmpty, base.hasSuffix("}\n") else { return base }
-        let more = extras.map { JSON.quoted($0.0) + ":" + $0.1.text }.joined(separator: ",")
-        return String(base.dropLast(2)) + "," + more + "}\n"
-    }
 }

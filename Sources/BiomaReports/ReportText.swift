@@ -8,7 +8,9 @@ import TimerControl
 
 /// `biomatimer report`, from BiomaCore's `Report` (the daemon renders it; no keys to look up).
 public enum ReportText {
-    public static func json(_ r: Report) -> String {
+    /// The report as JSON; `targets` adds the per-day targets and the balance, `adding` more
+    /// keys (rounded totals, notes).
+    public static func json(_ r: Report, targets: TargetReport? = nil, adding extras: [(String, JSON)] = []) -> String {
         let projects = r.projects.map { p -> JSON in
             .object([
                 "id": .string(p.id), "name": .string(p.name), "color": .string(p.color), "total": .int(p.total),
@@ -22,12 +24,15 @@ public enum ReportText {
             ])
         }
         let focus = focusTotal(r)
-        let object = JSON.object([
+        var fields: [String: JSON] = [
             "from": .string(r.from.description), "to": .string(r.to.description),
             "work_total": .int(r.workTotal), "no_project_total": .int(r.noProjectTotal),
             "focus_completed": .integer(focus.completed), "focus_time": .int(focus.time),
             "projects": .array(projects), "days": .array(days),
-        ])
+        ]
+        if let targets { fields["targets"] = targetJSON(targets) }
+        for (key, value) in extras { fields[key] = value }
+        let object = JSON.object(fields)
         return object.text + "\n"
     }
 
@@ -42,7 +47,7 @@ public enum ReportText {
         return "  focus \(DurationFormat.hms(day.focusTime)), \(day.focusCompleted) completed"
     }
 
-    public static func table(_ r: Report, style: Terminal) -> String {
+    public static func table(_ r: Report, style: Terminal, targets: TargetReport? = nil) -> String {
         let (from, to) = (r.from.description, r.to.description)
         var out = from == to ? "\(from)\n" : "\(from) – \(to)\n"
         out += "Work          \(Terminal.padLeft(DurationFormat.hms(r.workTotal), 10))\n"
@@ -68,6 +73,7 @@ public enum ReportText {
                 out += "  \(d.day)  \(Terminal.padLeft(DurationFormat.hms(d.workTotal), 10))\(focusNote(d))\n"
             }
         }
+        if let targets { out += targetTable(targets) }
         return out
     }
 }

@@ -141,6 +141,22 @@ enum Schema {
                     ALTER TABLE edit_journal_row ADD COLUMN after_note TEXT;
                     """)
         }
+        // v8: the daily work targets `target set` gave (one row per weekday it set, beating the
+        // settings file), and the last day whose reached target was announced.
+        migrator.registerMigration("v8-targets") { db in
+            try db.execute(
+                sql: """
+                    -- weekday: 1 Sunday … 7 Saturday (Calendar's numbering).
+                    CREATE TABLE work_target (
+                        weekday INTEGER PRIMARY KEY CHECK (weekday BETWEEN 1 AND 7),
+                        target_us INTEGER NOT NULL CHECK (target_us BETWEEN 0 AND 86400000000)
+                    );
+                    CREATE TABLE target_announced (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        day TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -92,3 +92,20 @@ extension Tracker {
         }
     }
 }
+
+/// The daily target's notice (`target_announced`, `v8-targets`): once a day, also across a restart.
+extension Tracker {
+    /// The last day whose reached target was announced (nil: none yet).
+    public func targetAnnouncedDay() throws -> Day? {
+        try readOrThrow { db in
+            try String.fetchOne(db, sql: "SELECT day FROM target_announced WHERE id = 1").flatMap(Day.init)
+        }
+    }
+
+    public func saveTargetAnnounced(_ day: Day) throws {
+        try writeOrThrow { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO target_announced (id, day) VALUES (1, ?)", arguments: [day.description])
+        }
+    }
+}

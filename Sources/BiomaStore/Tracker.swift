@@ -32,6 +32,8 @@ public final class Tracker: @unchecked Sendable {
     var todayCache: (day: Day, closed: [Interval])?
     /// Focus phases completed in a day, as last counted (bars ask at every poll and change).
     var focusCompletedCache: (day: Day, count: Int)?
+    /// Closed work from a day's start to the start of today, as last summed (the balance).
+    var workBeforeTodayCache: (since: Day, until: Micros, work: Micros)?
     var lastDailyBackup: Day?
     /// The day a daily backup was last tried (succeeded or not): one try per day and start.
     var lastDailyBackupAttempt: Day?
@@ -214,6 +216,7 @@ public final class Tracker: @unchecked Sendable {
         model = after
         todayCache = nil
         focusCompletedCache = nil
+        workBeforeTodayCache = nil
     }
 
     func readOrThrow<R>(_ body: (Database) throws -> R) throws -> R {

@@ -34,6 +34,14 @@ public struct WorkStatus: Sendable, Equatable {
     public var away = ""
     /// `AwaySince`: when that began, 0 when not away.
     public var awaySince: Int64 = 0
+    /// `DailyTarget`: today's work target, 0 when none.
+    public var dailyTarget: Int64 = 0
+    /// `TargetProgress`: `DailyTotal` over `DailyTarget` at `updatedAt` (0 with no target; may
+    /// exceed 1). Grows while `running` at 1 s per second over the target.
+    public var targetProgress: Double = 0
+    /// `Balance`: work minus target over every day since the balance's first day, today's
+    /// whole target counted, at `updatedAt` (negative: time owed). Grows while `running`.
+    public var balance: Int64 = 0
 
     public init() {}
 
@@ -55,6 +63,9 @@ public struct WorkStatus: Sendable, Equatable {
             .init("Projects", \.projects),
             .init("Away", \.away),
             .init("AwaySince", \.awaySince),
+            .init("DailyTarget", \.dailyTarget),
+            .init("TargetProgress", \.targetProgress, alwaysSent: true),
+            .init("Balance", \.balance, alwaysSent: true),
         ])
 }
 

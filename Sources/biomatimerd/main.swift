@@ -61,6 +61,8 @@ struct DaemonCommand: ParsableCommand {
         options.away = settings.away
         options.phaseEndCommand = settings.phaseEndCommand
         options.exportICS = settings.exportICS
+        options.targets = settings.targets
+        options.balanceSince = settings.balanceSince
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }

@@ -22,6 +22,12 @@ struct SettingsTests {
         ("\nweek_start = friday", "config:2: week_start must be monday or sunday"),
         ("colour = red", "config:1: unknown setting `colour`"),
         ("data_dir = relative/path", "config:1: data_dir must be an absolute path"),
+        ("target = -1h", "config:1: target `-1h` is negative"),
+        ("\ntarget_xyz = 8h", "config:2: unknown setting `target_xyz`"),
+        ("target_mon = 25h", "config:1: target_mon `25h` is longer than 24:00"),
+        ("target = 8", "config:1: target `8` needs a unit"),
+        ("balance_since = 2026-13-01", "config:1: balance_since `2026-13-01` is not a date"),
+        ("balance_since = yesterday", "config:1: balance_since `yesterday` is not a date"),
     ])
     func badLinesAreNamed(_ text: String, _ message: String) {
         do {
@@ -30,6 +36,20 @@ struct SettingsTests {
         } catch {
             #expect("\(error)".hasPrefix(message), "\(error)")
         }
+    }
+
+    @Test func parsesTargets() throws {
+        let s = try Settings.parse(
+            "target = 8h\ntarget_fri = 6h  # short Fridays\ntarget_sat = 0\ntarget_sun = 0\nbalance_since = 2026-01-05\n",
+            source: "config")
+        let hour: Int64 = 3_600_000_000
+        // Sunday first: Sun, Mon … Sat.
+        #expect(s.targets.byWeekday == [0, 8 * hour, 8 * hour, 8 * hour, 8 * hour, 6 * hour, 0])
+        #expect(s.balanceSince?.description == "2026-01-05")
+        // A weekday line before `target` is overridden by it: later lines win.
+        let t = try Settings.parse("target_mon = 7:30\ntarget = 4h\n", source: "config")
+        #expect(t.targets.byWeekday == Array(repeating: 4 * hour, count: 7))
+        #expect(try Settings.parse("", source: "config").targets.isSet == false)
     }
 
     @Test func missingFileMeansDefaults() throws {

@@ -8,7 +8,8 @@ import TimerControl
 public enum StatusText {
     /// `format` nil: the plain lines, `0:05:30 (2:45:15)` and, with a project,
     /// `Client A 0:02:15 (1:30:45)`, and with a focus timer
-    /// `Focus: Work 2/4, 12:34 left · Deep work`; else the bar format or template it names (`json` for
+    /// `Focus: Work 2/4, 12:34 left · Deep work`, with a target today
+    /// `Target: 6:12 of 8:00 (77 %), balance -1:48`; else the bar format or template it names (`json` for
     /// `--json`). Every line ends with a newline.
     public static func render(_ state: WidgetState, now: Int64, format: String?, ascii: Bool) throws(WidgetFormatError)
         -> String
@@ -22,7 +23,11 @@ public enum StatusText {
             out += "\(Terminal.singleLine(live.activeProjectName)) \(DurationFormat.hms(live.projectSessionTime)) "
             out += "(\(DurationFormat.hms(live.projectDailyTotal)))\n"
         }
-        let focus = FocusDisplay(state, now: now, options: RenderOptions(ascii: ascii, maxNameWidth: nil))
+        let display = WidgetDisplay(state, now: now, options: RenderOptions(ascii: ascii, maxNameWidth: nil))
+        if let percent = display.targetPercent {
+            out += "Target: \(display.targetWorked) of \(display.target) (\(percent) %), balance \(display.balance)\n"
+        }
+        let focus = display.focus
         if focus.active { out += focus.sentence + "\n" }
         return out
     }

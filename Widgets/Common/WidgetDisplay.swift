@@ -39,6 +39,17 @@ public struct WidgetDisplay: Sendable, Equatable {
     public var dueMark: String
     /// The focus timer (inactive when there is none or the daemon is offline).
     public var focus: FocusDisplay
+    /// Today's work target (`8:00`), empty when none (or offline).
+    public var target: String
+    /// Work today over the target in whole percent from the displayed seconds (may exceed
+    /// 100), nil with no target.
+    public var targetPercent: Int?
+    /// Work today as `6:12` beside the target, empty when none.
+    public var targetWorked: String
+    /// The balance, `+3:20` or `-0:45` (empty offline).
+    public var balance: String
+    /// Whether today's target is met.
+    public var targetReached: Bool { (targetPercent ?? 0) >= 100 }
 
     public init(_ state: WidgetState, now: Int64, options: RenderOptions) {
         let glyphs = options.glyphs
@@ -56,6 +67,7 @@ public struct WidgetDisplay: Sendable, Equatable {
         openTasks = state.online ? Int(state.tasks.openTasks) : 0
         dueMark = dueTasks > 0 ? "\(glyphs.tasksDue)\(dueTasks)" : ""
         focus = FocusDisplay(state, now: now, options: options)
+        (target, targetPercent, targetWorked, balance) = Self.targets(state, live)
         if hasProject {
             let name = state.activeProjectName.isEmpty ? state.activeProject : state.activeProjectName
             projectFullName = TextEscaping.singleLine(name)
@@ -82,6 +94,21 @@ public struct WidgetDisplay: Sendable, Equatable {
         }
     }
 
-    /// `0:05:30 (2:45:15)`: the work session and today's total.
-    public var workTimes: String { "\(session) (\(daily))" }
+    /// `0:05:30 (2:45:15)`: the work session and today's total; with a target today
+    /// `0:05:30 (6:12/8:00)`, work today over the target.
+    public var workTimes: String { target.isEmpty ? "\(session) (\(daily))" : "\(session) (\(targetWorked)/\(target))" }
+
+    /// The target fields of a state and its live values at the instant displayed.
+    private static func targets(_ state: WidgetState, _ live: WidgetState)
+        -> (target: String, percent: Int?, worked: String, balance: String)
+    {
+        guard state.online else { return ("", nil, "", "") }
+        let balance = DurationClock.signed(live.balance)
+        let target = state.dailyTarget
+        guard target > 0 else { return ("", nil, "", balance) }
+        // From whole displayed seconds, as the project share: it changes only with them.
+        let seconds = DurationFormat.wholeSeconds(live.dailyTotal)
+        let percent = Int(clamping: seconds.multipliedReportingOverflow(by: 100_000_000).overflow ? Int64.max : seconds * 100_000_000 / target)
+        return (DurationClock.hoursMinutes(target), percent, DurationClock.hoursMinutes(live.dailyTotal), balance)
+    }
 }

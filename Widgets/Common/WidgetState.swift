@@ -69,7 +69,7 @@ public struct WidgetState: Sendable, Equatable {
 
     /// The state with its live values at `now`: `value + (now − updatedAt)` for the work
     /// values while running and for the project values while a project is active, and
-    /// `updatedAt = now`. A `now` before `updatedAt` (a clock step back) counts as no time,
+    /// `updatedAt = now`; `Balance` and `TargetProgress` move with the work values. A `now` before `updatedAt` (a clock step back) counts as no time,
     /// so a display never shows less than the daemon published.
     public func advanced(to now: Int64) -> WidgetState {
         guard online else { return self }
@@ -79,6 +79,8 @@ public struct WidgetState: Sendable, Equatable {
         if timer.running {
             live.sessionTime = Self.adding(timer.sessionTime, elapsed)
             live.dailyTotal = Self.adding(timer.dailyTotal, elapsed)
+            live.balance = Self.adding(timer.balance, elapsed)
+            if timer.dailyTarget > 0 { live.targetProgress = Double(live.dailyTotal) / Double(timer.dailyTarget) }
         }
         if hasProject {
             live.projectSessionTime = Self.adding(timer.projectSessionTime, elapsed)

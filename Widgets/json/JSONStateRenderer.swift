@@ -8,7 +8,9 @@ import TimerControl
 /// active_project, active_project_name, active_project_color, project_session_time,
 /// project_daily_total (the D-Bus properties, µs, unshortened), then the displayed
 /// session, daily, project_session, project_daily (`H:MM:SS`) and percentage; then
-/// open_tasks and due_tasks; then, only while a focus timer exists, `focus` (see
+/// open_tasks and due_tasks; then, only with a target today or a balance, daily_target,
+/// target_progress, balance (µs) and target, target_percent, balance_text (as displayed);
+/// then, only while a focus timer exists, `focus` (see
 /// `focusObject`). Without one the object is exactly as before focus timers existed.
 public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
     public static let formatName = "json"
@@ -42,6 +44,14 @@ public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
             ("open_tasks", .integer(display.openTasks)),
             ("due_tasks", .integer(display.dueTasks)),
         ]
+        if state.online && (state.dailyTarget > 0 || state.balance != 0) {
+            fields += [
+                ("daily_target", .int(state.dailyTarget)), ("target_progress", .double(live.targetProgress)),
+                ("balance", .int(live.balance)), ("target", .string(display.target)),
+                ("target_percent", display.targetPercent.map { .integer($0) } ?? .null),
+                ("balance_text", .string(display.balance)),
+            ]
+        }
         if display.focus.active { fields.append(("focus", Self.focusObject(state.focus, display.focus))) }
         return JSON.fields(fields).text
     }

@@ -55,6 +55,12 @@ public enum TemplateField: String, Sendable, CaseIterable {
     case focusProgress = "focus_progress"
     /// Work phases and active rounds completed today.
     case focusCompleted = "focus_completed"
+    /// Today's work target, `8:00`, empty when none.
+    case target
+    /// Work today over the target in whole percent (may exceed 100), empty when no target.
+    case targetProgress = "target_progress"
+    /// The overtime balance, `+3:20` or `-0:45`.
+    case balance
 
     /// The moving values this field's text depends on.
     var times: DisplayedTimes {
@@ -64,10 +70,11 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .projectSession: return .projectSession
         case .projectDaily: return .projectDaily
         case .percentage: return [.projectDaily, .daily]
+        case .targetProgress, .balance: return .daily
         case .focus, .focusRemaining, .focusProgress: return .focus
         case .project, .projectID, .color, .day, .state, .mark, .dueTasks, .openTasks, .focusMark, .focusState,
             .focusKind, .focusPhase, .focusPhaseName, .focusRound, .focusRounds, .focusRoundText, .focusLabel,
-            .focusCompleted:
+            .focusCompleted, .target:
             return []
         }
     }
@@ -103,6 +110,9 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .focusLabel: return display.focus.label
         case .focusProgress: return String(display.focus.progress)
         case .focusCompleted: return String(display.focus.completedToday)
+        case .target: return display.target
+        case .targetProgress: return display.targetPercent.map(String.init) ?? ""
+        case .balance: return display.balance
         }
     }
 }

@@ -20,11 +20,13 @@ public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
         var classes = [display.phase.rawValue]
         if display.hasProject { classes.append("project") }
         if display.dueTasks > 0 { classes.append("tasks-due") }
+        if display.targetReached { classes.append("target-reached") }
         classes += display.focus.cssClasses
-        // With a focus timer, `alt` names its state and `percentage` is the phase's progress.
+        // With a focus timer, `alt` names its state and `percentage` is the phase's progress;
+        // else, with a target today, the target's progress.
         let focus = display.focus
         let alt = focus.active ? "focus-\(focus.state.rawValue)" : display.phase.rawValue
-        let percentage = focus.active ? focus.progress : display.percentage
+        let percentage = focus.active ? focus.progress : display.targetPercent ?? display.percentage
         return "{\"text\":" + TextEscaping.json(text)
             + ",\"alt\":" + TextEscaping.json(alt)
             + ",\"tooltip\":" + TextEscaping.json(TextEscaping.pango(Self.tooltip(display)))

@@ -1,0 +1,39 @@
+// The report's target rows: per day the target, the work and the difference, then the
+// balance at the end of the period (BiomaCore's `TargetReport`).
+
+import BiomaCore
+import BiomaText
+
+extension ReportText {
+    /// `Targets` and one line per day with a target or work, then `Balance at the end`.
+    static func targetTable(_ t: TargetReport) -> String {
+        func line(_ label: String, _ target: Int64, _ work: Int64) -> String {
+            "  \(Terminal.pad(label, 10))  \(Terminal.padLeft(DurationClock.hoursMinutes(target), 7))"
+                + "  \(Terminal.padLeft(DurationClock.hoursMinutes(work), 7))"
+                + "  \(Terminal.padLeft(DurationClock.signed(work - target), 10))\n"
+        }
+        var out = "\nTargets       target     work  difference\n"
+        for row in t.rows where row.target > 0 || row.work > 0 { out += line(row.day.description, row.target, row.work) }
+        out += line("Total", t.targetTotal, t.workTotal)
+        out += "Balance at the end  \(DurationClock.signed(t.balance))\n"
+        return out
+    }
+
+    /// `targets`: `days` (day, target, work, difference, µs), `target_total`, `work_total`,
+    /// `balance`.
+    static func targetJSON(_ t: TargetReport) -> JSON {
+        .fields([
+            (
+                "days",
+                .array(
+                    t.rows.map {
+                        .fields([
+                            ("day", .string($0.day.description)), ("target", .int($0.target)), ("work", .int($0.work)),
+                            ("difference", .int($0.difference)),
+                        ])
+                    })
+            ),
+            ("target_total", .int(t.targetTotal)), ("work_total", .int(t.workTotal)), ("balance", .int(t.balance)),
+        ])
+    }
+}
