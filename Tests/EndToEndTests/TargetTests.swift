@@ -189,7 +189,7 @@ struct TargetNoticeTests {
         #expect(try notices(server).isEmpty)
         try f.moveClock(by: 65)
         #expect(try f.cli(["project", "add", "Client A"], environment: f.clockEnvironment).status == 0)
-        #expect(waitUntil(timeout: 5) { (try? notices(server).count) == 1 })
+        #expect(waitUntil(timeout: 30) { (try? notices(server).count) == 1 })
         let note = try #require(try notices(server).first)
         #expect(note.body.hasSuffix("worked today, target 0:01."), "\(note.body)")
         #expect(try f.cli(["project", "add", "Client B"], environment: f.clockEnvironment).status == 0)
