@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "biomatimer", targets: ["biomatimer"]),
         .executable(name: "biomatimer-tool", targets: ["biomatimer-tool"]),
         .executable(name: "biomatimerd", targets: ["biomatimerd"]),
+        .executable(name: "biomatimer-tray", targets: ["biomatimer-tray"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
     ],
     dependencies: [
@@ -132,6 +133,13 @@ let package = Package(
                 .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"),
                 .linkedLibrary("swiftSynchronization"),
             ]
+        ),
+        // `biomatimer tray` alone: the tray without the command tree, ArgumentParser or
+        // Foundation, the Swift runtime statically (its private memory is most of its cost).
+        .executableTarget(
+            name: "biomatimer-tray",
+            dependencies: ["BiomaTray"],
+            path: "Sources/BiomatimerTray"
         ),
         // The daemon: the store, the bus object, the deadlines.
         .executableTarget(

@@ -153,11 +153,13 @@ package enum Marshal {
                 throw .invalidSignature(DBusType.array(elementType).signature, "a dict entry key must be a basic type")
             }
             _ = try DBusType.parseSingle(DBusType.array(elementType).signature)
+            // Numbers (a PNG's bytes) need only their type checked, element by element.
+            let numeric = elementType.isBasic && ![.string, .objectPath, .signature].contains(elementType)
             for element in elements {
                 guard element.type == elementType else {
                     throw .typeMismatch(expected: elementType.signature, actual: element.signature)
                 }
-                try validate(element, depth: depth + 1, inArray: true)
+                if !numeric { try validate(element, depth: depth + 1, inArray: true) }
             }
         case .dictEntry(let key, let inner):
             guard inArray else {
@@ -172,7 +174,8 @@ package enum Marshal {
             guard !fields.isEmpty else { throw .invalidSignature("()", "a struct has no fields") }
             for field in fields { try validate(field, depth: depth + 1, inArray: false) }
         case .variant(let inner):
-            _ = try DBusType.parseSingle(inner.signature)
+            // A basic value's signature is one valid letter; only containers need parsing.
+            if !inner.type.isBasic { _ = try DBusType.parseSingle(inner.signature) }
             try validate(inner, depth: depth + 1, inArray: false)
         default: break
         }
@@ -197,6 +200,22 @@ package enum Marshal {
             return s.withCString { p in
                 var ptr: UnsafePointer<CChar>? = p
                 return dbus_message_iter_append_basic(&iter, value.type.code, &ptr) != 0
+            }
+        case .array(.byte, let elements):
+            // Bytes (PNGs, pixmaps) in one copy: libdbus's append per element costs far more.
+            let bytes: [UInt8] = elements.map { element -> UInt8 in
+                guard case .byte(let byte) = element else { return 0 }
+                return byte
+            }
+            return container(&iter, code: value.type.code, signature: DBusType.byte.signature) { sub in
+                bytes.withUnsafeBufferPointer { buffer in
+                    guard let start = buffer.baseAddress, buffer.count > 0 else { return true }
+                    guard buffer.count <= Int(Int32.max) else { return false }
+                    var base: UnsafePointer<UInt8>? = start
+                    return withUnsafeMutablePointer(to: &base) { pointer in
+                        dbus_message_iter_append_fixed_array(&sub, DBusType.byte.code, pointer, Int32(buffer.count)) != 0
+                    }
+                }
             }
         case .array(let elementType, let elements):
             return container(&iter, code: value.type.code, signature: elementType.signature) { sub in

@@ -104,14 +104,17 @@ extension [String: Any] {
 @Suite(.ownThread, .serialized) struct TrayTests {
     static let binary = DaemonFixture.binary
 
-    /// A daemon with two projects, Client A running; the tray started on the same bus.
-    static func setUp() throws -> (DaemonFixture, ChildProcess, [String: String]) {
+    /// A daemon with two projects, Client A running; the tray started on the same bus, with
+    /// `environment` changed by `adjust`.
+    static func setUp(_ adjust: (inout [String: String]) -> Void = { _ in }) throws -> (DaemonFixture, ChildProcess, [String: String]) {
         let f = try DaemonFixture()
         try f.cli(["project", "add", "Client A", "--color", "#12AB9F"])
         try f.cli(["project", "add", "R&D_2 <b>", "--color", "#E04010"])
         try f.cli(["project", "start", "Client A"])
-        let tray = try ChildProcess(binary, ["tray"], environment: f.environment)
-        return (f, tray, f.environment)
+        var environment = f.environment
+        adjust(&environment)
+        let tray = try ChildProcess(binary, ["tray"], environment: environment)
+        return (f, tray, environment)
     }
 
     /// Waits until the host sees the item in `status` (the tray has read the daemon).
@@ -378,5 +381,52 @@ extension [String: Any] {
         #expect(shown.map(\.appName) == ["biomatimer"])
         #expect(try f.durableState() == before)
         #expect(try host.rows().revision == revision)
+    }
+
+    /// "Report of today…" (EventGroup, as waybar sends it): today's ring is written as SVG to
+    /// the runtime folder and handed to `xdg-open` (here a stand-in on PATH that records its
+    /// argument); the file renders with rsvg-convert.
+    @Test func theReportRowWritesTodaysRingAndOpensIt() throws {
+        let folder = try makeTemporaryDirectory("biomatimer-tray-report")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bin = folder.appendingPathComponent("bin")
+        let runtime = folder.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let record = folder.appendingPathComponent("opened")
+        let opener = bin.appendingPathComponent("xdg-open")
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(record.path).tmp\" && mv \"\(record.path).tmp\" \"\(record.path)\"\n"
+            .write(to: opener, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
+        let (f, tray, env) = try Self.setUp {
+            $0["PATH"] = bin.path + ":/usr/bin:/bin"
+            $0["XDG_RUNTIME_DIR"] = runtime.path
+        }
+        defer { tray.terminate() }
+        let host = try TrayHost(environment: env)
+        _ = try Self.itemShows(host, status: "Active")
+        var rows: [[String: Any]] = []
+        _ = try waitUntil {
+            rows = try host.rows().rows
+            return rows.contains { $0.label == "Report of today…" }
+        }
+        let report = try #require(rows.first { $0.label == "Report of today…" })
+        let before = try f.durableState()
+        #expect(try host.command("eventgroup \(report.id) clicked")["idErrors"] as? [Int] == [])
+        #expect(waitUntil { FileManager.default.fileExists(atPath: record.path) })
+        let opened = try String(contentsOf: record, encoding: .utf8)
+        let svg = runtime.appendingPathComponent("biomatimer-today.svg")
+        #expect(opened == svg.path + "\n")
+        let text = try String(contentsOf: svg, encoding: .utf8)
+        #expect(text.hasPrefix("<svg") || text.hasPrefix("<?xml"))
+        #expect(text.contains("Client A"))
+        // It renders: rsvg-convert makes a PNG of it.
+        let png = folder.appendingPathComponent("today.png")
+        let render = try ChildProcess("/usr/bin/rsvg-convert", ["-o", png.path, svg.path], captureOutput: false)
+        #expect(render.wait() == 0)
+        let bytes = try Data(contentsOf: png)
+        #expect(bytes.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        // Reading a report changes nothing in the store.
+        #expect(try f.durableState() == before)
     }
 }
