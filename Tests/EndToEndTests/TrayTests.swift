@@ -126,6 +126,16 @@ extension [String: Any] {
         return try host.properties()
     }
 
+    /// The menu's rows once one of them matches (the last read when none does in time).
+    static func rows(of host: TrayHost, containing match: @escaping ([String: Any]) -> Bool) throws -> [[String: Any]] {
+        var rows: [[String: Any]] = []
+        _ = try waitUntil {
+            rows = try host.rows().rows
+            return rows.contains(where: match)
+        }
+        return rows
+    }
+
     @Test func registersAndShowsTheRunningProject() throws {
         let (f, tray, env) = try Self.setUp()
         defer { tray.terminate() }
@@ -156,11 +166,7 @@ extension [String: Any] {
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
         _ = try Self.itemShows(host, working: true)
-        var rows: [[String: Any]] = []
-        _ = try waitUntil {
-            rows = try host.rows().rows
-            return rows.contains { $0.label.hasPrefix("R&D__2 <b> · ") }
-        }
+        let rows = try Self.rows(of: host) { $0.label.hasPrefix("R&D__2 <b> · ") }
         let rd = try #require(rows.first { $0.label.hasPrefix("R&D__2 <b> · ") })
         let client = try #require(rows.first { $0.label.hasPrefix("Client A · ") })
         // GetGroupProperties carries the radio state and the PNG dot.
@@ -403,11 +409,7 @@ extension [String: Any] {
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
         _ = try Self.itemShows(host, working: true)
-        var rows: [[String: Any]] = []
-        _ = try waitUntil {
-            rows = try host.rows().rows
-            return rows.contains { $0.label == "Report of today…" }
-        }
+        let rows = try Self.rows(of: host) { $0.label == "Report of today…" }
         let report = try #require(rows.first { $0.label == "Report of today…" })
         let before = try f.durableState()
         #expect(try host.command("eventgroup \(report.id) clicked")["idErrors"] as? [Int] == [])

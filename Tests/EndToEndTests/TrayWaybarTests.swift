@@ -30,16 +30,27 @@ import Testing
         return pixels.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
-    @Test func waybarShowsTheIconInTheProjectsColourAndALeftClickStopsWork() throws {
+    /// A session with Client A (orange) and Errands (blue), `starting` one of them, and the
+    /// tray running in it (waybar comes with each harness run).
+    static func trayInWaybar(starting project: String?) throws -> (UserSession, ChildProcess) {
         let missing = ["/usr/bin/sway", "/usr/bin/swaymsg", "/usr/bin/waybar", "/usr/bin/grim", "/usr/bin/python3"]
             .filter { !FileManager.default.isExecutableFile(atPath: $0) }
         try #require(missing.isEmpty, "cannot run waybar in a headless sway: missing \(missing) (`make deps`)")
         let session = try UserSession()
+        do {
+            #expect(try session.cli(["project", "add", "Client A", "--color", "#ff8800"]).status == 0)
+            #expect(try session.cli(["project", "add", "Errands", "--color", "#00c0ff"]).status == 0)
+            if let project { #expect(try session.cli(["project", "start", project]).status == 0) }
+            return (session, try session.spawn(["tray"]))
+        } catch {
+            session.stop()
+            throw error
+        }
+    }
+
+    @Test func waybarShowsTheIconInTheProjectsColourAndALeftClickStopsWork() throws {
+        let (session, tray) = try Self.trayInWaybar(starting: "Client A")
         defer { session.stop() }
-        #expect(try session.cli(["project", "add", "Client A", "--color", "#ff8800"]).status == 0)
-        #expect(try session.cli(["project", "add", "Errands", "--color", "#00c0ff"]).status == 0)
-        #expect(try session.cli(["project", "start", "Client A"]).status == 0)
-        let tray = try session.spawn(["tray"])
         defer { tray.terminate() }
 
         // The icon in the bar (y 0–30) in the running project's colour.
@@ -61,14 +72,8 @@ import Testing
     /// GTK popup made by dbusmenu-gtk from GetLayout): its rows, with the projects' colour
     /// dots, are in the screenshot below the bar. A left click on a project's row starts it.
     @Test func waybarsMenuOpensOnARightClickAndARowStartsAProject() throws {
-        let missing = ["/usr/bin/sway", "/usr/bin/swaymsg", "/usr/bin/waybar", "/usr/bin/grim", "/usr/bin/python3"]
-            .filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        try #require(missing.isEmpty, "cannot run waybar in a headless sway: missing \(missing) (`make deps`)")
-        let session = try UserSession()
+        let (session, tray) = try Self.trayInWaybar(starting: nil)
         defer { session.stop() }
-        #expect(try session.cli(["project", "add", "Client A", "--color", "#ff8800"]).status == 0)
-        #expect(try session.cli(["project", "add", "Errands", "--color", "#00c0ff"]).status == 0)
-        let tray = try session.spawn(["tray"])
         defer { tray.terminate() }
 
         // The menu opens below the bar (400 px wide: it ends at the icon, rows about 25 px apart
