@@ -7,7 +7,8 @@
 // BiomaClient (the watch) and BiomaTray (the tray); BiomaInstall; BiomaCommands (the command
 // tree, run by the daemon for the front and by biomatimer-tool). Three executables by role:
 // `biomatimer` (a C front that carries the command line to the daemon), `biomatimer-tool`
-// (the local commands, and every command when no daemon answers) and `biomatimerd`.
+// (the local commands, and every command when no daemon answers) and `biomatimerd`; and
+// `biomatimer-tray`, the tray alone, which the front runs for `biomatimer tray`.
 
 import PackageDescription
 

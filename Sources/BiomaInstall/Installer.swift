@@ -66,8 +66,9 @@ public enum Installer {
 
         """
 
-    /// Installs into `layout`: the three programs, the activation file, the unit, the manual
-    /// page and the completion scripts (`extras`: the page and scripts, by destination path).
+    /// Installs into `layout`: the three programs (and `tray`, the tray alone, when given), the
+    /// activation file, the unit, the manual page and the completion scripts (`extras`: the
+    /// page and scripts, by destination path).
     /// Every file is written whole and renamed into place, so running it again is harmless.
     /// Returns the paths written, which are also listed in the layout's manifest for
     /// `uninstall`.
