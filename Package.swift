@@ -7,7 +7,8 @@
 // BiomaClient (the watch) and BiomaTray (the tray); BiomaInstall; BiomaCommands (the command
 // tree, run by the daemon for the front and by biomatimer-tool). Three executables by role:
 // `biomatimer` (a C front that carries the command line to the daemon), `biomatimer-tool`
-// (the local commands, and every command when no daemon answers) and `biomatimerd`.
+// (the local commands, and every command when no daemon answers) and `biomatimerd`; and
+// `biomatimer-tray`, the tray alone, which the front runs for `biomatimer tray`.
 
 import PackageDescription
 
@@ -17,6 +18,7 @@ let package = Package(
         .executable(name: "biomatimer", targets: ["biomatimer"]),
         .executable(name: "biomatimer-tool", targets: ["biomatimer-tool"]),
         .executable(name: "biomatimerd", targets: ["biomatimerd"]),
+        .executable(name: "biomatimer-tray", targets: ["biomatimer-tray"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
     ],
     dependencies: [
@@ -135,6 +137,13 @@ let package = Package(
                 .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims"),
                 .linkedLibrary("swiftSynchronization"),
             ]
+        ),
+        // `biomatimer tray` alone: the tray without the command tree, ArgumentParser or
+        // Foundation, the Swift runtime statically (its private memory is most of its cost).
+        .executableTarget(
+            name: "biomatimer-tray",
+            dependencies: ["BiomaTray"],
+            path: "Sources/BiomatimerTray"
         ),
         // The daemon: the store, the bus object, the deadlines.
         .executableTarget(

@@ -7,8 +7,9 @@ in the same process:
   1. a change reaching the tray's NewIcon: from sending Toggle to the daemon to receiving
      NewIcon, vs to receiving the daemon's own PropertiesChanged (the baseline);
   2. the menu's GetLayout(0, -1, []) with 50 projects vs a Peer.Ping to the same connection;
-  3. the tray's private memory (/proc/PID/smaps_rollup): Private_Dirty (heap and stacks) and
-     Private_Clean (the statically linked binary's own pages, file-backed).
+  3. the tray's private memory (/proc/PID/smaps_rollup): Private_Clean + Private_Dirty against
+     the 4 MiB aim. `biomatimer tray` runs `biomatimer-tray` (the tray alone, the Swift runtime
+     shared), so the runtime's pages it shares with the daemon are Shared_Clean, shown apart.
 """
 import statistics
 import subprocess
@@ -16,6 +17,7 @@ import sys
 import time
 
 import dbus
+import dbus.lowlevel
 import dbus.service
 import dbus.mainloop.glib
 from gi.repository import GLib
@@ -80,7 +82,7 @@ menu = bus.get_object(tray, "/MenuBar")
 item = bus.get_object(tray, "/StatusNotifierItem")
 revision, layout = menu.GetLayout(0, -1, dbus.Array([], signature="s"), dbus_interface="com.canonical.dbusmenu")
 rows = len(layout[2])
-layout_ms, ping_ms = [], []
+layout_ms, ping_ms, raw_ms = [], [], []
 for _ in range(reps * 10):
     t0 = time.perf_counter()
     menu.GetLayout(0, -1, dbus.Array([], signature="s"), dbus_interface="com.canonical.dbusmenu", byte_arrays=True)
@@ -88,12 +90,19 @@ for _ in range(reps * 10):
     t0 = time.perf_counter()
     item.Ping(dbus_interface="org.freedesktop.DBus.Peer")
     ping_ms.append((time.perf_counter() - t0) * 1000)
+    # The same call with the reply left undecoded: the tray's answer without python's reading.
+    call = dbus.lowlevel.MethodCallMessage(tray, "/MenuBar", "com.canonical.dbusmenu", "GetLayout")
+    call.append(0, -1, dbus.Array([], signature="s"), signature="iias")
+    t0 = time.perf_counter()
+    bus.send_message_with_reply_and_block(call, 5)
+    raw_ms.append((time.perf_counter() - t0) * 1000)
 
 private = {}
 with open(f"/proc/{pid}/smaps_rollup") as f:
     for line in f:
-        if line.startswith(("Private_Clean:", "Private_Dirty:")):
+        if line.startswith(("Private_Clean:", "Private_Dirty:", "Shared_Clean:")):
             private[line.split(":")[0]] = int(line.split()[1])
+private_mib = (private["Private_Clean"] + private["Private_Dirty"]) / 1024
 
 
 def med(values):
@@ -104,8 +113,12 @@ print("| what                                              | median      | basel
 print("|---------------------------------------------------|-------------|----------------------------------|")
 print(f"| Toggle → the tray's NewIcon ({len(icon_ms)} changes)             | {med(icon_ms):7.2f} ms  | → daemon's PropertiesChanged {med(changed_ms):5.2f} ms |")
 print(f"| GetLayout(0, -1, []) with {rows} top rows              | {med(layout_ms):7.2f} ms  | Peer.Ping to the tray {med(ping_ms):5.2f} ms       |")
-print(f"| the tray's private dirty memory (heap, stacks)    | {private['Private_Dirty'] / 1024:7.2f} MiB | target: under 4 MiB              |")
-print(f"| the tray's private clean memory (its own binary)  | {private['Private_Clean'] / 1024:7.2f} MiB | file-backed, reclaimable         |")
+print(f"| GetLayout, the reply not decoded by python         | {med(raw_ms):7.2f} ms  | Peer.Ping to the tray {med(ping_ms):5.2f} ms       |")
+print(f"| the tray's private memory (clean + dirty)         | {private_mib:7.2f} MiB | target: under 4 MiB              |")
+print(f"|   private dirty (heap, stacks, relocations)       | {private['Private_Dirty'] / 1024:7.2f} MiB |                                  |")
+print(f"|   private clean (pages of its files only it maps) | {private['Private_Clean'] / 1024:7.2f} MiB |                                  |")
+print(f"|   shared clean (the Swift runtime with the daemon) | {private['Shared_Clean'] / 1024:7.2f} MiB | not counted                      |")
 print()
 print(f"NewIcon after PropertiesChanged: {med(icon_ms) - med(changed_ms):.2f} ms (target: a change reaches NewIcon in under 5 ms); "
-      f"GetLayout beyond a Ping: {med(layout_ms) - med(ping_ms):.2f} ms (target: under 2 ms)")
+      f"GetLayout beyond a Ping: {med(layout_ms) - med(ping_ms):.2f} ms, undecoded {med(raw_ms) - med(ping_ms):.2f} ms (target: under 2 ms); "
+      f"private memory {private_mib:.2f} MiB (target: under 4 MiB)")

@@ -407,7 +407,8 @@ struct Install: ParsableCommand, RunsLocally {
         ]
         let paths: [String]
         do {
-            paths = try Installer.install(layout, front: front, tool: tool, daemon: daemon, extras: extras)
+            paths = try Installer.install(
+                layout, front: front, tool: tool, daemon: daemon, tray: Installer.siblingExecutable("biomatimer-tray"), extras: extras)
         } catch {
             throw ClientFailure(exitCode: ExitCode.refused, error.description)
         }

@@ -66,13 +66,15 @@ public enum Installer {
 
         """
 
-    /// Installs into `layout`: the three programs, the activation file, the unit, the manual
-    /// page and the completion scripts (`extras`: the page and scripts, by destination path).
+    /// Installs into `layout`: the three programs (and `tray`, the tray alone, when given), the
+    /// activation file, the unit, the manual page and the completion scripts (`extras`: the
+    /// page and scripts, by destination path).
     /// Every file is written whole and renamed into place, so running it again is harmless.
     /// Returns the paths written, which are also listed in the layout's manifest for
     /// `uninstall`.
     public static func install(
-        _ layout: InstallLayout, front: String, tool: String, daemon: String, extras: [(path: String, text: String)]
+        _ layout: InstallLayout, front: String, tool: String, daemon: String, tray: String? = nil,
+        extras: [(path: String, text: String)]
     ) throws(InstallError) -> [String] {
         var written: [String] = []
         var created: [String] = []
@@ -95,6 +97,8 @@ public enum Installer {
         for extra in extras { try put(extra.path, Array(extra.text.utf8), mode: 0o644) }
         try put(layout.trayUnitFile, Array(fill(trayUnitTemplate, bindir: layout.bin).utf8), mode: 0o644)
         try put(layout.trayAutostartFile, Array(fill(trayAutostartTemplate, bindir: layout.bin).utf8), mode: 0o644)
+        // The tray alone, last: until it is there `biomatimer tray` runs in the tool.
+        if let tray { try copy(tray, to: layout.libexec + "/biomatimer-tray") }
         // A second install keeps the folders the first one made on the list.
         let earlier = (try? readWholeFile(layout.manifest)).map { Manifest(String(decoding: $0, as: UTF8.self)) }
         let manifest = Manifest(files: written, folders: (earlier?.folders ?? []) + created)

@@ -91,7 +91,11 @@ extension TrayService {
                     guard case .int32(let depth) = call.arguments[1], depth >= -1 else {
                         throw DBusMethodError.invalidArgs("recursionDepth must be -1 or more")
                     }
-                    return [.uint32(menu.revision), row.layout(depth: depth, names: try names(call.arguments[2]))]
+                    let names = try names(call.arguments[2])
+                    guard let layout = menu.layout(row.id, depth: depth, names: names) else {
+                        throw DBusMethodError.invalidArgs("No menu item \(row.id)")
+                    }
+                    return [.uint32(menu.revision), layout]
                 },
                 DBusMethod(
                     "GetGroupProperties", in: [DBusArgument("ids", "ai"), DBusArgument("propertyNames", "as")],

@@ -100,6 +100,15 @@ public struct TrayMenu: Sendable {
     private var shape: [String] = []
     /// The colour dots' PNGs as D-Bus values, made once per colour.
     private var dots: [RGB: DBusValue] = [:]
+    /// `GetLayout`'s answers for this menu, made once until a row changes (a host asks
+    /// for the whole tree every time it opens the menu).
+    private var layouts: [LayoutQuery: DBusValue] = [:]
+
+    struct LayoutQuery: Hashable {
+        var parent: Int32
+        var depth: Int32
+        var names: [String]
+    }
 
     /// Fixed rows.
     public static let workRow: Int32 = 1
@@ -111,6 +120,17 @@ public struct TrayMenu: Sendable {
     public init() {}
 
     public func row(_ id: Int32) -> MenuRow? { rows[id] }
+
+    /// Row `id`'s layout (`MenuRow.layout`), made once per state of the menu and kept.
+    public mutating func layout(_ id: Int32, depth: Int32, names: [String]) -> DBusValue? {
+        let query = LayoutQuery(parent: id, depth: depth, names: names)
+        if let made = layouts[query] { return made }
+        guard let row = rows[id] else { return nil }
+        let made = row.layout(depth: depth, names: names)
+        if layouts.count >= 16 { layouts.removeAll() }
+        layouts[query] = made
+        return made
+    }
     public var rowCount: Int { rows.count }
     /// Every row's id, the root first.
     public var allIDs: [Int32] {
@@ -206,6 +226,7 @@ public struct TrayMenu: Sendable {
 
         let old = rows
         let oldShape = self.shape
+        if newRows != old { layouts.removeAll() }
         root = newRoot
         rows = newRows
         self.shape = shape

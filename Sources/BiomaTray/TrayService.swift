@@ -87,13 +87,13 @@ public final class TrayService: @unchecked Sendable {
         scheduleArcStep(now: now)
     }
 
-    /// `Active` while work or a focus phase runs, `NeedsAttention` when a phase ended and
-    /// waits or a task is due, `Passive` otherwise.
+    /// `NeedsAttention` when a phase ended and waits or a task is due, `Active` otherwise:
+    /// never `Passive`, which waybar (and KDE, into its overflow) hides, and the icon is how
+    /// work starts again when it is stopped or the daemon is offline.
     public static func status(of state: WidgetState) -> String {
-        guard state.online else { return "Passive" }
+        guard state.online else { return "Active" }
         if state.focus.state == .waiting || state.focus.state == .done || state.tasks.dueTasks > 0 { return "NeedsAttention" }
-        if state.timer.running || state.focus.state == .running { return "Active" }
-        return "Passive"
+        return "Active"
     }
 
     func refreshMenu(now: Int64, announce: Bool = true) {

@@ -133,14 +133,17 @@ package enum Marshal {
     /// array's elements of its declared type, dict entries only in arrays, and the message
     /// signature within the specification's limits.
     static func validate(_ values: [DBusValue]) throws(BusError) {
+        var checked = Set<DBusType>()
         for value in values {
-            try validate(value, depth: 0, inArray: false)
+            try validate(value, depth: 0, inArray: false, checked: &checked)
         }
         let signature = values.map(\.signature).joined()
         _ = try DBusType.parse(signature)
     }
 
-    private static func validate(_ value: DBusValue, depth: Int, inArray: Bool) throws(BusError) {
+    /// `checked`: the container types whose signatures were already parsed for this message
+    /// (a menu's rows repeat the same few types hundreds of times).
+    private static func validate(_ value: DBusValue, depth: Int, inArray: Bool, checked: inout Set<DBusType>) throws(BusError) {
         guard depth <= maximumTotalDepth else {
             throw .invalidSignature(value.signature, "values nested deeper than \(maximumTotalDepth) containers")
         }
@@ -152,12 +155,26 @@ package enum Marshal {
             if case .dictEntry(let key, _) = elementType, !key.isBasic {
                 throw .invalidSignature(DBusType.array(elementType).signature, "a dict entry key must be a basic type")
             }
-            _ = try DBusType.parseSingle(DBusType.array(elementType).signature)
+            if checked.insert(value.type).inserted { _ = try DBusType.parseSingle(value.type.signature) }
+            // Numbers (a PNG's bytes) need only their type checked, element by element.
+            let numeric: Bool
+            switch elementType {
+            case .string, .objectPath, .signature: numeric = false
+            default: numeric = elementType.isBasic
+            }
+            if numeric {
+                // A basic type is its type code: no boxed DBusType compared per element.
+                let code = elementType.code
+                for element in elements where element.type.code != code {
+                    throw .typeMismatch(expected: elementType.signature, actual: element.signature)
+                }
+                return
+            }
             for element in elements {
                 guard element.type == elementType else {
                     throw .typeMismatch(expected: elementType.signature, actual: element.signature)
                 }
-                try validate(element, depth: depth + 1, inArray: true)
+                try validate(element, depth: depth + 1, inArray: true, checked: &checked)
             }
         case .dictEntry(let key, let inner):
             guard inArray else {
@@ -166,17 +183,24 @@ package enum Marshal {
             guard key.type.isBasic else {
                 throw .invalidSignature(value.signature, "a dict entry key must be a basic type")
             }
-            try validate(key, depth: depth + 1, inArray: false)
-            try validate(inner, depth: depth + 1, inArray: false)
+            try validate(key, depth: depth + 1, inArray: false, checked: &checked)
+            try validate(inner, depth: depth + 1, inArray: false, checked: &checked)
         case .structure(let fields):
             guard !fields.isEmpty else { throw .invalidSignature("()", "a struct has no fields") }
-            for field in fields { try validate(field, depth: depth + 1, inArray: false) }
+            for field in fields { try validate(field, depth: depth + 1, inArray: false, checked: &checked) }
         case .variant(let inner):
-            _ = try DBusType.parseSingle(inner.signature)
-            try validate(inner, depth: depth + 1, inArray: false)
+            // A basic value's signature is one valid letter; only containers need parsing.
+            let type = inner.type
+            if !type.isBasic && checked.insert(type).inserted { _ = try DBusType.parseSingle(type.signature) }
+            try validate(inner, depth: depth + 1, inArray: false, checked: &checked)
         default: break
         }
     }
+
+    // Containers' type codes, without making the container's whole DBusType to ask it.
+    private static let arrayCode = Int32(UInt8(ascii: "a"))
+    private static let dictEntryCode = Int32(UInt8(ascii: "e"))
+    private static let structureCode = Int32(UInt8(ascii: "r"))
 
     /// Appends one validated value. Returns false only when libdbus is out of memory.
     static func append(_ value: DBusValue, to iter: inout DBusMessageIter) -> Bool {
@@ -198,20 +222,36 @@ package enum Marshal {
                 var ptr: UnsafePointer<CChar>? = p
                 return dbus_message_iter_append_basic(&iter, value.type.code, &ptr) != 0
             }
+        case .array(.byte, let elements):
+            // Bytes (PNGs, pixmaps) in one copy: libdbus's append per element costs far more.
+            let bytes: [UInt8] = elements.map { element -> UInt8 in
+                guard case .byte(let byte) = element else { return 0 }
+                return byte
+            }
+            return container(&iter, code: arrayCode, signature: DBusType.byte.signature) { sub in
+                bytes.withUnsafeBufferPointer { buffer in
+                    guard let start = buffer.baseAddress, buffer.count > 0 else { return true }
+                    guard buffer.count <= Int(Int32.max) else { return false }
+                    var base: UnsafePointer<UInt8>? = start
+                    return withUnsafeMutablePointer(to: &base) { pointer in
+                        dbus_message_iter_append_fixed_array(&sub, DBusType.byte.code, pointer, Int32(buffer.count)) != 0
+                    }
+                }
+            }
         case .array(let elementType, let elements):
-            return container(&iter, code: value.type.code, signature: elementType.signature) { sub in
+            return container(&iter, code: arrayCode, signature: elementType.signature) { sub in
                 elements.allSatisfy { append($0, to: &sub) }
             }
         case .dictEntry(let key, let inner):
-            return container(&iter, code: value.type.code, signature: nil) { sub in
+            return container(&iter, code: dictEntryCode, signature: nil) { sub in
                 append(key, to: &sub) && append(inner, to: &sub)
             }
         case .structure(let fields):
-            return container(&iter, code: value.type.code, signature: nil) { sub in
+            return container(&iter, code: structureCode, signature: nil) { sub in
                 fields.allSatisfy { append($0, to: &sub) }
             }
         case .variant(let inner):
-            return container(&iter, code: value.type.code, signature: inner.signature) { sub in
+            return container(&iter, code: DBusType.variant.code, signature: inner.signature) { sub in
                 append(inner, to: &sub)
             }
         }

@@ -51,14 +51,20 @@ static int call_timeout_ms(void) {
 
 /// Hands the command to `program` (biomatimer-tool or biomatimerd), found beside this
 /// executable or in ../libexec/biomatimer/, with argv as it is.
-static int exec_sibling(const char *program, char **argv) {
-    char self[PATH_MAX] = ".", beside[PATH_MAX + 32], libexec[PATH_MAX + 64];
+/// Returns only when neither place holds it (or exec failed), with the two paths tried.
+static void try_sibling(const char *program, char **argv, char *beside, size_t bsize, char *libexec, size_t lsize) {
+    char self[PATH_MAX] = ".";
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0 && (self[n] = '\0', strrchr(self, '/'))) *strrchr(self, '/') = '\0';
-    snprintf(beside, sizeof beside, "%s/%s", self, program);
-    snprintf(libexec, sizeof libexec, "%s/../libexec/biomatimer/%s", self, program);
+    snprintf(beside, bsize, "%s/%s", self, program);
+    snprintf(libexec, lsize, "%s/../libexec/biomatimer/%s", self, program);
     if (access(beside, X_OK) == 0) execv(beside, argv);
     if (access(libexec, X_OK) == 0) execv(libexec, argv);
+}
+
+static int exec_sibling(const char *program, char **argv) {
+    char beside[PATH_MAX + 32], libexec[PATH_MAX + 64];
+    try_sibling(program, argv, beside, sizeof beside, libexec, sizeof libexec);
     fprintf(stderr, BIOMATIMER_PROGRAM_PREFIX "cannot find %s (looked in %s and %s); reinstall biomatimer.\n", program,
             beside, libexec);
     return BIOMATIMER_EXIT_REFUSED;
@@ -131,6 +137,10 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "daemon") == 0) {
         argv[1] = "biomatimerd";  // `biomatimer daemon ARGS` is `biomatimerd ARGS`
         return exec_sibling("biomatimerd", argv + 1);
+    }
+    if (argc == 2 && strcmp(argv[1], "tray") == 0) {  // the tray alone, small (the tool when absent)
+        char beside[PATH_MAX + 32], libexec[PATH_MAX + 64];
+        try_sibling("biomatimer-tray", argv, beside, sizeof beside, libexec, sizeof libexec);
     }
     for (size_t i = 0; argc >= 2 && i < sizeof local / sizeof *local; i++)
         if (strcmp(argv[1], local[i]) == 0) return exec_sibling("biomatimer-tool", argv);

@@ -86,8 +86,9 @@ import TimerControl
 
     @Test func statusFollowsState() {
         #expect(TrayService.status(of: Self.state()) == "Active")
-        #expect(TrayService.status(of: Self.state(running: false)) == "Passive")
-        #expect(TrayService.status(of: .offline) == "Passive")
+        // Never Passive: waybar hides Passive items, and a stopped timer is started from the icon.
+        #expect(TrayService.status(of: Self.state(running: false)) == "Active")
+        #expect(TrayService.status(of: .offline) == "Active")
         #expect(TrayService.status(of: Self.state(running: false, focus: "waiting")) == "NeedsAttention")
         var due = Self.state(running: false)
         due.tasks.dueTasks = 1

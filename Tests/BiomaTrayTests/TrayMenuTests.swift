@@ -98,6 +98,29 @@ import TimerControl
         #expect(menu.allIDs.count == ids.count + 1)
     }
 
+    /// GetLayout's answers are kept, but never past a change: a changed label or a new row is
+    /// in the next answer, with the same revision when only properties changed.
+    @Test func keptLayoutsFollowEveryChange() {
+        var menu = TrayMenu()
+        menu.update(Self.input(), now: Self.now)
+        let before = menu.layout(0, depth: -1, names: [])
+        #expect(before == menu.root.layout(depth: -1, names: []))
+        #expect(menu.layout(0, depth: -1, names: []) == before)
+        #expect(menu.layout(999, depth: -1, names: []) == nil)
+        // A second later: the moving labels, same revision, a new answer.
+        menu.update(Self.input(), now: Self.now + 1_000_000)
+        let later = menu.layout(0, depth: -1, names: [])
+        #expect(later != before)
+        #expect(later == menu.root.layout(depth: -1, names: []))
+        // Another property list or depth is another answer.
+        #expect(menu.layout(0, depth: 0, names: ["label"]) == menu.root.layout(depth: 0, names: ["label"]))
+        #expect(menu.layout(TrayMenu.workRow, depth: -1, names: []) == menu.row(TrayMenu.workRow)?.layout(depth: -1, names: []))
+        // A new project: the new row is in the answer.
+        menu.update(Self.input(names: ["Client A", "R&D", "Errands", "New"]), now: Self.now + 1_000_000)
+        #expect(menu.layout(0, depth: -1, names: []) == menu.root.layout(depth: -1, names: []))
+        #expect(menu.layout(0, depth: -1, names: []) != later)
+    }
+
     @Test func focusAndTasksSubmenus() {
         var input = Self.input()
         input.state.focus.state = .running

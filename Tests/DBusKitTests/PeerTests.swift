@@ -60,6 +60,8 @@ struct PeerTests {
             (["Echo", "v", "s", "R&D ✓ \"q\""], #"v s "R&D \342\234\223 \"q\"""#),
             (["Echo", "v", "ai", "3", "1", "2", "3"], "v ai 3 1 2 3"),
             (["Echo", "v", "ai", "0"], "v ai 0"),
+            (["Echo", "v", "ay", "3", "1", "2", "255"], "v ay 3 1 2 255"),
+            (["Echo", "v", "ay", "0"], "v ay 0"),
             (["Echo", "v", "a{sv}", "1", "k", "s", "v"], #"v a{sv} 1 "k" s "v""#),
             (["Echo", "v", "(sxb)", "str", "-5", "true"], #"v (sxb) "str" -5 true"#),
             (["Echo", "v", "t", "18446744073709551615"], "v t 18446744073709551615"),
@@ -417,6 +419,9 @@ struct PeerTests {
             (good.destination, good.path, good.interface, good.member, [.variant(.objectPath("no/slash"))], .invalidObjectPath("no/slash")),
             (good.destination, good.path, good.interface, good.member, [.variant(.signature("a{vs}"))], nil),
             (good.destination, good.path, good.interface, good.member, [.variant(.array(.int32, [.string("x")]))], .typeMismatch(expected: "i", actual: "s")),
+            // Arrays of numbers (bytes are copied in one call) still check every element's type.
+            (good.destination, good.path, good.interface, good.member, [.array(.byte, [.byte(1), .int32(2)])], .typeMismatch(expected: "y", actual: "i")),
+            (good.destination, good.path, good.interface, good.member, [.array(.int32, [.int32(1), .uint32(2)])], .typeMismatch(expected: "i", actual: "u")),
             (good.destination, good.path, good.interface, good.member, [.variant(.structure([]))], nil),
             (good.destination, good.path, good.interface, good.member, [.dictEntry(.string("k"), .int32(1))], nil),
             (good.destination, good.path, good.interface, good.member, [BusTests.deepArray(80)], nil),

@@ -42,6 +42,7 @@ struct InstallTests {
             "\(h.data)/bash-completion/completions/biomatimer", "\(h.data)/zsh/site-functions/_biomatimer",
             "\(h.data)/fish/vendor_completions.d/biomatimer.fish",
             "\(h.data)/systemd/user/biomatimer-tray.service", "\(h.root.path)/xdg-config/autostart/biomatimer-tray.desktop",
+            "\(h.home)/.local/libexec/biomatimer/biomatimer-tray",
         ]
         // It says what it wrote, and wrote exactly that.
         #expect(r.stdout == expected.map { "installed \($0)\n" }.joined()
@@ -108,6 +109,7 @@ struct InstallTests {
         #expect(r.status == 0, "\(r.stderr)")
         for path in [
             "bin/biomatimer", "libexec/biomatimer/biomatimer-tool", "libexec/biomatimer/biomatimerd",
+            "libexec/biomatimer/biomatimer-tray",
             "share/dbus-1/services/org.biomatimer.Timer1.service", "share/systemd/user/biomatimer.service",
             "share/man/man1/biomatimer.1", "share/bash-completion/completions/biomatimer",
         ] {

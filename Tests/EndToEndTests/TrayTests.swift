@@ -104,24 +104,36 @@ extension [String: Any] {
 @Suite(.ownThread, .serialized) struct TrayTests {
     static let binary = DaemonFixture.binary
 
-    /// A daemon with two projects, Client A running; the tray started on the same bus.
-    static func setUp() throws -> (DaemonFixture, ChildProcess, [String: String]) {
+    /// A daemon with two projects, Client A running; the tray started on the same bus, with
+    /// `environment` changed by `adjust`.
+    static func setUp(_ adjust: (inout [String: String]) -> Void = { _ in }) throws -> (DaemonFixture, ChildProcess, [String: String]) {
         let f = try DaemonFixture()
         try f.cli(["project", "add", "Client A", "--color", "#12AB9F"])
         try f.cli(["project", "add", "R&D_2 <b>", "--color", "#E04010"])
         try f.cli(["project", "start", "Client A"])
-        let tray = try ChildProcess(binary, ["tray"], environment: f.environment)
-        return (f, tray, f.environment)
+        var environment = f.environment
+        adjust(&environment)
+        let tray = try ChildProcess(binary, ["tray"], environment: environment)
+        return (f, tray, environment)
     }
 
-    /// Waits until the host sees the item in `status` (the tray has read the daemon).
-    static func itemShows(_ host: TrayHost, status: String) throws -> [String: Any] {
-        var last: [String: Any] = [:]
+    /// Waits until the host sees what the tray read from the daemon (the work row says "Stop
+    /// work" or "Start work"), and the item's properties then. The status cannot say it: the
+    /// item stays `Active` while stopped, since waybar hides `Passive` items.
+    static func itemShows(_ host: TrayHost, working: Bool) throws -> [String: Any] {
+        let prefix = working ? "Stop work · " : "Start work · "
+        _ = try waitUntil { try host.rows().rows.dropFirst().first?.label.hasPrefix(prefix) == true }
+        return try host.properties()
+    }
+
+    /// The menu's rows once one of them matches (the last read when none does in time).
+    static func rows(of host: TrayHost, containing match: @escaping ([String: Any]) -> Bool) throws -> [[String: Any]] {
+        var rows: [[String: Any]] = []
         _ = try waitUntil {
-            last = try host.properties()
-            return last["Status"] as? String == status
+            rows = try host.rows().rows
+            return rows.contains(where: match)
         }
-        return last
+        return rows
     }
 
     @Test func registersAndShowsTheRunningProject() throws {
@@ -130,7 +142,7 @@ extension [String: Any] {
         let host = try TrayHost(environment: env)
         let registered = try #require(host.wait { $0["registered"] != nil })
         #expect(registered["registered"] as? String == registered["sender"] as? String)
-        let p = try Self.itemShows(host, status: "Active")
+        let p = try Self.itemShows(host, working: true)
         #expect(p["Id"] as? String == "biomatimer")
         #expect(p["Category"] as? String == "ApplicationStatus")
         #expect(p["IconName"] as? String == "")
@@ -153,12 +165,8 @@ extension [String: Any] {
         let (f, tray, env) = try Self.setUp()
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
-        _ = try Self.itemShows(host, status: "Active")
-        var rows: [[String: Any]] = []
-        _ = try waitUntil {
-            rows = try host.rows().rows
-            return rows.contains { $0.label.hasPrefix("R&D__2 <b> · ") }
-        }
+        _ = try Self.itemShows(host, working: true)
+        let rows = try Self.rows(of: host) { $0.label.hasPrefix("R&D__2 <b> · ") }
         let rd = try #require(rows.first { $0.label.hasPrefix("R&D__2 <b> · ") })
         let client = try #require(rows.first { $0.label.hasPrefix("Client A · ") })
         // GetGroupProperties carries the radio state and the PNG dot.
@@ -187,7 +195,7 @@ extension [String: Any] {
         #expect(try f.properties()["Running"]?.bool == true)
         try host.command("activate")
         #expect(try waitUntil { try f.properties()["Running"]?.bool == false })
-        _ = try Self.itemShows(host, status: "Passive")
+        _ = try Self.itemShows(host, working: false)
 
         // Event (the older form) on the work row starts work again.
         try host.command("event 1 clicked")
@@ -198,7 +206,7 @@ extension [String: Any] {
         let (f, tray, env) = try Self.setUp()
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
-        _ = try Self.itemShows(host, status: "Active")
+        _ = try Self.itemShows(host, working: true)
         let before = try f.durableState()
         let revision = try host.rows().revision
         let calls = [
@@ -225,9 +233,9 @@ extension [String: Any] {
         let (f, tray, env) = try Self.setUp()
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
-        _ = try Self.itemShows(host, status: "Active")
+        _ = try Self.itemShows(host, working: true)
         try f.cli(["stop"])
-        _ = try Self.itemShows(host, status: "Passive")
+        _ = try Self.itemShows(host, working: false)
         // Stopped: the tray does not wake up (no context switch in any of its threads).
         _ = host.wait(timeout: 0.3) { _ in false }
         let idle = try #require(contextSwitches(of: tray.pid))
@@ -236,13 +244,13 @@ extension [String: Any] {
         #expect(contextSwitches(of: tray.pid) == idle, "the idle tray woke up")
         #expect(host.all.count == start, "signals while nothing changed")
 
-        // One change: one of each New* signal.
+        // One change: one of each New* signal whose value changed (the status stays Active).
         try f.cli(["project", "start", "R&D_2 <b>"])
-        #expect(host.wait(from: start) { ($0["signal"] as? String) == "NewStatus" }?["args"] as? [String] == ["Active"])
+        #expect(host.wait(from: start) { ($0["signal"] as? String) == "NewToolTip" } != nil)
         _ = host.wait(from: host.all.count, timeout: 0.5) { _ in false }
         #expect(host.signals(from: start, "NewIcon") == 1)
         #expect(host.signals(from: start, "NewAttentionIcon") == 1)
-        #expect(host.signals(from: start, "NewStatus") == 1)
+        #expect(host.signals(from: start, "NewStatus") == 0)
         #expect(host.signals(from: start, "NewToolTip") == 1)
     }
 
@@ -267,11 +275,10 @@ extension [String: Any] {
     @Test func survivesTheDaemonsRestartAndExitsWhenTheBusGoes() throws {
         let (f, tray, env) = try Self.setUp()
         let host = try TrayHost(environment: env)
-        _ = try Self.itemShows(host, status: "Active")
+        _ = try Self.itemShows(host, working: true)
         let pid = try #require(try f.daemonPID())
         kill(pid, SIGKILL)
         // Offline: hollow grey, the menu offers to start work and to quit.
-        _ = try Self.itemShows(host, status: "Passive")
         #expect(try waitUntil { try host.rows().rows.count == 4 })
         #expect(try host.rows().rows.dropFirst().first?.label == "Start work (the daemon is offline)")
         // A click starts the daemon by activation and the tray follows it again.
@@ -289,7 +296,7 @@ extension [String: Any] {
         let (f, tray, env) = try Self.setUp()
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
-        _ = try Self.itemShows(host, status: "Active")
+        _ = try Self.itemShows(host, working: true)
         let second = try runProcess(Self.binary, ["tray"], environment: env)
         #expect(second.status == 0)
         #expect(second.stderr.contains("another tray is already running"), "\(second.stderr)")
@@ -339,7 +346,7 @@ extension [String: Any] {
         let (f, tray, env) = try Self.setUp()
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
-        _ = try Self.itemShows(host, status: "Active")
+        _ = try Self.itemShows(host, working: true)
         // A 48-second countdown: the arc has 48 steps, one a second.
         try f.busctl(["call", "org.biomatimer.Timer1", "/org/biomatimer/Timer1", "org.biomatimer.Focus1", "StartCountdown", "xa{sv}", "48000000", "0"])
         let start = host.all.count
@@ -368,7 +375,7 @@ extension [String: Any] {
         let tray = try ChildProcess(Self.binary, ["tray"], environment: f.environment)
         defer { tray.terminate() }
         let host = try TrayHost(environment: f.environment)
-        _ = try Self.itemShows(host, status: "Passive")
+        _ = try Self.itemShows(host, working: false)
         #expect(try waitUntil { try host.rows().rows.contains { $0.label.hasPrefix("Start work · ") } })
         let before = try f.durableState()
         let revision = try host.rows().revision
@@ -380,5 +387,48 @@ extension [String: Any] {
         #expect(shown.map(\.appName) == ["biomatimer"])
         #expect(try f.durableState() == before)
         #expect(try host.rows().revision == revision)
+    }
+
+    /// "Report of today…" (EventGroup, as waybar sends it): today's ring is written as SVG to
+    /// the runtime folder and handed to `xdg-open` (here a stand-in on PATH that records its
+    /// argument); the file renders with rsvg-convert.
+    @Test func theReportRowWritesTodaysRingAndOpensIt() throws {
+        let folder = try makeTemporaryDirectory("biomatimer-tray-report")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bin = folder.appendingPathComponent("bin")
+        let runtime = folder.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let record = folder.appendingPathComponent("opened")
+        let opener = bin.appendingPathComponent("xdg-open")
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(record.path).tmp\" && mv \"\(record.path).tmp\" \"\(record.path)\"\n"
+            .write(to: opener, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
+        let (f, tray, env) = try Self.setUp {
+            $0["PATH"] = bin.path + ":/usr/bin:/bin"
+            $0["XDG_RUNTIME_DIR"] = runtime.path
+        }
+        defer { tray.terminate() }
+        let host = try TrayHost(environment: env)
+        _ = try Self.itemShows(host, working: true)
+        let rows = try Self.rows(of: host) { $0.label == "Report of today…" }
+        let report = try #require(rows.first { $0.label == "Report of today…" })
+        let before = try f.durableState()
+        #expect(try host.command("eventgroup \(report.id) clicked")["idErrors"] as? [Int] == [])
+        #expect(waitUntil { FileManager.default.fileExists(atPath: record.path) })
+        let opened = try String(contentsOf: record, encoding: .utf8)
+        let svg = runtime.appendingPathComponent("biomatimer-today.svg")
+        #expect(opened == svg.path + "\n")
+        let text = try String(contentsOf: svg, encoding: .utf8)
+        #expect(text.hasPrefix("<svg") || text.hasPrefix("<?xml"))
+        #expect(text.contains("Client A"))
+        // It renders: rsvg-convert makes a PNG of it.
+        let png = folder.appendingPathComponent("today.png")
+        let render = try ChildProcess("/usr/bin/rsvg-convert", ["-o", png.path, svg.path], captureOutput: false)
+        #expect(render.wait() == 0)
+        let bytes = try Data(contentsOf: png)
+        #expect(bytes.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        // Reading a report changes nothing in the store.
+        #expect(try f.durableState() == before)
     }
 }

@@ -1,0 +1,20 @@
+import BiomaTray
+import Glibc
+
+// `biomatimer tray`, the front's hand-over when the command is exactly that: the tray alone,
+// without the command tree, ArgumentParser or Foundation, so its process stays small.
+guard CommandLine.arguments.count == 2, CommandLine.arguments[1] == "tray" else {
+    writeError("usage: biomatimer tray (biomatimer-tray is started by biomatimer)\n")
+    exit(2)
+}
+TrayService.run { line in writeError(line + "\n") }
+
+@Sendable func writeError(_ text: String) {
+    var bytes = Array(text.utf8)
+    while !bytes.isEmpty {
+        let n = write(2, bytes, bytes.count)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        bytes.removeFirst(n)
+    }
+}
