@@ -14,6 +14,28 @@ public enum SyncValue: Equatable, Hashable, Sendable {
     case string(String)
     case bool(Bool)
 
+    /// The value as JSON text (as the store keeps a field's value).
+    public var text: String { json.text }
+
+    /// Reads `text` written by `text`.
+    public init(text: String) throws(SyncLineError) {
+        let json: StrictJSON
+        do { json = try StrictJSON.parse(text) } catch { throw SyncLineError("not JSON: \(error)") }
+        try self.init(json, field: "value")
+    }
+
+    init(_ value: StrictJSON, field key: String) throws(SyncLineError) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .string(let s): self = .string(s)
+        case .number(let text):
+            guard let n = Int64(text) else { throw SyncLineError("field \(key): only whole numbers are stored") }
+            self = .int(n)
+        case .array, .object: throw SyncLineError("field \(key): \(value.kind) is not a field value")
+        }
+    }
+
     var json: JSON {
         switch self {
         case .null: return .null
@@ -89,22 +111,26 @@ public struct SyncOperation: Equatable, Sendable {
         }
         self.entity = entity
         entityID = try Self.uuid(json, "id")
-        guard case .object(let members) = json["set"] else { throw SyncLineError("\"set\" must be an object") }
+        fields = try Self.fields(json["set"])
+    }
+
+    /// The fields of an operation's `set` object, each name and value checked.
+    static func fields(_ set: StrictJSON?) throws(SyncLineError) -> [String: SyncValue] {
+        guard case .object(let members) = set else { throw SyncLineError("\"set\" must be an object") }
         guard members.count <= Self.maxFields else { throw SyncLineError("more than \(Self.maxFields) fields") }
         var fields: [String: SyncValue] = [:]
         for (key, value) in members {
             guard Self.isFieldName(key) else { throw SyncLineError("field name \(JSON.quoted(key)) is not [a-z][a-z0-9_]*") }
-            switch value {
-            case .null: fields[key] = .null
-            case .bool(let b): fields[key] = .bool(b)
-            case .string(let s): fields[key] = .string(s)
-            case .number(let text):
-                guard let n = Int64(text) else { throw SyncLineError("field \(key): only whole numbers are stored") }
-                fields[key] = .int(n)
-            case .array, .object: throw SyncLineError("field \(key): \(value.kind) is not a field value")
-            }
+            fields[key] = try SyncValue(value, field: key)
         }
-        self.fields = fields
+        return fields
+    }
+
+    /// Reads a `set` object's text (as the store keeps recorded changes).
+    public static func fields(text: String) throws(SyncLineError) -> [String: SyncValue] {
+        let json: StrictJSON
+        do { json = try StrictJSON.parse(text) } catch { throw SyncLineError("not JSON: \(error)") }
+        return try fields(json)
     }
 
     private static func integer(_ json: StrictJSON, _ key: String) throws(SyncLineError) -> Int64 {

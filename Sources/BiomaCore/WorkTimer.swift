@@ -170,6 +170,26 @@ public struct WorkTimer: Sendable, Equatable {
         return [.discardOpen, .open(next)]
     }
 
+    /// Another device changed what runs (sync merged its operations; the history is already
+    /// written): `new` is the open interval now, nil when none runs, and `stoppedAt` where the
+    /// one that ran here ended. The stopwatches follow as if the change had been made here: a
+    /// stopped run is added to the sessions, a started one runs from its start (or from the
+    /// last change, if that is later).
+    public mutating func follow(open new: OpenSegment?, stoppedAt: Micros?, rules: DayRules) {
+        guard new != open else { return }
+        if let current = open, let new, new.start == current.start {
+            // The same run, its project edited on the other device: the stopwatches keep theirs.
+            open = new
+            projectRunStart = new.projectID == nil ? nil : (projectRunStart ?? workRunStart)
+            return
+        }
+        if open != nil { _ = stop(at: stoppedAt ?? lastChange) }
+        guard let new else { return }
+        _ = begin(project: nil, at: clamp(new.start), rules: rules)
+        open = new
+        projectRunStart = new.projectID == nil ? nil : workRunStart
+    }
+
     /// The project `step` places after the running one in `order`, wrapping; with none running,
     /// +1 is the first and −1 the last. Nil when `order` is empty or `step` is 0.
     public func cycleTarget(step: Int, order: [String]) -> String? {

@@ -157,6 +157,12 @@ enum Schema {
                     );
                     """)
         }
+        // v10: sync. Every project, preset, task, weekday target and interval gets a UUID
+        // (its identity on every device); triggers record each change as an operation while
+        // sync is on (`SyncSchema`); the merged fields, applied operations and peers' cursors.
+        migrator.registerMigration("v10-sync") { db in
+            try db.execute(sql: SyncTable.migrationSQL)
+        }
         return migrator
     }
 

@@ -37,6 +37,11 @@ public final class Tracker: @unchecked Sendable {
     var lastDailyBackup: Day?
     /// The day a daily backup was last tried (succeeded or not): one try per day and start.
     var lastDailyBackupAttempt: Day?
+    /// This device's sync identity and clock (`Tracker+Sync`).
+    var sync = SyncJournal()
+    /// Called after every commit that made operations (sync on), with them in order: the
+    /// daemon appends them to the sync folder before it answers.
+    public var onSyncOperations: (([SyncOperation]) -> Void)?
 
     struct Model {
         var state = WorkTimer()
@@ -105,6 +110,7 @@ public final class Tracker: @unchecked Sendable {
         }
         model = loaded.0
         lastDailyBackup = loaded.lastBackup.flatMap(Day.init)
+        try loadSync()
         // Recovery: after a reboot, the open interval ends when the program was last alive.
         if let open = model.state.open, loaded.boot != bootID {
             let alive = max(loaded.heartbeat ?? .min, open.start, model.state.lastChange)
@@ -223,9 +229,27 @@ public final class Tracker: @unchecked Sendable {
         do { return try database.read(body) } catch { throw Tracker.storageError(error, doing: "read", path: path) }
     }
 
+    /// One write transaction. With sync on, the changes it made become operations before it
+    /// commits (`drainChanges`), and are handed to `onSyncOperations` after.
     func writeOrThrow<R>(_ body: (Database) throws -> R) throws -> R {
-        do { return try database.write(body) } catch {
+        var journal = sync
+        var operations: [SyncOperation] = []
+        let result: R
+        do {
+            result = try database.write { db in
+                let result = try body(db)
+                operations = try Tracker.drainChanges(db, &journal, physical: Tracker.wallClock())
+                return result
+            }
+        } catch {
             throw Tracker.storageError(error, doing: "write", path: path)
         }
+        sync = journal
+        if !operations.isEmpty { onSyncOperations?(operations) }
+        return result
     }
+
+    /// The machine's clock, for the hybrid clock's physical part (under libfaketime, the
+    /// faked one).
+    static func wallClock() -> Micros { Micros((Date().timeIntervalSince1970 * 1_000_000).rounded()) }
 }

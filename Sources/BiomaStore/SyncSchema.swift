@@ -1,0 +1,200 @@
+import BiomaCore
+
+/// Which tables travel between a person's machines, and how a row becomes an operation's
+/// fields: one description, from which the migration's triggers, the snapshot `sync enable`
+/// writes and the merge's writes are all made.
+///
+/// Every row of these tables has a `uuid` (given by the migration, and by a trigger to every
+/// row inserted later): the entity's identity on every device. The local ids (`p3`, `t2`,
+/// interval numbers) stay for the command line and differ between devices.
+struct SyncTable: Sendable {
+    struct Column: Sendable {
+        /// The field's name in an operation.
+        var field: String
+        var column: String
+        /// The column holds a project's local id; the operation carries its UUID.
+        var projectReference = false
+        /// A row cannot be made without it.
+        var required = false
+    }
+
+    var entity: SyncEntity
+    var table: String
+    var columns: [Column]
+    /// The table has a `name_key` (unique, `Project.nameKey(name)`), kept from `name`.
+    var nameKey = false
+
+    /// The tables, in the order the merge writes them (projects before what refers to them).
+    static let all: [SyncTable] = [
+        SyncTable(
+            entity: .project, table: "project",
+            columns: [
+                Column(field: "name", column: "name", required: true), Column(field: "color", column: "color", required: true),
+                Column(field: "position", column: "position"),
+            ], nameKey: true),
+        SyncTable(
+            entity: .preset, table: "focus_preset",
+            columns: [
+                Column(field: "name", column: "name", required: true), Column(field: "plan", column: "plan", required: true),
+                Column(field: "created", column: "created_us", required: true),
+            ], nameKey: true),
+        SyncTable(
+            entity: .task, table: "task",
+            columns: [
+                Column(field: "title", column: "title", required: true),
+                Column(field: "project", column: "project_id", projectReference: true), Column(field: "due", column: "due_us"),
+                Column(field: "remind", column: "remind"), Column(field: "done", column: "done"),
+                Column(field: "done_at", column: "done_us"), Column(field: "reminded_due", column: "reminded_due_us"),
+                Column(field: "created", column: "created_us", required: true),
+            ]),
+        SyncTable(
+            entity: .setting, table: "work_target",
+            columns: [
+                Column(field: "weekday", column: "weekday", required: true),
+                Column(field: "target", column: "target_us", required: true),
+            ]),
+        SyncTable(
+            entity: .interval, table: "interval",
+            columns: [
+                Column(field: "start", column: "start_us", required: true), Column(field: "end", column: "end_us"),
+                Column(field: "project", column: "project_id", projectReference: true), Column(field: "note", column: "note"),
+            ]),
+    ]
+
+    static func named(_ entity: SyncEntity) -> SyncTable { all.first { $0.entity == entity }! }
+
+    /// A fresh random UUID (version 4) in SQL, for rows that have none yet.
+    static let newUUIDSQL = """
+        lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-'
+            || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
+        """
+
+    /// Whether changes are written as operations now: sync is on and the merge is not writing.
+    static let recordingSQL = "(SELECT recording FROM sync_self WHERE id = 1) = 1"
+
+    /// The value of `column` as the operation carries it, from the row named `row` (`NEW`,
+    /// `OLD` or the table itself).
+    func value(_ column: Column, of row: String) -> String {
+        column.projectReference
+            ? "(SELECT uuid FROM project WHERE id = \(row).\(column.column))" : "\(row).\(column.column)"
+    }
+
+    /// `json_object('name', NEW.name, …)`: every field of the row; a row being made also says
+    /// `deleted: false`, so that an entity made again after a delete (a weekday's target set
+    /// again) is not kept deleted by its older tombstone.
+    func fieldsJSON(of row: String, creating: Bool = false) -> String {
+        let fields = columns.map { "'\($0.field)', \(value($0, of: row))" } + (creating ? ["'deleted', json('false')"] : [])
+        return "json_object(" + fields.joined(separator: ", ") + ")"
+    }
+
+    /// The migration's SQL: the `uuid` column, filled, and the three triggers that write each
+    /// insert, update and delete into `sync_change` while recording. An update writes only the
+    /// fields it changed, so that two devices changing two fields of one entity both win.
+    var triggersSQL: String {
+        let changed = columns.map { "CASE WHEN NEW.\($0.column) IS OLD.\($0.column) THEN '$.\($0.field)' ELSE '$.\"\"' END" }
+        return """
+            ALTER TABLE \(table) ADD COLUMN uuid TEXT;
+            UPDATE \(table) SET uuid = \(Self.newUUIDSQL);
+            CREATE UNIQUE INDEX \(table)_uuid ON \(table)(uuid);
+            CREATE TRIGGER sync_\(table)_insert AFTER INSERT ON \(table) BEGIN
+                UPDATE \(table) SET uuid = \(Self.newUUIDSQL) WHERE rowid = NEW.rowid AND uuid IS NULL;
+                INSERT INTO sync_change (kind, uuid, fields)
+                    SELECT '\(entity.rawValue)', uuid, \(fieldsJSON(of: "NEW", creating: true)) FROM \(table)
+                    WHERE rowid = NEW.rowid AND \(Self.recordingSQL);
+            END;
+            CREATE TRIGGER sync_\(table)_update AFTER UPDATE OF \(columns.map(\.column).joined(separator: ", "))
+                ON \(table) WHEN \(Self.recordingSQL) AND NEW.uuid IS NOT NULL BEGIN
+                INSERT INTO sync_change (kind, uuid, fields)
+                    SELECT '\(entity.rawValue)', NEW.uuid, f
+                    FROM (SELECT json_remove(\(fieldsJSON(of: "NEW")), \(changed.joined(separator: ", "))) AS f)
+                    WHERE f <> '{}';
+            END;
+            CREATE TRIGGER sync_\(table)_delete AFTER DELETE ON \(table)
+                WHEN \(Self.recordingSQL) AND OLD.uuid IS NOT NULL BEGIN
+                INSERT INTO sync_change (kind, uuid, fields) VALUES ('\(entity.rawValue)', OLD.uuid, '{"deleted":true}');
+            END;
+            """
+    }
+
+    /// Every row of the table as a change (the snapshot `sync enable` writes once).
+    var snapshotSQL: String {
+        "INSERT INTO sync_change (kind, uuid, fields) SELECT '\(entity.rawValue)', uuid, \(fieldsJSON(of: table, creating: true)) FROM \(table) ORDER BY rowid"
+    }
+
+    /// The sync tables themselves.
+    static let tablesSQL = """
+        -- This device: its id and name, the folder, whether changes are recorded now, the last
+        -- operation it wrote (sequence, id) and its hybrid clock.
+        CREATE TABLE sync_self (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            device TEXT NOT NULL,
+            name TEXT NOT NULL,
+            folder TEXT,
+            recording INTEGER NOT NULL DEFAULT 0,
+            last_seq INTEGER NOT NULL DEFAULT 0,
+            last_op TEXT,
+            hlc_wall INTEGER NOT NULL DEFAULT 0,
+            hlc_counter INTEGER NOT NULL DEFAULT 0
+        );
+        -- Changes the triggers recorded in the transaction under way; made into operations
+        -- (sync_outbox) before it commits.
+        CREATE TABLE sync_change (
+            seq INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            uuid TEXT NOT NULL,
+            fields TEXT NOT NULL
+        );
+        -- This device's operations not yet known to be in the folder, by sequence.
+        CREATE TABLE sync_outbox (seq INTEGER PRIMARY KEY, line TEXT NOT NULL);
+        -- Each entity's fields as the merge sees them: the value with the greatest stamp.
+        CREATE TABLE sync_field (
+            kind TEXT NOT NULL,
+            uuid TEXT NOT NULL,
+            field TEXT NOT NULL,
+            value TEXT NOT NULL,
+            wall INTEGER NOT NULL,
+            counter INTEGER NOT NULL,
+            device TEXT NOT NULL,
+            op TEXT NOT NULL,
+            PRIMARY KEY (kind, uuid, field)
+        ) WITHOUT ROWID;
+        CREATE INDEX sync_field_project ON sync_field(value) WHERE field = 'project';
+        -- Every operation applied (a file read twice adds nothing).
+        CREATE TABLE sync_applied (op TEXT PRIMARY KEY) WITHOUT ROWID;
+        -- Each peer: how far its log has been read, its last operation's instant, and what
+        -- stopped the reading (damage named by file and byte).
+        CREATE TABLE sync_peer (
+            device TEXT PRIMARY KEY,
+            segment INTEGER NOT NULL DEFAULT 1,
+            offset INTEGER NOT NULL DEFAULT 0,
+            sequence INTEGER NOT NULL DEFAULT 0,
+            last_op_us INTEGER,
+            problem TEXT
+        );
+        """
+
+    /// The whole migration: the tables, then each synced table's uuid and triggers. The
+    /// settings that travel (the weekday targets) are keyed by weekday: their UUID is fixed
+    /// by it, so that two devices setting Monday's target set the same entity.
+    static var migrationSQL: String {
+        var sql = tablesSQL
+        for table in all { sql += "\n" + table.triggersSQL }
+        sql += """
+
+            DROP TRIGGER sync_work_target_insert;
+            CREATE TRIGGER sync_work_target_insert AFTER INSERT ON work_target BEGIN
+                UPDATE work_target SET uuid = \(weekdayUUIDSQL("NEW.weekday")) WHERE rowid = NEW.rowid AND uuid IS NULL;
+                INSERT INTO sync_change (kind, uuid, fields)
+                    SELECT 'setting', uuid, \(named(.setting).fieldsJSON(of: "NEW", creating: true)) FROM work_target
+                    WHERE rowid = NEW.rowid AND \(recordingSQL);
+            END;
+            UPDATE work_target SET uuid = \(weekdayUUIDSQL("weekday"));
+            """
+        return sql
+    }
+
+    /// `00000000-0000-4000-8000-00000000000N` for weekday N.
+    static func weekdayUUIDSQL(_ weekday: String) -> String {
+        "printf('00000000-0000-4000-8000-%012d', \(weekday))"
+    }
+}

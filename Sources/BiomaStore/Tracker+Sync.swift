@@ -1,0 +1,576 @@
+import BiomaCore
+import Foundation
+import GRDB
+
+/// This device as sync knows it.
+public struct SyncDevice: Sendable, Equatable {
+    /// A random UUID, kept in the store (the data folder), never in the sync folder.
+    public var id: String
+    public var name: String
+    /// The sync folder; nil while sync is off.
+    public var folder: String?
+    /// The last operation this device wrote: its sequence number (0: none) and id.
+    public var lastSequence: Int64
+    public var lastOperation: String?
+}
+
+/// A peer as this device has read it.
+public struct SyncPeerState: Sendable, Equatable {
+    public var device: String
+    public var segment: Int
+    public var offset: Int
+    /// The sequence number of the last operation read from it (0: none).
+    public var sequence: Int64
+    /// The clock's wall time of its last operation read.
+    public var lastOperation: Micros?
+    /// What stopped its reading (damage, named by file and byte); nil when none.
+    public var problem: String?
+
+    public init(device: String, segment: Int = 1, offset: Int = 0, sequence: Int64 = 0, lastOperation: Micros? = nil, problem: String? = nil) {
+        self.device = device
+        self.segment = segment
+        self.offset = offset
+        self.sequence = sequence
+        self.lastOperation = lastOperation
+        self.problem = problem
+    }
+}
+
+/// What a merge of peers' operations did.
+public struct SyncMerged: Sendable, Equatable {
+    /// Operations newly applied (those applied before are skipped and not counted).
+    public var operations = 0
+    /// Overlaps it resolved that both devices had timed (not a run stopped by a newer start):
+    /// the kept interval's device, the cut one's, and the time both had.
+    public var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+    /// Whether what runs here changed.
+    public var runChanged = false
+
+    public init() {}
+
+    public static func == (a: SyncMerged, b: SyncMerged) -> Bool {
+        a.operations == b.operations && a.runChanged == b.runChanged
+            && a.overlaps.map { "\($0)" } == b.overlaps.map { "\($0)" }
+    }
+}
+
+/// The sync part of the tracker's memory (loaded from `sync_self`).
+struct SyncJournal {
+    var device: SyncDevice?
+    var clock: HybridClock?
+    /// Sequence numbers up to this one are in the folder (their outbox rows can go).
+    var written: Int64 = 0
+    var recording: Bool { device?.folder != nil }
+}
+
+// Sync, part 4: the store. Changes become operations in the transaction that makes them
+// (triggers record them in `sync_change`; `drainChanges` stamps them before the commit); a
+// peer's operations are merged in one transaction per batch.
+extension Tracker {
+    // MARK: This device
+
+    /// This device's id and name (made on first use: a new random id), and the folder when on.
+    public func syncDevice() throws -> SyncDevice {
+        if let device = sync.device { return device }
+        var generator = SystemRandomNumberGenerator()
+        let id = UUIDText.version4(using: &generator)
+        let name = Self.defaultDeviceName()
+        try writeOrThrow { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO sync_self (id, device, name) VALUES (1, ?, ?)", arguments: [id, name])
+        }
+        try loadSync()
+        guard let device = sync.device else { throw TrackerError.storage("The sync identity was not kept.") }
+        return device
+    }
+
+    static func defaultDeviceName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "this machine" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "this machine" : name
+    }
+
+    func loadSync() throws {
+        let row = try readOrThrow { db in
+            try Row.fetchOne(
+                db, sql: "SELECT device, name, folder, last_seq, last_op, hlc_wall, hlc_counter FROM sync_self WHERE id = 1")
+        }
+        guard let row else {
+            sync = SyncJournal()
+            return
+        }
+        let device = SyncDevice(id: row[0], name: row[1], folder: row[2], lastSequence: row[3], lastOperation: row[4])
+        let counter: Int64 = row[6]
+        sync.device = device
+        sync.clock = HybridClock(
+            device: device.id, last: HybridTime(wall: row[5], counter: UInt32(clamping: counter), device: device.id))
+    }
+
+    /// Turns sync on for `folder` under `name`: from now on every change is also an
+    /// operation. The first time (no operation written yet), the whole store is written once
+    /// as operations, so that two machines with histories of their own can be joined.
+    /// Returns the operations to append to the folder (the snapshot).
+    public func enableSync(folder: String, name: String) throws {
+        _ = try syncDevice()
+        sync.device?.folder = folder
+        try writeOrThrow { db in
+            try db.execute(
+                sql: "UPDATE sync_self SET folder = ?, name = ?, recording = 1 WHERE id = 1", arguments: [folder, name])
+            if try Int64.fetchOne(db, sql: "SELECT last_seq FROM sync_self WHERE id = 1") == 0 {
+                for table in SyncTable.all { try db.execute(sql: table.snapshotSQL) }
+            }
+        }
+        try loadSync()
+    }
+
+    /// Turns sync off: changes are no longer recorded; the folder is left as it is.
+    public func disableSync() throws {
+        try writeOrThrow { db in try db.execute(sql: "UPDATE sync_self SET folder = NULL, recording = 0 WHERE id = 1") }
+        try loadSync()
+    }
+
+    /// A new id for this device (its data folder was copied from another machine that writes
+    /// under the old one): its log starts again at 1 under the new id.
+    public func renewSyncDevice() throws -> SyncDevice {
+        var generator = SystemRandomNumberGenerator()
+        let id = UUIDText.version4(using: &generator)
+        try writeOrThrow { db in
+            try db.execute(
+                sql: "UPDATE sync_self SET device = ?, last_seq = 0, last_op = NULL WHERE id = 1", arguments: [id])
+            try db.execute(sql: "DELETE FROM sync_outbox")
+        }
+        try loadSync()
+        return try syncDevice()
+    }
+
+    /// This device's operations not yet known to be in the folder, after `sequence`.
+    public func syncOutbox(after sequence: Int64) throws -> [SyncOperation] {
+        try readOrThrow { db in
+            try String.fetchAll(db, sql: "SELECT line FROM sync_outbox WHERE seq > ? ORDER BY seq", arguments: [sequence])
+        }.map { line in
+            do { return try SyncOperation(line: line) } catch {
+                throw TrackerError.storage("An operation waiting for the sync folder is damaged: \(error)")
+            }
+        }
+    }
+
+    /// The folder holds this device's operations up to `sequence`: the outbox rows up to it
+    /// are dropped with the next change.
+    public func syncWritten(upTo sequence: Int64) { sync.written = max(sync.written, sequence) }
+
+    // MARK: Peers
+
+    public func syncPeers() throws -> [SyncPeerState] {
+        try readOrThrow { db in
+            try Row.fetchAll(
+                db, sql: "SELECT device, segment, offset, sequence, last_op_us, problem FROM sync_peer ORDER BY device"
+            ).map {
+                SyncPeerState(
+                    device: $0[0], segment: $0[1], offset: $0[2], sequence: $0[3], lastOperation: $0[4], problem: $0[5])
+            }
+        }
+    }
+
+    /// Records what stopped a peer's reading (or that nothing does now), without operations.
+    public func setSyncProblem(_ problem: String?, of device: String) throws {
+        try writeOrThrow { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO sync_peer (device) VALUES (?)", arguments: [device])
+            try db.execute(sql: "UPDATE sync_peer SET problem = ? WHERE device = ?", arguments: [problem, device])
+        }
+    }
+
+    /// Merges a batch of `device`'s operations, read up to `peer` (its new cursor), in one
+    /// transaction: operations applied before are skipped; each field keeps the value with
+    /// the greatest stamp; entities are written from their merged fields; intervals are kept
+    /// apart (the later start keeps an overlap, and a cut here is written as this device's
+    /// operation); what runs here follows. Nothing raises a notification here: the caller
+    /// says what the merge did, once.
+    public func mergeSync(_ operations: [SyncOperation], peer: SyncPeerState, at now: Micros) throws -> SyncMerged {
+        guard var clock = sync.clock else { throw TrackerError.invalidArgument("Sync is off.") }
+        // Every later tick here (the cuts this merge records, too) orders after what it read.
+        for operation in operations { clock.observe(operation.clock, physical: now) }
+        sync.clock = clock
+        var merged = SyncMerged()
+        let before = model
+        var after = model
+        var stoppedAt: Micros?
+        try writeOrThrow { db in
+            try db.execute(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1")
+            var touched: [SyncEntity: Set<String>] = [:]
+            let seen = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sync_applied (op) VALUES (?)")
+            for operation in operations {
+                try seen.execute(arguments: [operation.id])
+                guard db.changesCount == 1 else { continue }
+                merged.operations += 1
+                let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, operation.entity, operation.entityID))
+                guard !winners.isEmpty else { continue }
+                let stamp = try db.cachedStatement(
+                    sql: """
+                        INSERT OR REPLACE INTO sync_field (kind, uuid, field, value, wall, counter, device, op)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
+                for (field, value) in winners {
+                    try stamp.execute(arguments: [
+                        operation.entity.rawValue, operation.entityID, field, value.text, operation.clock.wall,
+                        Int64(operation.clock.counter), operation.clock.device, operation.id,
+                    ])
+                }
+                touched[operation.entity, default: []].insert(operation.entityID)
+            }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO sync_peer (device, segment, offset, sequence, last_op_us, problem)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    peer.device, peer.segment, peer.offset, peer.sequence,
+                    operations.last?.clock.wall ?? peer.lastOperation, peer.problem,
+                ])
+            var materializer = SyncMaterializer(db: db)
+            for table in SyncTable.all where table.entity != .interval {
+                for id in (touched[table.entity] ?? []).sorted() { try materializer.write(table, id) }
+            }
+            let openBefore = try Self.openInterval(db)
+            var intervals = touched[.interval] ?? []
+            intervals.formUnion(materializer.referencing)
+            merged.overlaps = try materializer.writeIntervals(intervals)
+            try db.execute(
+                sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1",
+                arguments: [clock.wall, Int64(clock.counter)])
+            let (loaded, _, _, _) = try Self.load(db)
+            after.projects = loaded.projects
+            after.nextProjectNumber = loaded.nextProjectNumber
+            after.tasks = loaded.tasks
+            after.nextTaskNumber = loaded.nextTaskNumber
+            after.presets = loaded.presets
+            let openAfter = try Self.openInterval(db)
+            if openAfter?.uuid != openBefore?.uuid || openAfter?.segment != openBefore?.segment {
+                if let openBefore, openAfter?.uuid != openBefore.uuid {
+                    stoppedAt = try Int64.fetchOne(
+                        db, sql: "SELECT end_us FROM interval WHERE uuid = ?", arguments: [openBefore.uuid]) ?? openBefore.segment.start
+                }
+                after.state.follow(open: openAfter?.segment, stoppedAt: stoppedAt, rules: rules)
+                merged.runChanged = true
+                try Self.persist(before: before, after: after, bootID: bootID, now: now, db)
+            }
+        }
+        model = after
+        todayCache = nil
+        focusCompletedCache = nil
+        workBeforeTodayCache = nil
+        return merged
+    }
+
+    static func openInterval(_ db: Database) throws -> (uuid: String, segment: OpenSegment)? {
+        try Row.fetchOne(db, sql: "SELECT uuid, start_us, project_id FROM interval WHERE end_us IS NULL").map {
+            ($0[0], OpenSegment(start: $0[1], projectID: $0[2]))
+        }
+    }
+
+    static func stamps(_ db: Database, _ entity: SyncEntity, _ id: String) throws -> [String: FieldStamp] {
+        var stamps: [String: FieldStamp] = [:]
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT field, wall, counter, device, op FROM sync_field WHERE kind = ? AND uuid = ?"),
+            arguments: [entity.rawValue, id])
+        while let row = try rows.next() {
+            let counter: Int64 = row[2]
+            stamps[row[0]] = FieldStamp(
+                clock: HybridTime(wall: row[1], counter: UInt32(clamping: counter), device: row[3]), operation: row[4])
+        }
+        return stamps
+    }
+
+    // MARK: Inside every write
+
+    /// Makes the changes the triggers recorded in this transaction into this device's next
+    /// operations: stamped with the hybrid clock, kept in the outbox (until the folder has
+    /// them) and as the fields' stamps. Returns them, to append to the folder after the commit.
+    static func drainChanges(_ db: Database, _ journal: inout SyncJournal, physical: Micros) throws -> [SyncOperation] {
+        guard journal.recording, var clock = journal.clock, var device = journal.device else { return [] }
+        let rows = try Row.fetchAll(db, sql: "SELECT kind, uuid, fields FROM sync_change ORDER BY seq")
+        guard !rows.isEmpty else { return [] }
+        var generator = SystemRandomNumberGenerator()
+        var operations: [SyncOperation] = []
+        operations.reserveCapacity(rows.count)
+        let outbox = try db.cachedStatement(sql: "INSERT INTO sync_outbox (seq, line) VALUES (?, ?)")
+        let stamp = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO sync_field (kind, uuid, field, value, wall, counter, device, op)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for row in rows {
+            let kind: String = row[0]
+            let text: String = row[2]
+            guard let entity = SyncEntity(rawValue: kind) else { throw TrackerError.storage("A recorded change names `\(kind)`.") }
+            let fields: [String: SyncValue]
+            do { fields = try SyncOperation.fields(text: text) } catch {
+                throw TrackerError.storage("A recorded change is damaged: \(error)")
+            }
+            let time = clock.tick(physical: physical)
+            let operation = SyncOperation(
+                sequence: device.lastSequence + 1, id: UUIDText.version7(millis: time.wall / 1000, using: &generator),
+                clock: time, entity: entity, entityID: row[1], fields: fields)
+            device.lastSequence = operation.sequence
+            device.lastOperation = operation.id
+            try outbox.execute(arguments: [operation.sequence, operation.line])
+            for (field, value) in fields {
+                try stamp.execute(arguments: [
+                    kind, operation.entityID, field, value.text, time.wall, Int64(time.counter), time.device, operation.id,
+                ])
+            }
+            operations.append(operation)
+        }
+        try db.execute(sql: "DELETE FROM sync_change")
+        try db.execute(sql: "DELETE FROM sync_outbox WHERE seq <= ?", arguments: [journal.written])
+        try db.execute(
+            sql: "UPDATE sync_self SET last_seq = ?, last_op = ?, hlc_wall = ?, hlc_counter = ? WHERE id = 1",
+            arguments: [device.lastSequence, device.lastOperation, clock.wall, Int64(clock.counter)])
+        journal.clock = clock
+        journal.device = device
+        return operations
+    }
+}
+
+/// Writes entities from their merged fields (`sync_field`), with this device's local ids.
+/// Its writes are not recorded as operations (the merge turns recording off), except the cuts
+/// that keep intervals apart, which it records itself.
+struct SyncMaterializer {
+    let db: Database
+    /// Intervals that name a project this merge made: written again now that it exists.
+    var referencing: Set<String> = []
+
+    init(db: Database) { self.db = db }
+
+    func fields(_ entity: SyncEntity, _ id: String) throws -> [String: SyncValue] {
+        var fields: [String: SyncValue] = [:]
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT field, value FROM sync_field WHERE kind = ? AND uuid = ?"),
+            arguments: [entity.rawValue, id])
+        while let row = try rows.next() {
+            do { fields[row[0]] = try SyncValue(text: row[1]) } catch {
+                throw TrackerError.storage("A merged field is damaged: \(error)")
+            }
+        }
+        return fields
+    }
+
+    func localProject(_ value: SyncValue?) throws -> String? {
+        guard case .string(let uuid)? = value else { return nil }
+        return try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM project WHERE uuid = ?"), arguments: [uuid])
+    }
+
+    func databaseValue(_ value: SyncValue?, _ column: SyncTable.Column) throws -> (any DatabaseValueConvertible)? {
+        if column.projectReference { return try localProject(value) }
+        switch value {
+        case .int(let n)?: return n
+        case .string(let s)?: return s
+        case .bool(let b)?: return b ? 1 : 0
+        case .null?, nil: return nil
+        }
+    }
+
+    /// Writes one project, preset, task or weekday target from its fields: deleted, updated,
+    /// or made under a new local id once its required fields are known.
+    mutating func write(_ table: SyncTable, _ id: String) throws {
+        let fields = try fields(table.entity, id)
+        let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?", arguments: [id]) ?? false
+        if fields[SyncOperation.deletedField] == .bool(true) {
+            if exists { try db.execute(sql: "DELETE FROM \(table.table) WHERE uuid = ?", arguments: [id]) }
+            return
+        }
+        var columns: [String] = []
+        var values: [(any DatabaseValueConvertible)?] = []
+        for column in table.columns {
+            guard let value = fields[column.field] else {
+                if column.required && !exists { return }
+                continue
+            }
+            if column.required && value == .null { return }
+            columns.append(column.column)
+            values.append(try databaseValue(value, column))
+        }
+        if table.nameKey, case .string(let name)? = fields["name"] {
+            let (local, key) = try uniqueName(name, table: table.table, uuid: id)
+            if let index = columns.firstIndex(of: "name") { values[index] = local }
+            columns.append("name_key")
+            values.append(key)
+        }
+        if exists {
+            guard !columns.isEmpty else { return }
+            try db.execute(
+                sql: "UPDATE \(table.table) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE uuid = ?",
+                arguments: StatementArguments(values + [id]))
+            return
+        }
+        if let localID = try newLocalID(table) {
+            columns.append("id")
+            values.append(localID)
+        }
+        if table.entity == .project, !columns.contains("position") {
+            columns.append("position")
+            values.append(try Int.fetchOne(db, sql: "SELECT count(*) FROM project") ?? 0)
+        }
+        try db.execute(
+            sql: "INSERT INTO \(table.table) (\(columns.joined(separator: ", ")), uuid) VALUES (\(Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")))",
+            arguments: StatementArguments(values + [id]))
+        if table.entity == .project {
+            referencing.formUnion(
+                try String.fetchAll(
+                    db, sql: "SELECT uuid FROM sync_field WHERE field = 'project' AND value = ? AND kind = 'interval'",
+                    arguments: [SyncValue.string(id).text]))
+            let tasks = try String.fetchAll(
+                db, sql: "SELECT uuid FROM sync_field WHERE field = 'project' AND value = ? AND kind = 'task'",
+                arguments: [SyncValue.string(id).text])
+            for task in tasks { try write(SyncTable.named(.task), task) }
+        }
+    }
+
+    /// A local id for a new row: `p<n>`, `t<n>`, `f<n>` as the commands make them; nil where
+    /// the database gives it (intervals) or the fields hold it (a weekday).
+    func newLocalID(_ table: SyncTable) throws -> String? {
+        let (prefix, counter): (String, String?)
+        switch table.entity {
+        case .project: (prefix, counter) = ("p", "next_project_number")
+        case .task: (prefix, counter) = ("t", "next_task_number")
+        case .preset: (prefix, counter) = ("f", nil)
+        case .interval, .setting: return nil
+        }
+        let highest = try Int.fetchOne(
+            db, sql: "SELECT max(CAST(substr(id, 2) AS INTEGER)) FROM \(table.table)") ?? 0
+        var number = highest + 1
+        if let counter {
+            number = max(number, try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [counter]).flatMap { Int($0) } ?? 1)
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [counter, String(number + 1)])
+        }
+        return prefix + String(number)
+    }
+
+    /// Names are unique (by their key) on each device. Two devices that made one name each
+    /// under its own UUID: the smaller UUID keeps the name, the other shows as `Name (2)` —
+    /// the same on every device, since each decides by the UUIDs alone.
+    func uniqueName(_ name: String, table: String, uuid: String) throws -> (name: String, key: String) {
+        func key(_ text: String) -> String { table == "project" ? Project.nameKey(text) : text.lowercased() }
+        func holder(_ text: String) throws -> String? {
+            try String.fetchOne(
+                db, sql: "SELECT uuid FROM \(table) WHERE name_key = ? AND uuid <> ?", arguments: [key(text), uuid])
+        }
+        func free(after text: String, for owner: String) throws -> String {
+            var number = 2
+            while true {
+                let candidate = "\(text) (\(number))"
+                let other = try String.fetchOne(
+                    db, sql: "SELECT uuid FROM \(table) WHERE name_key = ? AND uuid <> ?", arguments: [key(candidate), owner])
+                if other == nil { return candidate }
+                number += 1
+            }
+        }
+        guard let other = try holder(name) else { return (name, key(name)) }
+        if other < uuid {
+            let local = try free(after: name, for: uuid)
+            return (local, key(local))
+        }
+        // The other's own name as merged (not a suffixed one it shows here already).
+        let kind = table == "project" ? SyncEntity.project : .preset
+        let merged = try fields(kind, other)["name"]
+        var otherName = try String.fetchOne(db, sql: "SELECT name FROM \(table) WHERE uuid = ?", arguments: [other]) ?? name
+        if case .string(let text)? = merged { otherName = text }
+        let moved = try free(after: otherName, for: other)
+        try db.execute(
+            sql: "UPDATE \(table) SET name = ?, name_key = ? WHERE uuid = ?", arguments: [moved, key(moved), other])
+        return (name, key(name))
+    }
+
+    /// Writes intervals from their merged fields, keeping every interval apart from the
+    /// others: of two that overlap, the later-started keeps the time and the earlier one is
+    /// cut at its start (a running one is stopped there). A cut is recorded as this device's
+    /// operation. Returns the overlaps both devices had timed.
+    mutating func writeIntervals(_ ids: Set<String>) throws -> [(kept: String, cut: String, from: Micros, to: Micros)] {
+        guard !ids.isEmpty else { return [] }
+        struct Target {
+            var start: Micros
+            var end: Micros?
+            var project: String?
+            var note: String?
+        }
+        var targets: [String: Target] = [:]
+        var gone: [String] = []
+        for id in ids.sorted() {
+            let fields = try fields(.interval, id)
+            guard fields[SyncOperation.deletedField] != .bool(true), case .int(let start)? = fields["start"] else {
+                gone.append(id)
+                continue
+            }
+            var end: Micros?
+            if case .int(let value)? = fields["end"] { end = value }
+            if let end, end <= start {
+                gone.append(id)
+                continue
+            }
+            var note: String?
+            if case .string(let text)? = fields["note"] { note = text }
+            targets[id] = Target(start: start, end: end, project: try localProject(fields["project"]), note: note)
+        }
+        // The merge's view: the intervals written here, and every interval already here that
+        // overlaps one of them.
+        var stretches: [String: SyncMerge.Stretch] = [:]
+        for (id, target) in targets { stretches[id] = SyncMerge.Stretch(id: id, start: target.start, end: target.end) }
+        let near = try db.cachedStatement(
+            sql: "SELECT uuid, start_us, end_us FROM interval WHERE (end_us IS NULL OR end_us > ?) AND start_us < ?")
+        for target in targets.values {
+            let rows = try Row.fetchCursor(near, arguments: [target.start, target.end ?? .max])
+            while let row = try rows.next() {
+                let id: String = row[0]
+                if targets[id] == nil, !gone.contains(id) {
+                    stretches[id] = SyncMerge.Stretch(id: id, start: row[1], end: row[2])
+                }
+            }
+        }
+        let (ends, overlaps) = SyncMerge.withoutOverlaps(Array(stretches.values))
+        var cuts: [(id: String, end: Micros?)] = []
+        for (id, stretch) in stretches where ends[id] != stretch.end {
+            cuts.append((id, ends[id] ?? nil))
+        }
+        // Deletes, then ends that close, then the rest: no moment with two open intervals.
+        for id in gone { try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [id]) }
+        let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
+        for cut in cuts.sorted(by: { $0.id < $1.id }) {
+            let start = stretches[cut.id]!.start
+            let kept = cut.end.map { $0 > start } ?? true
+            try record.execute(arguments: [cut.id, kept ? "{\"end\":\(cut.end.map(String.init) ?? "null")}" : "{\"deleted\":true}"])
+            if targets[cut.id] != nil {
+                // Written below with the rest of its fields.
+                if kept { targets[cut.id]?.end = cut.end } else {
+                    targets[cut.id] = nil
+                    try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [cut.id])
+                }
+            } else if kept {
+                try db.execute(sql: "UPDATE interval SET end_us = ? WHERE uuid = ?", arguments: [cut.end, cut.id])
+            } else {
+                try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [cut.id])
+            }
+        }
+        let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }
+        for (id, target) in ordered {
+            let arguments: StatementArguments = [target.start, target.end, target.project, target.note, id]
+            try db.execute(
+                sql: "UPDATE interval SET start_us = ?, end_us = ?, project_id = ?, note = ? WHERE uuid = ?", arguments: arguments)
+            if db.changesCount == 0 {
+                try db.execute(
+                    sql: "INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES (?, ?, ?, ?, ?)",
+                    arguments: arguments)
+            }
+        }
+        // Said once: the time both devices timed (a run stopped by a newer start is not news).
+        var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+        for overlap in overlaps {
+            guard let to = overlap.to else { continue }
+            let device = try db.cachedStatement(
+                sql: "SELECT device FROM sync_field WHERE kind = 'interval' AND uuid = ? AND field = 'start'")
+            let kept = try String.fetchOne(device, arguments: [overlap.kept]) ?? ""
+            let cut = try String.fetchOne(device, arguments: [overlap.cut]) ?? ""
+            timedTwice.append((kept, cut, overlap.from, to))
+        }
+        return timedTwice
+    }
+}

@@ -1,0 +1,248 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+/// Two stores that share their operations as two machines would through a sync folder (here
+/// handed over in memory: the merge does not care how they arrive).
+final class SyncPair {
+    let a: Tracker
+    let b: Tracker
+    /// Each device's log, in the order it wrote it.
+    var logs: [String: [SyncOperation]] = [:]
+    /// How much of each log each device has merged.
+    var read: [String: [String: Int]] = [:]
+
+    init(_ dir: URL, now: Micros, enabled: Bool = true) throws {
+        a = try Tracker(dataDirectory: dir.appendingPathComponent("a"), rules: berlin, now: now, bootID: boot)
+        b = try Tracker(dataDirectory: dir.appendingPathComponent("b"), rules: berlin, now: now, bootID: boot)
+        for tracker in [a, b] {
+            let device = try tracker.syncDevice().id
+            tracker.onSyncOperations = { [unowned self] operations in logs[device, default: []] += operations }
+        }
+        if enabled { try enable(a, "A").enable(b, "B") }
+    }
+
+    @discardableResult
+    func enable(_ tracker: Tracker, _ name: String) throws -> SyncPair {
+        try tracker.enableSync(folder: "/sync", name: name)
+        return self
+    }
+
+    func id(_ tracker: Tracker) throws -> String { try tracker.syncDevice().id }
+
+    /// `to` merges what the other device wrote since it last looked; returns what it did.
+    @discardableResult
+    func deliver(to tracker: Tracker, at now: Micros) throws -> SyncMerged {
+        let me = try id(tracker)
+        var total = SyncMerged()
+        for (device, log) in logs.sorted(by: { $0.key < $1.key }) where device != me {
+            let start = read[me]?[device] ?? 0
+            let merged = try tracker.mergeSync(
+                Array(log[start...]), peer: SyncPeerState(device: device, sequence: log.last?.sequence ?? 0), at: now)
+            read[me, default: [:]][device] = log.count
+            total.operations += merged.operations
+            total.overlaps += merged.overlaps
+            total.runChanged = total.runChanged || merged.runChanged
+        }
+        return total
+    }
+
+    func exchange(at now: Micros) throws {
+        try deliver(to: a, at: now)
+        try deliver(to: b, at: now)
+        // Cuts made while merging are operations too: one more round settles them.
+        try deliver(to: a, at: now)
+        try deliver(to: b, at: now)
+    }
+
+    /// The history as CSV (names and times, no local ids): equal on both devices once merged.
+    func export(_ tracker: Tracker, at now: Micros) throws -> String {
+        try tracker.exportCSV(from: nil, to: nil, at: now)
+    }
+}
+
+@Suite struct SyncStoreTests {
+    static let day = t("2026-11-20T00:00:00+01:00")
+    static func at(_ h: Double) -> Micros { day + Micros(h * Double(hour)) }
+
+    @Test func projectsStartsAndStopsTravelBothWays() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8))
+            _ = try pair.a.addProject(name: "Client A", color: "#ff8800", at: Self.at(8))
+            try pair.a.startProject("Client A", at: Self.at(9))
+            let merged = try pair.deliver(to: pair.b, at: Self.at(9.01))
+            #expect(merged.runChanged)
+            #expect(pair.b.projects.map(\.name) == ["Client A"])
+            #expect(pair.b.projects.first?.color == pair.a.projects.first?.color)
+            // B runs what A started, from A's start, under the same project.
+            #expect(pair.b.workTimer.open?.start == Self.at(9))
+            #expect(pair.b.workTimer.open?.projectID == pair.b.projects.first?.id)
+            // B stops; A follows.
+            try pair.b.stop(at: Self.at(10))
+            try pair.deliver(to: pair.a, at: Self.at(10.01))
+            #expect(pair.a.workTimer.open == nil)
+            #expect(try pair.a.snapshot(at: Self.at(11)).dailyTotal == hour)
+            #expect(try pair.export(pair.a, at: Self.at(11)) == pair.export(pair.b, at: Self.at(11)))
+            // Reading the same operations again adds nothing.
+            pair.read = [:]
+            #expect(try pair.deliver(to: pair.a, at: Self.at(11)).operations == 0)
+            #expect(try pair.deliver(to: pair.b, at: Self.at(11)).operations == 0)
+        }
+    }
+
+    @Test func editsDeletesUndoTasksAndResetTravel() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8))
+            _ = try pair.a.addProject(name: "Client A", color: "", at: Self.at(8))
+            let first = try pair.a.addInterval(
+                start: Self.at(9), end: Self.at(10), project: "Client A", note: "draft", replace: false, at: Self.at(18))
+            _ = try pair.a.addInterval(start: Self.at(11), end: Self.at(12), project: nil, note: nil, replace: false, at: Self.at(18))
+            let task = try pair.a.addTask(title: "Invoice", due: nil, remind: nil, project: "Client A", at: Self.at(8))
+            try pair.exchange(at: Self.at(18))
+            #expect(try pair.export(pair.b, at: Self.at(18)) == pair.export(pair.a, at: Self.at(18)))
+            #expect(pair.b.tasks.map(\.title) == ["Invoice"])
+            // B edits the note and deletes the second interval; A completes the task.
+            let rowsB = try pair.b.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!)
+            try pair.b.updateInterval(String(rowsB[0].id), .init(note: "final"), at: Self.at(18))
+            try pair.b.deleteInterval(String(rowsB[1].id), at: Self.at(18))
+            try pair.a.completeTask(task, at: Self.at(18))
+            try pair.exchange(at: Self.at(18.1))
+            let rowsA = try pair.a.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!)
+            #expect(rowsA.map(\.note) == ["final"])
+            #expect(pair.b.tasks.first?.done == true)
+            // A takes B's edit back with its own undo of the note: a change like any other.
+            try pair.a.updateInterval(first, .init(note: "undone"), at: Self.at(18.2))
+            _ = try pair.a.undo(at: Self.at(18.2))
+            try pair.exchange(at: Self.at(18.3))
+            #expect(try pair.b.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!).map(\.note) == ["final"])
+            #expect(try pair.export(pair.b, at: Self.at(19)) == pair.export(pair.a, at: Self.at(19)))
+            // History reset on A empties B's history too.
+            try pair.a.resetHistory(at: Self.at(19))
+            try pair.exchange(at: Self.at(19))
+            #expect(try pair.b.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!).isEmpty)
+            // Deleting the project on B deletes it on A.
+            try pair.b.deleteProject("Client A", at: Self.at(19))
+            try pair.exchange(at: Self.at(19))
+            #expect(pair.a.projects.isEmpty)
+        }
+    }
+
+    @Test func concurrentStartsLeaveOneRunningAndNoOverlap() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8))
+            try pair.a.start(at: Self.at(9))
+            try pair.b.start(at: Self.at(9.5))
+            try pair.exchange(at: Self.at(10))
+            // The later start runs on both; A's run was stopped at it.
+            #expect(pair.a.workTimer.open?.start == Self.at(9.5))
+            #expect(pair.b.workTimer.open?.start == Self.at(9.5))
+            #expect(try pair.a.snapshot(at: Self.at(10)).dailyTotal == hour)
+            #expect(try pair.b.snapshot(at: Self.at(10)).dailyTotal == hour)
+            try pair.a.stop(at: Self.at(11))
+            try pair.exchange(at: Self.at(11))
+            #expect(pair.b.workTimer.open == nil)
+            #expect(try pair.export(pair.a, at: Self.at(12)) == pair.export(pair.b, at: Self.at(12)))
+        }
+    }
+
+    @Test func offlineHistoriesJoinedGiveTheSameHistoryWithTheLaterStartKeepingOverlaps() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8), enabled: false)
+            // Each machine has a history of its own before sync is turned on.
+            _ = try pair.a.addProject(name: "Client A", color: "#112233", at: Self.at(8))
+            _ = try pair.a.addInterval(start: Self.at(9), end: Self.at(10.5), project: "Client A", note: nil, replace: false, at: Self.at(18))
+            _ = try pair.b.addProject(name: "client a", color: "#445566", at: Self.at(8))
+            _ = try pair.b.addProject(name: "Errands", color: "", at: Self.at(8))
+            _ = try pair.b.addInterval(start: Self.at(10), end: Self.at(11), project: "Errands", note: "post", replace: false, at: Self.at(18))
+            try pair.enable(pair.a, "A").enable(pair.b, "B")
+            let merged = try pair.deliver(to: pair.a, at: Self.at(18))
+            try pair.exchange(at: Self.at(18))
+            // B's interval started later: it keeps 10:00–10:30, A's is cut at 10:00 — said once.
+            #expect(merged.overlaps.count == 1)
+            #expect(merged.overlaps.first.map { [$0.from, $0.to] } == [Self.at(10), Self.at(10.5)])
+            #expect(try pair.a.snapshot(at: Self.at(18)).dailyTotal == 2 * hour)
+            #expect(try pair.b.snapshot(at: Self.at(18)).dailyTotal == 2 * hour)
+            // One name each: the same on both machines, whichever way it went.
+            #expect(Set(pair.a.projects.map(\.name)) == Set(pair.b.projects.map(\.name)))
+            #expect(pair.a.projects.count == 3)
+            #expect(try pair.export(pair.a, at: Self.at(18)) == pair.export(pair.b, at: Self.at(18)))
+        }
+    }
+
+    @Test func anyOrderOfArrivalGivesTheSameHistory() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8))
+            _ = try pair.a.addProject(name: "P", color: "", at: Self.at(8))
+            for h in 0..<4 {
+                _ = try pair.a.addInterval(
+                    start: Self.at(9 + Double(h)), end: Self.at(9.75 + Double(h)), project: "P", note: nil, replace: false, at: Self.at(18))
+            }
+            try pair.b.start(at: Self.at(10.5))
+            try pair.b.stop(at: Self.at(12.2))
+            let logs = pair.logs
+            // A third store reads both logs in one order, a fourth in the other.
+            var exports: [String] = []
+            for order in [[0, 1], [1, 0]] {
+                let reader = try Tracker(
+                    dataDirectory: dir.appendingPathComponent("r\(order[0])"), rules: berlin, now: Self.at(8), bootID: boot)
+                try reader.enableSync(folder: "/sync", name: "R")
+                let devices = logs.keys.sorted()
+                for index in order {
+                    let device = devices[index]
+                    // Split in two batches, to read across batch boundaries.
+                    let log = logs[device]!
+                    let half = log.count / 2
+                    _ = try reader.mergeSync(Array(log[..<half]), peer: SyncPeerState(device: device), at: Self.at(18))
+                    _ = try reader.mergeSync(Array(log[half...]), peer: SyncPeerState(device: device), at: Self.at(18))
+                }
+                exports.append(try reader.exportCSV(from: nil, to: nil, at: Self.at(18)))
+            }
+            #expect(exports[0] == exports[1])
+            #expect(!exports[0].isEmpty)
+        }
+    }
+
+    @Test func aFailedChangeWritesNoOperation() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8))
+            _ = try pair.a.addProject(name: "P", color: "", at: Self.at(8))
+            let before = pair.logs
+            let rows = try pair.a.dumpForTesting()
+            #expect(throws: TrackerError.self) { try pair.a.addProject(name: "p", color: "", at: Self.at(8)) }
+            #expect(pair.logs.mapValues(\.count) == before.mapValues(\.count))
+            #expect(try pair.a.dumpForTesting() == rows)
+            // The sequence goes on from where it was, with no gap.
+            _ = try pair.a.addProject(name: "Q", color: "", at: Self.at(8))
+            let sequences = pair.logs[try pair.id(pair.a)]!.map(\.sequence)
+            #expect(sequences == Array(1...Int64(sequences.count)))
+        }
+    }
+
+    @Test func aStoreFromBeforeSyncGetsUUIDsAndJoins() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("old")
+            try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+            try Schema.makeDatabaseForTesting(
+                at: path.appendingPathComponent(Tracker.databaseFileName).path, upTo: "v8-targets",
+                then: """
+                    INSERT INTO project (id, name, name_key, color, position) VALUES ('p1', 'Old', 'old', '#000000', 0);
+                    INSERT INTO interval (start_us, end_us, project_id) VALUES (\(Self.at(9)), \(Self.at(10)), 'p1');
+                    INSERT INTO interval (start_us, end_us, project_id) VALUES (\(Self.at(11)), \(Self.at(12)), NULL);
+                    """)
+            let old = try Tracker(dataDirectory: path, rules: berlin, now: Self.at(18), bootID: boot)
+            var written: [SyncOperation] = []
+            old.onSyncOperations = { written += $0 }
+            try old.enableSync(folder: "/sync", name: "Old")
+            // The snapshot: the project and both intervals, each with its own UUID.
+            #expect(written.map(\.entity) == [.project, .interval, .interval])
+            #expect(Set(written.map(\.entityID)).count == 3)
+            #expect(written.allSatisfy { UUIDText.isValid($0.entityID) })
+            let fresh = try Tracker(dataDirectory: dir.appendingPathComponent("new"), rules: berlin, now: Self.at(18), bootID: boot)
+            try fresh.enableSync(folder: "/sync", name: "New")
+            _ = try fresh.mergeSync(written, peer: SyncPeerState(device: written[0].clock.device), at: Self.at(18))
+            #expect(try fresh.exportCSV(from: nil, to: nil, at: Self.at(18)) == old.exportCSV(from: nil, to: nil, at: Self.at(18)))
+        }
+    }
+}
