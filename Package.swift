@@ -77,7 +77,7 @@ let package = Package(
             name: "BiomaDaemon",
             dependencies: [
                 "DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaReports", "BiomaCommands",
-                "BiomaInstall",
+                "BiomaInstall", "BiomaSync",
             ]
         ),
         // The contract as clients and the daemon share it: names, property tables, the

@@ -160,6 +160,8 @@ public final class CommandContext: @unchecked Sendable {
     public var columns: Int?
     /// The answer typed to a confirmation question, when the caller asked it.
     public var answer: String?
+    /// The caller's working directory (relative paths the daemon keeps are resolved in it).
+    public var cwd: String?
     /// In the daemon, once the caller has opened the files a command asked for: the errno of
     /// each request (0 when opened) and the descriptors opened, in order.
     public var passedFiles: (errors: [Int32], descriptors: [Int32])?
@@ -192,6 +194,15 @@ public final class CommandContext: @unchecked Sendable {
     }
 
     @TaskLocal public static var current = CommandContext.process()
+
+    /// `path` made absolute in the caller's working directory.
+    func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        let here = getcwd(&buffer, buffer.count) != nil ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/"
+        let base = cwd ?? here
+        return base.hasSuffix("/") ? base + path : base + "/" + path
+    }
 
     func output(_ text: String) {
         if direct { write(text, to: 1) } else { out += text }

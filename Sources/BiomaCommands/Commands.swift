@@ -27,7 +27,7 @@ public struct Biomatimer: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, Tray.self, ProjectCommand.self, FocusCommand.self,
-            TaskCommand.self, AwayCommand.self, TargetCommand.self, Log.self, AddInterval.self, EditInterval.self,
+            TaskCommand.self, AwayCommand.self, TargetCommand.self, SyncCommand.self, Log.self, AddInterval.self, EditInterval.self,
             SplitInterval.self, DeleteInterval.self, Undo.self, NoteCommand.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])

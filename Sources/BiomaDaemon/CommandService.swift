@@ -67,6 +67,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             files: PassedFiles([], errors: [], descriptors: []),
             daemon: { [self] () throws(ClientFailure) in InProcessDaemon(interfaces: allInterfaces()) })
         context.answer = try options.string("Answer")
+        context.cwd = try options.string("Cwd")
         // A second Run carries the files the first one listed, matched to them again in order.
         context.passedFiles = openErrors.map { ($0, descriptors) }
         // Times the user types are read in the caller's zone; a shell's completion request is

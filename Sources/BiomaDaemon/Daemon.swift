@@ -21,6 +21,8 @@ public struct DaemonOptions: Sendable {
     /// `target set` values beat them).
     public var targets = WorkTargets()
     public var balanceSince: Day?
+    /// `sync_dir = DIR`: sync is turned on for this folder at start (`SyncService`).
+    public var syncDirectory: String?
     public init() {}
 }
 
@@ -184,6 +186,9 @@ struct Startup: Sendable {
                 FocusService(
                     tracker: tracker, bus: bus, clock: clock, timer: timer, notifier: notifier,
                     phaseEndCommand: options.phaseEndCommand, log: log),
+                SyncService(
+                    tracker: tracker, bus: bus, clock: clock, notifier: notifier, configuredFolder: options.syncDirectory,
+                    log: log),
             ]
             // The command line the front carries runs against the other parts, in process.
             let object = DaemonObject(parts + [CommandService(parts: parts)])

@@ -16,6 +16,7 @@ import Foundation
 /// export_ics = ~/calendars/work.ics   # kept fresh: the last 8 weeks and this one
 /// target = 8h            # a work target every day; target_mon … target_sun beat it
 /// balance_since = 2026-01-01   # the overtime balance counts from this day
+/// sync_dir = ~/Sync/biomatimer  # one history across machines (a folder Syncthing shares)
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
@@ -34,6 +35,8 @@ public struct Settings: Equatable, Sendable {
     public var targets = WorkTargets()
     /// `balance_since = YYYY-MM-DD`: the first day of the balance (nil: the first recorded day).
     public var balanceSince: Day?
+    /// `sync_dir = DIR` (`~/` expanded; absolute): sync is turned on for this folder at start.
+    public var syncDirectory: String?
 
     public init() {}
 
@@ -110,21 +113,23 @@ public struct Settings: Equatable, Sendable {
                 default: throw SettingsError("\(where_): notifications must be on or off, not `\(parts[1])`")
                 }
             case "export_ics":
-                settings.exportICS = try exportPath(parts[1], where_, environment)
+                settings.exportICS = try exportPath(parts[1], where_, environment, key: "export_ics")
+            case "sync_dir":
+                settings.syncDirectory = try exportPath(parts[1], where_, environment, key: "sync_dir")
             default:
                 throw SettingsError(
-                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics, target, target_mon … target_sun, balance_since)")
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics, sync_dir, target, target_mon … target_sun, balance_since)")
             }
         }
         return settings
     }
 
-    /// `export_ics`'s path: `~/` expanded, then absolute, not a directory name.
-    static func exportPath(_ text: String, _ where_: String, _ environment: [String: String]) throws -> String {
+    /// `export_ics`'s and `sync_dir`'s path: `~/` expanded, then absolute (without a final `/`).
+    static func exportPath(_ text: String, _ where_: String, _ environment: [String: String], key: String) throws -> String {
         var path = text
         if path.hasPrefix("~/"), let home = environment["HOME"] { path = home + path.dropFirst() }
         guard path.hasPrefix("/"), !path.hasSuffix("/") else {
-            throw SettingsError("\(where_): export_ics must be an absolute file path (or start with ~/), not `\(text)`")
+            throw SettingsError("\(where_): \(key) must be an absolute path (or start with ~/), not `\(text)`")
         }
         return path
     }

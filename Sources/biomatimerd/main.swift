@@ -61,6 +61,7 @@ struct DaemonCommand: ParsableCommand {
         options.away = settings.away
         options.phaseEndCommand = settings.phaseEndCommand
         options.exportICS = settings.exportICS
+        options.syncDirectory = settings.syncDirectory
         options.targets = settings.targets
         options.balanceSince = settings.balanceSince
         let code = Daemon.run(options) { message in

@@ -27,7 +27,12 @@ import TimerControl
         #expect(methods[ContractNames.tasksInterface] == ContractMembers.tasks1)
         #expect(methods[ContractNames.focusInterface] == ContractMembers.focus1)
         #expect(methods[ContractNames.commandInterface] == ContractMembers.command1)
-        #expect(Set(methods.keys.filter { $0.hasPrefix("org.biomatimer.") }) == [ContractNames.interface, ContractNames.tasksInterface, ContractNames.focusInterface, ContractNames.commandInterface])
+        #expect(methods[ContractNames.syncInterface] == ContractMembers.sync1)
+        #expect(
+            Set(methods.keys.filter { $0.hasPrefix("org.biomatimer.") }) == [
+                ContractNames.interface, ContractNames.tasksInterface, ContractNames.focusInterface,
+                ContractNames.syncInterface, ContractNames.commandInterface,
+            ])
         #expect(BIOMATIMER_TIMER1_START_PROJECT == "StartProject" && BIOMATIMER_FOCUS1_TOGGLE_PAUSE == "TogglePause")
     }
 
@@ -38,7 +43,7 @@ import TimerControl
             guard line.hasPrefix("| `") else { return nil }
             return String(line.dropFirst(3).prefix { $0 != "`" })
         }
-        #expect(documented.count == 13)
+        #expect(documented.count == 14)
         #expect(ContractMembers.errors == documented)
     }
 }

@@ -12,6 +12,7 @@
 #define BIOMATIMER_TIMER_INTERFACE "org.biomatimer.Timer1"
 #define BIOMATIMER_TASKS_INTERFACE "org.biomatimer.Tasks1"
 #define BIOMATIMER_FOCUS_INTERFACE "org.biomatimer.Focus1"
+#define BIOMATIMER_SYNC_INTERFACE "org.biomatimer.Sync1"
 // The front's interface: Run(as argv, a{sv} context, ah files) → (i exit, s out, s err).
 #define BIOMATIMER_COMMAND_INTERFACE "org.biomatimer.Command1"
 #define BIOMATIMER_COMMAND1_RUN "Run"
@@ -79,6 +80,9 @@
 #define BIOMATIMER_FOCUS1_UPDATE_PRESET "UpdatePreset"
 #define BIOMATIMER_FOCUS1_DELETE_PRESET "DeletePreset"
 #define BIOMATIMER_FOCUS1_FOCUS_HISTORY "FocusHistory"
+// org.biomatimer.Sync1
+#define BIOMATIMER_SYNC1_ENABLE "Enable"
+#define BIOMATIMER_SYNC1_DISABLE "Disable"
 // Error names after BIOMATIMER_ERROR_PREFIX (dbus/README.md, "Errors").
 #define BIOMATIMER_ERROR_NO_SUCH_PROJECT "NoSuchProject"
 #define BIOMATIMER_ERROR_NO_SUCH_TASK "NoSuchTask"
@@ -93,6 +97,7 @@
 #define BIOMATIMER_ERROR_INVALID_ARGUMENT "InvalidArgument"
 #define BIOMATIMER_ERROR_INVALID_IMPORT "InvalidImport"
 #define BIOMATIMER_ERROR_STORAGE "Storage"
+#define BIOMATIMER_ERROR_SYNC_FOLDER "SyncFolder"
 
 // Exit codes, a contract for scripts.
 #define BIOMATIMER_EXIT_DONE 0

@@ -1,0 +1,315 @@
+import BiomaCore
+import BiomaStore
+import BiomaSync
+import CContract
+import DBusKit
+import Foundation
+
+/// `org.biomatimer.Sync1` on the daemon's object: one history across a person's machines,
+/// through a folder that Syncthing (or anything that copies files) shares between them.
+///
+/// With sync on, every change the tracker commits is also a line of this device's log in the
+/// folder, appended and flushed before the call that made it is answered (the tracker hands
+/// the operations over right after its commit). Peers' logs are watched with inotify on the
+/// loop (nothing polls: an idle daemon with sync on does not wake up), read from their cursors
+/// when a file changes, and merged in one transaction per batch. A folder that cannot be
+/// written (unmounted, read-only) does not stop the timer: the operations wait in the store and
+/// are appended at the next change once it can be written again.
+public final class SyncService: ObjectInterface, @unchecked Sendable {
+    private let tracker: Tracker
+    private let bus: Bus
+    private let clock: any TimeSource
+    private let notifier: Notifier
+    private let configuredFolder: String?
+    private let log: @Sendable (String) -> Void
+    public lazy var publication = Publication(self)
+    private var published = SyncStatus()
+
+    private var folder: SyncFolder?
+    private var watch: FolderWatch?
+    private var watchHandle: EventLoop.WatchHandle?
+    /// Why this device's operations are not in the folder now (they wait in the store).
+    private var writeProblem: String?
+    /// A message about this device (a copied data folder that took a new id).
+    private var notice: String?
+    /// Peers' operations in the folder not merged (damage or a line still being copied).
+    private var behind: UInt32 = 0
+
+    public init(
+        tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, configuredFolder: String?,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.tracker = tracker
+        self.bus = bus
+        self.clock = clock
+        self.notifier = notifier
+        self.configuredFolder = configuredFolder
+        self.log = log
+    }
+
+    // MARK: - The interface
+
+    public func interface() -> DBusInterface {
+        DBusInterface(
+            SyncStatus.table, state: { [self] in status() },
+            methods: [
+                DBusMethod(BIOMATIMER_SYNC1_ENABLE, in: [.init("folder", "s"), .init("device_name", "s")]) { [self] call in
+                    try enable(folder: call.arguments[0].string!, name: call.arguments[1].string!)
+                    return []
+                },
+                DBusMethod(BIOMATIMER_SYNC1_DISABLE) { [self] _ in
+                    try disable()
+                    return []
+                },
+            ],
+            signals: [DBusSignal("Merged", [.init("ops", "u"), .init("devices", "as")])])
+    }
+
+    public func attach(_ deadlines: Deadlines) {
+        do {
+            let device = try tracker.syncDevice()
+            if let folder = configuredFolder, device.folder != folder {
+                try enable(folder: folder, name: device.name)
+            } else if let folder = device.folder {
+                try start(folder: folder)
+            }
+        } catch {
+            log("sync: \(error)")
+        }
+        published = status()
+    }
+
+    public func publish(at now: Micros) {
+        let status = status()
+        bus.emitChanges(SyncStatus.table, path: DaemonAPI.objectPath, from: published, to: status)
+        published = status
+    }
+
+    func status() -> SyncStatus {
+        var status = SyncStatus()
+        // A store that cannot be read shows sync as off; the reason is logged.
+        guard let device = try? tracker.syncDevice() else { return status }
+        status.enabled = device.folder != nil
+        status.folder = device.folder ?? ""
+        status.deviceId = device.id
+        status.deviceName = device.name
+        var me = SyncDeviceRow()
+        me.id = device.id
+        me.name = device.name
+        me.readUpTo = device.lastSequence
+        me.problem = writeProblem ?? notice ?? ""
+        status.devices = [me]
+        if let folder {
+            let peers = (try? tracker.syncPeers()) ?? []
+            for id in folder.peers(except: device.id) {
+                var row = SyncDeviceRow()
+                row.id = id
+                row.name = folder.name(of: id) ?? ""
+                if let peer = peers.first(where: { $0.device == id }) {
+                    row.lastOp = peer.lastOperation ?? 0
+                    row.readUpTo = peer.sequence
+                    row.problem = peer.problem ?? ""
+                }
+                status.devices.append(row)
+            }
+        }
+        status.behind = behind
+        return status
+    }
+
+    // MARK: - On and off
+
+    /// Turns sync on for `folder` (absolute) under `name` ("" keeps the name it has): the folder
+    /// is made ready, this device's history is written once if it never was, and peers' logs
+    /// are merged.
+    func enable(folder path: String, name: String) throws {
+        guard path.hasPrefix("/") else {
+            throw DaemonAPI.invalidArgument("The sync folder must be an absolute path, not `\(path)`.")
+        }
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard name.count <= 100, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw DaemonAPI.invalidArgument("A device name is one line of at most 100 characters.")
+        }
+        let now = clock.now()
+        try publishing(at: now) {
+            stop()
+            let device: SyncDevice
+            do { device = try tracker.syncDevice() } catch { throw DaemonAPI.dbusError(error) }
+            let root = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+            do {
+                try SyncFolder(root: root).prepare(device: device.id, name: name.isEmpty ? device.name : name)
+            } catch {
+                throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_FOLDER, "\(error)")
+            }
+            try start(folder: root) {
+                do { try tracker.enableSync(folder: root, name: name.isEmpty ? device.name : name) } catch {
+                    throw DaemonAPI.dbusError(error)
+                }
+            }
+        }
+    }
+
+    /// Turns sync off: nothing more is written or read; the folder stays as it is.
+    func disable() throws {
+        try publishing(at: clock.now()) {
+            stop()
+            do { try tracker.disableSync() } catch { throw DaemonAPI.dbusError(error) }
+        }
+    }
+
+    /// Starts writing to and reading from `root`: this device's identity is checked against
+    /// the folder, `turnOn` runs (enabling sync in the store, when it is not yet), operations
+    /// waiting in the store are appended, peers are merged, and the folder is watched.
+    private func start(folder root: String, turnOn: () throws -> Void = {}) throws {
+        let folder = SyncFolder(root: root)
+        var device = try tracker.syncDevice()
+        let local = device.lastOperation.map { (sequence: device.lastSequence, operation: $0) }
+        if SyncMerge.identityIsShared(localLast: local, folderLast: folder.lastOperation(of: device.id)) {
+            let old = device.id
+            device = try tracker.renewSyncDevice()
+            notice =
+                "This data folder was copied from another machine that writes as \(old); this machine now writes as \(device.id)."
+            log("sync: \(notice!)")
+            try folder.prepare(device: device.id, name: device.name)
+        }
+        self.folder = folder
+        tracker.onSyncOperations = { [weak self] operations in self?.append(operations) }
+        try turnOn()
+        catchUp()
+        do {
+            let watch = try FolderWatch(folder: folder, device: device.id)
+            self.watch = watch
+            watchHandle = bus.loop.watch(fd: watch.fd) { [weak self] _ in self?.peersChanged() }
+        } catch {
+            log("sync: cannot watch \(root) (\(error)); peers are read at the next change")
+        }
+        merge(peers: Set(folder.peers(except: device.id)))
+    }
+
+    private func stop() {
+        if let watchHandle { bus.loop.unwatch(watchHandle) }
+        watchHandle = nil
+        watch = nil
+        folder = nil
+        tracker.onSyncOperations = nil
+        writeProblem = nil
+        behind = 0
+    }
+
+    // MARK: - Writing
+
+    /// Appends this device's new operations (right after the commit that made them, before
+    /// the call is answered); if the folder cannot take them they wait in the store.
+    private func append(_ operations: [SyncOperation]) {
+        guard let folder, let device = try? tracker.syncDevice() else { return }
+        if writeProblem != nil {
+            catchUp()
+            return
+        }
+        do {
+            try folder.append(operations, device: device.id)
+            if let last = operations.last { tracker.syncWritten(upTo: last.sequence) }
+        } catch {
+            failed(error)
+        }
+    }
+
+    /// Appends whatever the folder does not have yet of this device's log.
+    private func catchUp() {
+        guard let folder, let device = try? tracker.syncDevice() else { return }
+        do {
+            let inFolder = folder.lastOperation(of: device.id)?.sequence ?? 0
+            let waiting = try tracker.syncOutbox(after: inFolder)
+            if !waiting.isEmpty { try folder.append(waiting, device: device.id) }
+            tracker.syncWritten(upTo: waiting.last?.sequence ?? inFolder)
+            if writeProblem != nil { log("sync: the folder takes this device's operations again") }
+            writeProblem = nil
+        } catch {
+            failed(error)
+        }
+    }
+
+    private func failed(_ error: any Error) {
+        let text = "cannot write to the sync folder (\(error)); changes are kept here and written when it can be"
+        if writeProblem == nil { log("sync: " + text) }
+        writeProblem = text
+    }
+
+    // MARK: - Reading
+
+    private func peersChanged() {
+        guard let watch else { return }
+        merge(peers: watch.changes())
+    }
+
+    /// Reads `peers`' new whole lines and merges them, batch by batch, each in one transaction.
+    /// Says once what the whole read did: the `Merged` signal, and a notification when two
+    /// devices had timed the same minutes.
+    private func merge(peers: Set<String>) {
+        guard let folder, !peers.isEmpty else { return }
+        let now = clock.now()
+        publishing(at: now) {
+            var count = 0
+            var devices: Set<String> = []
+            var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+            let known = Dictionary(((try? tracker.syncPeers()) ?? []).map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
+            for peer in peers.sorted() {
+                var state = known[peer] ?? SyncPeerState(device: peer)
+                while true {
+                    let batch = folder.read(
+                        peer, from: SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence))
+                    let moved = batch.cursor != SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
+                    let problemChanged = batch.problem != state.problem
+                    state.segment = batch.cursor.segment
+                    state.offset = batch.cursor.offset
+                    state.sequence = batch.cursor.sequence
+                    state.problem = batch.problem
+                    if let problem = batch.problem, problemChanged { log("sync: \(peer): \(problem)") }
+                    guard moved || problemChanged else { break }
+                    do {
+                        let merged = try tracker.mergeSync(batch.operations, peer: state, at: now)
+                        count += merged.operations
+                        if merged.operations > 0 { devices.insert(peer) }
+                        overlaps += merged.overlaps
+                        if let last = batch.operations.last { state.lastOperation = last.clock.wall }
+                    } catch {
+                        log("sync: cannot merge \(peer)'s operations (\(error)); trying again at its next change")
+                        break
+                    }
+                    if !batch.more { break }
+                }
+            }
+            behind = 0
+            for peer in folder.peers(except: (try? tracker.syncDevice().id) ?? "") {
+                let read = ((try? tracker.syncPeers()) ?? []).first { $0.device == peer }?.sequence ?? 0
+                if let last = folder.lastOperation(of: peer)?.sequence, last > read {
+                    behind += UInt32(clamping: last - read)
+                }
+            }
+            if count > 0 {
+                do {
+                    try bus.emit(
+                        path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: "Merged",
+                        [.uint32(UInt32(clamping: count)), .array(.string, devices.sorted().map { .string($0) })])
+                } catch {
+                    log("sync: cannot send Merged (\(error))")
+                }
+            }
+            if let first = overlaps.first { announce(first, more: overlaps.count - 1, in: folder) }
+        }
+    }
+
+    /// "Laptop and Desktop both timed 10:00–10:30: kept Laptop's" — once per read.
+    private func announce(_ overlap: (kept: String, cut: String, from: Micros, to: Micros), more: Int, in folder: SyncFolder) {
+        func name(_ device: String) -> String {
+            if device == (try? tracker.syncDevice().id) { return (try? tracker.syncDevice().name) ?? "this machine" }
+            return folder.name(of: device) ?? String(device.prefix(8))
+        }
+        let rules = tracker.rules
+        let now = clock.now()
+        let span = "\(TasksService.localTime(overlap.from, rules: rules, now: now))–\(TasksService.localTime(overlap.to, rules: rules, now: now))"
+        var body = "\(name(overlap.kept)) and \(name(overlap.cut)) both timed \(span): kept \(name(overlap.kept))'s."
+        if more > 0 { body += " (\(more) more like it)" }
+        notifier.show(Notifier.Notice(summary: "Time timed on two machines", body: body), onAction: { _ in })
+    }
+}

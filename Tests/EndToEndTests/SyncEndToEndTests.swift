@@ -1,0 +1,236 @@
+import BiomaDaemon
+import DBusKit
+import Foundation
+import Testing
+
+import TestSupport
+
+/// Two machines' daemons (two private buses, two data folders) sharing one sync folder
+/// directly — the merge does not care how the files arrive — driven by the real command line,
+/// busctl and gdbus; their clocks under libfaketime (Friday 2026-11-20, 09:00 UTC).
+@Suite(.ownThread, .timeLimit(.minutes(3)))
+struct SyncEndToEndTests {
+    static let start = "2026-11-20 09:00:00"
+
+    /// One machine: its bus, its daemon (started at `start` on its own faked clock) and its
+    /// data folder.
+    final class Machine {
+        let f: DaemonFixture
+        var process: ChildProcess
+        let env: [String: String]
+        let clock: String
+
+        init(clock: String = SyncEndToEndTests.start) throws {
+            f = try DaemonFixture(activation: false)
+            var env = f.environment
+            env["TZ"] = "UTC"
+            env["XDG_CONFIG_HOME"] = f.bus.directory.appendingPathComponent("config-home").path
+            self.env = env
+            self.clock = clock
+            process = try f.startDaemon(at: clock, environment: env)
+            guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not start") }
+        }
+
+        deinit { process.terminate() }
+
+        /// Stops the daemon with SIGKILL and starts it again on the same data folder.
+        func killAndRestart() throws {
+            process.signal(SIGKILL)
+            process.wait()
+            process = try f.startDaemon(at: clock, environment: env)
+            guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not restart") }
+        }
+
+        func cli(_ arguments: [String]) throws -> ProcessResult {
+            try runProcess(DaemonFixture.binary, arguments, environment: fakeTime(env, at: clock))
+        }
+
+        @discardableResult
+        func cliOK(_ arguments: [String]) throws -> ProcessResult {
+            try cli(arguments).requireSuccess("biomatimer \(arguments.joined(separator: " "))")
+        }
+
+        var properties: [String: DBusValue] { (try? f.properties()) ?? [:] }
+
+        func sync() throws -> [String: DBusValue] {
+            let client = try BlockingBus(.address(f.bus.address))
+            return try client.call(
+                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+                member: "GetAll", [.string("org.biomatimer.Sync1")]
+            ).first?.vardict ?? [:]
+        }
+
+        func export() throws -> String { try f.method("ExportCSV", [.string(""), .string("")]).first?.string ?? "" }
+
+        /// `task list --all --json`: each task's title and whether it is done.
+        func tasks() throws -> [String: Bool] {
+            let rows = try JSONSerialization.jsonObject(with: Data(cliOK(["task", "list", "--all", "--json"]).stdout.utf8))
+            var tasks: [String: Bool] = [:]
+            for row in rows as? [[String: Any]] ?? [] {
+                if let title = row["title"] as? String { tasks[title] = row["done"] as? Bool }
+            }
+            return tasks
+        }
+
+        /// The id `log --json --date 2026-11-20` gives the interval with `note`.
+        func interval(withNote note: String) throws -> String? {
+            let rows = try JSONSerialization.jsonObject(
+                with: Data(cliOK(["log", "--json", "--date", "2026-11-20"]).stdout.utf8))
+            return (rows as? [[String: Any]] ?? []).first { $0["note"] as? String == note }?["id"] as? String
+        }
+    }
+
+    static func sharedFolder() throws -> URL { try makeTemporaryDirectory("biomatimer-sync") }
+
+    /// Waits until `a` and `b` export the same history and `also` holds; false after 10 s.
+    static func converge(_ a: Machine, _ b: Machine, _ also: () throws -> Bool = { true }) -> Bool {
+        waitUntil {
+            let (x, y) = ((try? a.export()) ?? "a", (try? b.export()) ?? "b")
+            return x == y && ((try? also()) ?? false)
+        }
+    }
+
+    @Test func changesTravelBothWays() throws {
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try Machine()
+        let b = try Machine()
+        // gdbus, a client nobody here wrote, sees B's Merged signal.
+        let monitor = try ChildProcess(
+            "/usr/bin/gdbus", ["monitor", "--address", b.f.bus.address, "--dest", DaemonAPI.busName],
+            environment: b.env)
+        defer { monitor.terminate(grace: 1) }
+        let lines = LineReader(monitor)
+        try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
+        try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
+        // A project and a start on A reach B: B's Timer1 says it runs, under that project.
+        try a.cliOK(["project", "add", "Client A", "--color", "#ff8800"])
+        try a.cliOK(["project", "start", "Client A"])
+        #expect(waitUntil { b.properties["Running"]?.bool == true && b.properties["ActiveProjectName"]?.string == "Client A" })
+        var merged = false
+        while let line = lines.next(timeout: 5) {
+            if line.text.contains("org.biomatimer.Sync1.Merged") {
+                merged = true
+                break
+            }
+        }
+        #expect(merged, "gdbus saw no Merged signal on B")
+        // Stopped on B: A stops too.
+        try b.cliOK(["stop"])
+        #expect(waitUntil { a.properties["Running"]?.bool == false })
+        // Edits, deletes, undo and tasks, made on both sides.
+        try b.cliOK(["add", "07:00-08:00", "--date", "2026-11-20", "--project", "Client A", "--note", "early"])
+        try b.cliOK(["add", "06:00-06:30", "--date", "2026-11-20"])
+        #expect(Self.converge(a, b) { try a.export().contains("early") })
+        let early = try #require(try a.interval(withNote: "early"))
+        try a.cliOK(["edit", early, "--note", "early call"])
+        try b.cliOK(["task", "add", "Send invoice"])
+        #expect(Self.converge(a, b) { try a.tasks()["Send invoice"] == false })
+        try a.cliOK(["task", "done", "t1"])
+        try b.cliOK(["undo"])  // B's last edit: the 06:00 interval, gone on both.
+        #expect(Self.converge(a, b) { try !b.export().contains("06:30") && b.export().contains("early call") })
+        #expect(waitUntil { (try? b.tasks()["Send invoice"]) == true })
+        // Sync status on both names both devices, nothing behind, no problem.
+        for machine in [a, b] {
+            let status = try machine.cliOK(["sync", "status", "--json"]).stdout
+            #expect(status.contains("\"name\":\"Desk\"") && status.contains("\"name\":\"Laptop\""))
+            #expect(status.contains("\"behind\":0"))
+            #expect(!status.contains("\"problem\":\""))
+        }
+        // History reset on B empties A's.
+        try b.cliOK(["reset-history", "--yes"])
+        #expect(Self.converge(a, b) { try a.export().split(whereSeparator: \.isNewline).count == 1 })
+    }
+
+    @Test func offlineHistoriesJoinedWithAClockFiveMinutesAhead() throws {
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try Machine()
+        // B's clock is five minutes ahead of A's.
+        let b = try Machine(clock: "2026-11-20 09:05:00")
+        // Each has a history of its own first.
+        try a.cliOK(["project", "add", "Client A"])
+        try a.cliOK(["add", "10:00-11:30", "--date", "2026-11-19", "--project", "Client A"])
+        try b.cliOK(["project", "add", "Errands"])
+        try b.cliOK(["add", "11:00-12:00", "--date", "2026-11-19", "--project", "Errands", "--note", "post office"])
+        try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
+        try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
+        // Both end with the same history, byte for byte; B's later-started interval kept
+        // 11:00–11:30, A's was cut at 11:00.
+        #expect(Self.converge(a, b) { try a.export().contains("Errands") && b.export().contains("Client A") })
+        let csv = try a.export()
+        #expect(csv.contains("2026-11-19T10:00:00+00:00,2026-11-19T11:00:00+00:00"), "\(csv)")
+        #expect(csv.contains("2026-11-19T11:00:00+00:00,2026-11-19T12:00:00+00:00"), "\(csv)")
+        // Concurrent starts: A starts, then B (whose clock is ahead) starts too; one runs on both.
+        try a.cliOK(["start"])
+        try b.cliOK(["start"])
+        #expect(waitUntil {
+            let (x, y) = (a.properties, b.properties)
+            return x["Running"]?.bool == true && y["Running"]?.bool == true && (try? a.export()) == (try? b.export())
+        })
+        try a.cliOK(["stop"])
+        #expect(Self.converge(a, b) { a.properties["Running"]?.bool == false && b.properties["Running"]?.bool == false })
+        // No two intervals overlap on either machine.
+        for machine in [a, b] {
+            let rows = try machine.export().split(whereSeparator: \.isNewline).dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            let spans = rows.map { (String($0[2]), String($0[3])) }.sorted { $0.0 < $1.0 }
+            for (x, y) in zip(spans, spans.dropFirst()) { #expect(x.1 <= y.0, "\(x) overlaps \(y)") }
+        }
+    }
+
+    @Test func faultsStopNothingElse() throws {
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try Machine()
+        let b = try Machine()
+        try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
+        try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
+        let devices = folder.appendingPathComponent("devices")
+        // A peer whose log is garbage: skipped with a message; nothing else stops.
+        let broken = devices.appendingPathComponent("00000000-0000-4000-8000-0000000000ff")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try "this is not an operation\n".write(to: broken.appendingPathComponent("ops-000001.jsonl"), atomically: true, encoding: .utf8)
+        try a.cliOK(["project", "add", "Client A"])
+        #expect(waitUntil { (try? b.cliOK(["project", "list"]).stdout.contains("Client A")) == true })
+        #expect(waitUntil { (try? b.cliOK(["sync", "status"]).stdout.contains("problem:")) == true })
+        // A half-written last line (a copy in progress) is read once it is whole.
+        let peer = "00000000-0000-4000-8000-0000000000c0"
+        let half = devices.appendingPathComponent(peer)
+        try FileManager.default.createDirectory(at: half, withIntermediateDirectories: true)
+        let line =
+            ##"{"v":1,"seq":1,"op":"019ab000-0000-7000-8000-000000000001","hlc":[1763629200000000,0],"dev":"\##(peer)","##
+            + ##""kind":"project","id":"019ab000-0000-7000-8000-0000000000aa","set":{"color":"#112233","deleted":false,"name":"Half","position":9}}"##
+        let segment = half.appendingPathComponent("ops-000001.jsonl")
+        try String(line.prefix(60)).write(to: segment, atomically: false, encoding: .utf8)
+        try a.cliOK(["add", "07:00-08:00", "--date", "2026-11-20"])
+        #expect(Self.converge(a, b) { try b.export().contains("07:00") })
+        #expect(try !b.cliOK(["project", "list"]).stdout.contains("Half"))
+        let handle = try FileHandle(forWritingTo: segment)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((String(line.dropFirst(60)) + "\n").utf8))
+        try handle.close()
+        #expect(waitUntil { (try? b.cliOK(["project", "list"]).stdout.contains("Half")) == true })
+        // The same segment copied again (written whole once more): nothing is applied twice.
+        let aID = try a.sync()["DeviceId"]?.string ?? ""
+        let log = devices.appendingPathComponent(aID).appendingPathComponent("ops-000001.jsonl")
+        try String(contentsOf: log, encoding: .utf8).write(to: log, atomically: true, encoding: .utf8)
+        try a.cliOK(["add", "02:00-02:30", "--date", "2026-11-20"])
+        #expect(Self.converge(a, b) { try b.export().contains("02:30") })
+        // The folder goes away (unmounted): A keeps timing; when it is back, B gets everything.
+        let away = folder.deletingLastPathComponent().appendingPathComponent(folder.lastPathComponent + ".away")
+        try FileManager.default.moveItem(at: folder, to: away)
+        try a.cliOK(["add", "05:00-06:00", "--date", "2026-11-20", "--note", "offline"])
+        #expect(try a.export().contains("offline"))
+        #expect(waitUntil { (try? a.cliOK(["sync", "status"]).stdout.contains("cannot write")) == true })
+        try FileManager.default.moveItem(at: away, to: folder)
+        try a.cliOK(["add", "04:00-04:30", "--date", "2026-11-20"])
+        #expect(Self.converge(a, b) { try b.export().contains("offline") && b.export().contains("04:30") })
+        // kill -9 of B, then a restart: its log is read again from its cursor, nothing twice.
+        try b.killAndRestart()
+        try a.cliOK(["add", "03:00-03:30", "--date", "2026-11-20"])
+        #expect(Self.converge(a, b) { try b.export().contains("03:30") })
+        // Header, 07:00, 05:00, 04:00, 03:00, 02:00: each once.
+        let csv = try b.export()
+        #expect(csv.split(whereSeparator: \.isNewline).count == 6, "\(csv)")
+    }
+}
