@@ -233,4 +233,35 @@ struct SyncEndToEndTests {
         let csv = try b.export()
         #expect(csv.split(whereSeparator: \.isNewline).count == 6, "\(csv)")
     }
+
+    /// The real engine: two Syncthing instances on loopback (`Tests/harness/syncthing-pair.py`)
+    /// carry the folder between the two machines' own copies of it; a start on the desk
+    /// reaches the laptop's bar.
+    @Test func syncthingCarriesAStartToTheOtherBar() throws {
+        let state = try makeTemporaryDirectory("biomatimer-syncthing")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let (pathA, pathB) = (state.path + "/desk", state.path + "/laptop")
+        for path in [pathA, pathB] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        let pair = try ChildProcess(
+            "/usr/bin/python3", [repositoryRoot.appendingPathComponent("Tests/harness/syncthing-pair.py").path, state.path, pathA, pathB])
+        defer { pair.terminate(grace: 15) }
+        let lines = LineReader(pair)
+        let ready = lines.next(timeout: 60)
+        try #require(ready?.text.hasPrefix("ready ") == true, "the pair did not start: \(ready?.text ?? "nothing")")
+        let a = try Machine()
+        let b = try Machine()
+        try a.cliOK(["sync", "enable", pathA, "--name", "Desk"])
+        try b.cliOK(["sync", "enable", pathB, "--name", "Laptop"])
+        try a.cliOK(["project", "add", "Client A"])
+        try a.cliOK(["project", "start", "Client A"])
+        // The laptop's bar line (the island) shows the project the desk started.
+        #expect(
+            waitUntil(timeout: 45) { (try? b.cliOK(["status", "--format", "island"]).stdout.contains("Client A")) == true },
+            "\((try? b.cli(["status", "--format", "island"]).stdout) ?? "")")
+        #expect(b.properties["Running"]?.bool == true)
+        // Syncthing never carried a database: the laptop's copy of the folder holds logs only.
+        let carried = FileManager.default.enumerator(atPath: pathB)?.allObjects as? [String] ?? []
+        #expect(!carried.contains { $0.contains(".sqlite") })
+        #expect(carried.contains { $0.hasSuffix("ops-000001.jsonl") })
+    }
 }
