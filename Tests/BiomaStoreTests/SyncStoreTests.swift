@@ -245,4 +245,29 @@ final class SyncPair {
             #expect(try fresh.exportCSV(from: nil, to: nil, at: Self.at(18)) == old.exportCSV(from: nil, to: nil, at: Self.at(18)))
         }
     }
+
+    @Test func targetsPresetsAndShownRemindersTravel() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8))
+            // Monday's target set on A, then removed on B; Friday's set on both (the later wins).
+            try pair.a.setTargets([2: 8 * hour, 6: 6 * hour])
+            try pair.exchange(at: Self.at(8))
+            #expect(try pair.b.storedTargets() == [2: 8 * hour, 6: 6 * hour])
+            try pair.b.setTargets([6: 5 * hour])
+            try pair.exchange(at: Self.at(8))
+            #expect(try pair.a.storedTargets() == [2: 8 * hour, 6: 5 * hour])
+            // A preset made on B is on A, under a local id of A's own.
+            _ = try pair.b.addPreset(name: "Deep work", plan: .countdown(50 * 60 * 1_000_000), at: Self.at(8))
+            try pair.exchange(at: Self.at(8))
+            #expect(pair.a.presets.map(\.name) == ["Deep work"])
+            #expect(pair.a.presets.first?.plan == pair.b.presets.first?.plan)
+            // A reminder shown on A is marked shown on B: B does not show it again.
+            let task = try pair.a.addTask(title: "Call back", due: Self.at(9), remind: true, project: nil, at: Self.at(8))
+            try pair.exchange(at: Self.at(8))
+            #expect(pair.b.tasks.first?.title == "Call back")
+            try pair.a.markReminded([task], at: Self.at(9))
+            try pair.exchange(at: Self.at(9))
+            #expect(pair.b.tasks.remindersDue(at: Self.at(9.1)).isEmpty)
+        }
+    }
 }

@@ -20,11 +20,15 @@ struct SyncEndToEndTests {
         let env: [String: String]
         let clock: String
 
-        init(clock: String = SyncEndToEndTests.start) throws {
+        /// `config`: the settings file's text.
+        init(clock: String = SyncEndToEndTests.start, config: String = "") throws {
             f = try DaemonFixture(activation: false)
             var env = f.environment
             env["TZ"] = "UTC"
-            env["XDG_CONFIG_HOME"] = f.bus.directory.appendingPathComponent("config-home").path
+            let home = f.bus.directory.appendingPathComponent("config-home")
+            try FileManager.default.createDirectory(at: home.appendingPathComponent("biomatimer"), withIntermediateDirectories: true)
+            try config.write(to: home.appendingPathComponent("biomatimer/config"), atomically: true, encoding: .utf8)
+            env["XDG_CONFIG_HOME"] = home.path
             self.env = env
             self.clock = clock
             process = try f.startDaemon(at: clock, environment: env)
@@ -182,9 +186,11 @@ struct SyncEndToEndTests {
         let folder = try Self.sharedFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let a = try Machine()
-        let b = try Machine()
+        // B turns sync on from its settings file.
+        let b = try Machine(config: "sync_dir = \(folder.path)\n")
         try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
-        try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
+        #expect(try b.sync()["Enabled"]?.bool == true)
+        #expect(try b.sync()["Folder"]?.string == folder.path)
         let devices = folder.appendingPathComponent("devices")
         // A peer whose log is garbage: skipped with a message; nothing else stops.
         let broken = devices.appendingPathComponent("00000000-0000-4000-8000-0000000000ff")
