@@ -137,7 +137,8 @@ struct ProjectCommand: ParsableCommand {
         discussion: "PROJECT is a project's id or its name (ignoring case).",
         subcommands: [
             ProjectList.self, ProjectAdd.self, ProjectStart.self, ProjectStop.self, ProjectToggle.self, ProjectNext.self,
-            ProjectPrev.self, ProjectReset.self, ProjectRename.self, ProjectColor.self, ProjectMove.self, ProjectDelete.self,
+            ProjectPrev.self, ProjectReset.self, ProjectEdit.self, ProjectRename.self, ProjectColor.self, ProjectMove.self,
+            ProjectDelete.self,
         ])
 }
 
@@ -151,7 +152,9 @@ struct ProjectList: ParsableCommand {
                 .object([
                     "id": .string(p.id), "name": .string(p.name), "color": .string(p.color),
                     "position": .integer(p.position), "running": .bool(p.running), "session_time": .int(p.sessionTime),
-                    "daily_total": .int(p.dailyTotal),
+                    "daily_total": .int(p.dailyTotal), "budget": p.budget > 0 ? .int(p.budget) : .null,
+                    "budget_period": p.budget > 0 ? .string(p.budgetPeriod) : .null,
+                    "budget_used": p.budget > 0 ? .int(p.budgetUsed) : .null,
                 ])
             }
             say(JSON.array(items).text)
@@ -165,7 +168,10 @@ struct ProjectList: ParsableCommand {
         for p in projects {
             let mark = p.running ? "▶" : " "
             let times = "\(DurationFormat.hms(p.sessionTime)) (\(DurationFormat.hms(p.dailyTotal)))"
-            say("\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]")
+            let budget =
+                p.budget > 0
+                ? "  budget \(DurationClock.hoursMinutes(p.budgetUsed))/\(DurationClock.hoursMinutes(p.budget)) \(p.budgetPeriod)" : ""
+            say("\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)")
         }
     }
 }
@@ -208,6 +214,57 @@ struct ProjectReset: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reset", abstract: "Zero a project's session (its daily total stays).")
     @Argument(completion: .projects) var project: String
     func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_RESET_PROJECT, [.string(project)]) }
+}
+
+struct ProjectEdit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit", abstract: "Rename, recolour or set a budget on a project.",
+        discussion: """
+            A budget is an amount of time per week, per month or in total: `--budget 20h --per week` \
+            (the default period), `--budget 150h --per total`; `--budget none` removes it. At 80 % \
+            and at 100 % of it the daemon shows a notification, each once per period.
+            """)
+    @Argument(completion: .projects) var project: String
+    @Option(help: "A new name.") var name: String?
+    @Option(help: "A new colour, #RRGGBB.") var color: String?
+    @Option(help: "The budget: a length (20h, 7h30m, 90m) or none.") var budget: String?
+    @Option(help: "The budget's period: week, month or total (default week).") var per: String?
+
+    /// The `UpdateProject` changes; a bad budget or period is a usage error naming it.
+    func changes() throws -> [(String, DBusValue)] {
+        var changes: [(String, DBusValue)] = []
+        if let name { changes.append(("Name", .string(name))) }
+        if let color { changes.append(("Color", .string(color))) }
+        if let budget {
+            if budget.lowercased() == "none" {
+                guard per == nil else { throw ValidationError("--per needs a budget: --budget none removes it.") }
+                changes.append(("Budget", .int64(0)))
+            } else {
+                let amount: Int64
+                do {
+                    amount = try GoalLength.parse(budget, what: "--budget", max: 100_000 * 3_600_000_000)
+                } catch {
+                    throw ValidationError(error.message)
+                }
+                guard amount > 0 else { throw ValidationError("--budget \(budget) is zero: use --budget none to remove it.") }
+                let period = (per ?? "week").lowercased()
+                guard ["week", "month", "total"].contains(period) else {
+                    throw ValidationError("--per \(per ?? "") is not a budget period: use week, month or total.")
+                }
+                changes += [("Budget", .int64(amount)), ("BudgetPeriod", .string(period))]
+            }
+        } else if per != nil {
+            throw ValidationError("--per goes with --budget.")
+        }
+        guard !changes.isEmpty else { throw ValidationError("Give --name, --color or --budget.") }
+        return changes
+    }
+
+    func validate() throws { _ = try changes() }
+
+    func run() throws {
+        _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(project), .vardict(ordered: try changes())])
+    }
 }
 
 struct ProjectRename: ParsableCommand {

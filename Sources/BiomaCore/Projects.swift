@@ -8,12 +8,15 @@ public struct Project: Sendable, Equatable {
     public var color: String
     /// 0-based place in the list.
     public var position: Int
+    /// An amount of time per week, per month or in total (`project edit --budget`), if any.
+    public var budget: Budget?
 
-    public init(id: String, name: String, color: String, position: Int) {
+    public init(id: String, name: String, color: String, position: Int, budget: Budget? = nil) {
         self.id = id
         self.name = name
         self.color = color
         self.position = position
+        self.budget = budget
     }
 
     public static let defaultColor = "#007AFF"

@@ -66,6 +66,10 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     var storedTargets: [Int: Micros] = [:]
     var announcedTargetDay: Day?
     var targetDue: Deadlines.Handle?
+    /// The instant the running project's budget crosses its next threshold (a wake-up; the
+    /// rule runs at every publication), and the notices shown per project (`v9-budgets`).
+    var budgetDue: Deadlines.Handle?
+    var budgetsAnnounced: [String: (period: String, thresholds: Set<BudgetThreshold>)] = [:]
 
     /// Called when the machine went to sleep at an instant (a running focus phase pauses).
     var onSleep: ((Micros) -> Void)?
@@ -132,6 +136,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         // A wake-up only: the publication checks the target and moves this deadline (after a
         // clock change or a resume the day boundary's handler publishes already).
         targetDue = deadlines.add { [self] reason in if reason == .due { publishing(at: clock.now()) {} } }
+        budgetDue = deadlines.add { [self] reason in if reason == .due { publishing(at: clock.now()) {} } }
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             do {
@@ -175,6 +180,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             status.awaySince = away.since
         }
         addTargets(to: &status, snapshot)
+        addBudget(to: &status, snapshot)
         return status
     }
 
@@ -246,6 +252,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         scheduleDeadlines(snapshot)
         calendarChanged(at: now)
         checkTarget(snapshot)
+        checkBudgets(snapshot)
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
@@ -371,7 +378,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         let ref = call.arguments[0].string!
         let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
         try change {
-            try tracker.updateProject(ref, name: update.name, color: update.color, position: update.position, at: $0)
+            try tracker.updateProject(
+                ref, name: update.name, color: update.color, position: update.position, budget: update.budget, at: $0)
         }
         return []
     }
@@ -424,6 +432,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 (row.id, row.name, row.color, row.position) = (p.id, p.name, p.color, UInt32(clamping: p.position))
                 row.running = times?.running ?? false
                 (row.sessionTime, row.dailyTotal) = (times?.session ?? 0, times?.dailyTotal ?? 0)
+                if let use = budgetUse(of: p, at: snapshot.updatedAt) {
+                    (row.budget, row.budgetPeriod, row.budgetUsed) = (use.budget.amount, use.budget.period.rawValue, use.used)
+                }
                 return row
             })
     }
@@ -491,24 +502,48 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         var name: String?
         var color: String?
         var position: Int?
+        /// `.some(nil)` removes the budget.
+        var budget: Budget??
     }
 
     static func projectUpdate(_ changes: [String: DBusValue]) throws -> ProjectUpdate {
         var update = ProjectUpdate()
+        var budget: Int64?
+        var period: String?
         for (key, value) in changes {
             switch (key, value) {
             case ("Name", .string(let s)): update.name = s
             case ("Color", .string(let s)): update.color = s
             case ("Position", .uint32(let u)): update.position = Int(u)
-            case ("Name", _), ("Color", _), ("Position", _):
-                throw DaemonAPI.invalidArgument(
-                    "\(key) must be of type \(key == "Position" ? "u" : "s"), not \(value.signature).")
+            case ("Budget", .int64(let x)): budget = x
+            case ("BudgetPeriod", .string(let s)): period = s
+            case ("Name", _), ("Color", _), ("Position", _), ("Budget", _), ("BudgetPeriod", _):
+                let type = ["Position": "u", "Budget": "x"][key] ?? "s"
+                throw DaemonAPI.invalidArgument("\(key) must be of type \(type), not \(value.signature).")
             default:
-                throw DaemonAPI.invalidArgument("Unknown key \(quoted(key)): use Name, Color or Position.")
+                throw DaemonAPI.invalidArgument(
+                    "Unknown key \(quoted(key)): use Name, Color, Position, Budget or BudgetPeriod.")
             }
         }
-        if update.name == nil && update.color == nil && update.position == nil {
-            throw DaemonAPI.invalidArgument("No changes given: use the keys Name, Color or Position.")
+        // Budget 0 removes it; a period needs a budget beside it.
+        switch (budget, period) {
+        case (nil, nil): break
+        case (nil, _?): throw DaemonAPI.invalidArgument("BudgetPeriod needs a Budget beside it.")
+        case (0?, let period):
+            guard period?.isEmpty ?? true else { throw DaemonAPI.invalidArgument("Budget 0 removes the budget: give no BudgetPeriod.") }
+            update.budget = .some(nil)
+        case (let amount?, let period):
+            guard amount > 0, amount <= Budget.maximum else {
+                throw DaemonAPI.invalidArgument("A budget is more than 0 and at most 100000 hours (µs, x).")
+            }
+            do {
+                update.budget = Budget(amount: amount, period: try BudgetPeriod.parse(period ?? "week"))
+            } catch {
+                throw DaemonAPI.dbusError(error)
+            }
+        }
+        if update.name == nil && update.color == nil && update.position == nil && update.budget == nil {
+            throw DaemonAPI.invalidArgument("No changes given: use the keys Name, Color, Position, Budget or BudgetPeriod.")
         }
         return update
     }

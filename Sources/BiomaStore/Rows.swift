@@ -116,10 +116,14 @@ extension Tracker {
         var model = Model()
         var sessions: [String: Micros] = [:]
         for row in try Row.fetchAll(
-            db, sql: "SELECT id, name, color, position, session_us FROM project ORDER BY position, id")
+            db, sql: "SELECT id, name, color, position, session_us, budget_us, budget_period FROM project ORDER BY position, id")
         {
             let id: String = row[0]
-            model.projects.append(Project(id: id, name: row[1], color: row[2], position: model.projects.count))
+            var budget: Budget?
+            if let amount: Int64 = row[5], let period = (row[6] as String?).flatMap(BudgetPeriod.init(rawValue:)) {
+                budget = Budget(amount: amount, period: period)
+            }
+            model.projects.append(Project(id: id, name: row[1], color: row[2], position: model.projects.count, budget: budget))
             let session: Int64 = row[4]
             if session != 0 { sessions[id] = session }
         }

@@ -157,6 +157,22 @@ enum Schema {
                     );
                     """)
         }
+        // v9: project budgets (an amount per week, month or in total) and, per project, the
+        // period whose 80 % and 100 % notices were shown and which of them.
+        migrator.registerMigration("v9-budgets") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE project ADD COLUMN budget_us INTEGER CHECK (budget_us IS NULL OR budget_us > 0);
+                    ALTER TABLE project ADD COLUMN budget_period TEXT
+                        CHECK (budget_period IS NULL OR budget_period IN ('week', 'month', 'total'));
+                    -- thresholds: the notices shown in that period, as percentages ("80,100").
+                    CREATE TABLE budget_announced (
+                        project_id TEXT PRIMARY KEY REFERENCES project(id) ON DELETE CASCADE,
+                        period TEXT NOT NULL,
+                        thresholds TEXT NOT NULL
+                    );
+                    """)
+        }
         // v10: sync. Every project, preset, task, weekday target and interval gets a UUID
         // (its identity on every device); triggers record each change as an operation while
         // sync is on (`SyncSchema`); the merged fields, applied operations and peers' cursors.

@@ -30,7 +30,8 @@ struct SyncTable: Sendable {
             entity: .project, table: "project",
             columns: [
                 Column(field: "name", column: "name", required: true), Column(field: "color", column: "color", required: true),
-                Column(field: "position", column: "position"),
+                Column(field: "position", column: "position"), Column(field: "budget", column: "budget_us"),
+                Column(field: "budget_period", column: "budget_period"),
             ], nameKey: true),
         SyncTable(
             entity: .preset, table: "focus_preset",

@@ -87,9 +87,10 @@ extension Tracker {
         return id
     }
 
-    /// Renames, recolours and/or moves a project (position is 0-based and clamped to the list).
+    /// Renames, recolours and/or moves a project (position is 0-based and clamped to the list),
+    /// and sets or removes (`.some(nil)`) its budget.
     public func updateProject(
-        _ ref: String, name: String?, color: String?, position: Int?, at now: Micros
+        _ ref: String, name: String?, color: String?, position: Int?, budget: Budget?? = nil, at now: Micros
     ) throws {
         try change(at: now) { model, db in
             var project = try model.projects.resolve(ref)
@@ -103,13 +104,22 @@ extension Tracker {
                 project.name = valid
             }
             if let color { project.color = try Project.validatedColor(color) }
+            if let budget {
+                if let amount = budget?.amount, amount <= 0 || amount > Budget.maximum {
+                    throw TrackerError.invalidArgument("A budget is more than 0 and at most 100000 hours.")
+                }
+                project.budget = budget
+                try db.execute(
+                    sql: "UPDATE project SET budget_us = ?, budget_period = ? WHERE id = ?",
+                    arguments: [budget?.amount, budget?.period.rawValue, project.id])
+            }
             var list = model.projects.filter { $0.id != project.id }
             let place = min(max(position ?? project.position, 0), list.count)
             list.insert(project, at: place)
             for index in list.indices { list[index].position = index }
             // Names are unique among the others (checked above), so rows can be written in
             // any order without a transient clash on name_key.
-            for (old, new) in zip(model.projects, list) where old != new {
+            for (old, new) in zip(model.projects, list) where old.name != new.name || old.color != new.color || old.position != new.position || old.id != new.id {
                 try db.execute(
                     sql: "UPDATE project SET name = ?, name_key = ?, color = ?, position = ? WHERE id = ?",
                     arguments: [new.name, Project.nameKey(new.name), new.color, new.position, new.id])

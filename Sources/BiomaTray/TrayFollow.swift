@@ -106,7 +106,9 @@ extension TrayService {
             daemonCall(ContractNames.interface, BIOMATIMER_TIMER1_LIST_PROJECTS) { [self] values in
                 input.projects = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
                     guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
-                    return TrayProject(id: id, name: name, color: p["Color"]?.string ?? "", dailyTotal: p["DailyTotal"]?.int64 ?? 0)
+                    return TrayProject(
+                        id: id, name: name, color: p["Color"]?.string ?? "", dailyTotal: p["DailyTotal"]?.int64 ?? 0,
+                        budget: p["Budget"]?.int64 ?? 0, budgetUsed: p["BudgetUsed"]?.int64 ?? 0)
                 }
                 publish()
             }

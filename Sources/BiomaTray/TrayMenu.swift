@@ -4,12 +4,15 @@ import BiomaWidgets
 import DBusCore
 import TimerControl
 
-/// A project as the menu lists it (`ListProjects`: today's total when it was read).
+/// A project as the menu lists it (`ListProjects`: today's total when it was read, and its
+/// budget with the time used in the period then; 0 for none).
 public struct TrayProject: Sendable, Equatable {
     public var id: String
     public var name: String
     public var color: String
     public var dailyTotal: Int64
+    public var budget: Int64 = 0
+    public var budgetUsed: Int64 = 0
 }
 
 /// A due task (`ListTasks`, open and due).
@@ -177,7 +180,13 @@ public struct TrayMenu: Sendable {
                 let colour = RGB(hex: project.color) ?? .defaultProject
                 let dot = dots[colour] ?? .array(.byte, PNG.dot(colour).map { .byte($0) })
                 dots[colour] = dot
-                let label = TrayText.label(TrayText.name(project.name) + " · " + DurationFormat.hms(total))
+                var text = TrayText.name(project.name) + " · " + DurationFormat.hms(total)
+                if project.budget > 0 {
+                    // Moving with the project while it runs, as its total does.
+                    let used = project.budgetUsed + (running ? max(0, state.liveProjectDailyTotal(at: now) - project.dailyTotal) : 0)
+                    text += " · budget \(DurationClock.hoursMinutes(used))/\(DurationClock.hoursMinutes(project.budget))"
+                }
+                let label = TrayText.label(text)
                 top.append(
                     MenuRow(
                         id: id,

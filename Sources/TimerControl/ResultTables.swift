@@ -28,6 +28,11 @@ public struct ProjectListing: Sendable, Equatable {
     /// Microseconds.
     public var sessionTime: Int64 = 0
     public var dailyTotal: Int64 = 0
+    /// The budget (µs), 0 for none; its period `week`, `month` or `total` (`""` for none); the
+    /// time used in the current period, the running interval counted up to the answer.
+    public var budget: Int64 = 0
+    public var budgetPeriod = ""
+    public var budgetUsed: Int64 = 0
 
     public init() {}
 
@@ -36,6 +41,7 @@ public struct ProjectListing: Sendable, Equatable {
         [
             .init("Id", \.id), .init("Name", \.name), .init("Color", \.color), .init("Position", \.position),
             .init("Running", \.running), .init("SessionTime", \.sessionTime), .init("DailyTotal", \.dailyTotal),
+            .init("Budget", \.budget), .init("BudgetPeriod", \.budgetPeriod), .init("BudgetUsed", \.budgetUsed),
         ])
 }
 

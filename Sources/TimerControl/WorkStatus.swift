@@ -42,6 +42,12 @@ public struct WorkStatus: Sendable, Equatable {
     /// `Balance`: work minus target over every day since the balance's first day, today's
     /// whole target counted, at `updatedAt` (negative: time owed). Grows while `running`.
     public var balance: Int64 = 0
+    /// `ProjectBudget`: the running project's budget (`project edit --budget`), 0 when it has
+    /// none or no project runs.
+    public var projectBudget: Int64 = 0
+    /// `ProjectBudgetUsed`: the running project's time in its budget's current period, at
+    /// `updatedAt`, 0 with no budget. Grows while the project runs.
+    public var projectBudgetUsed: Int64 = 0
 
     public init() {}
 
@@ -66,6 +72,8 @@ public struct WorkStatus: Sendable, Equatable {
             .init("DailyTarget", \.dailyTarget),
             .init("TargetProgress", \.targetProgress, alwaysSent: true),
             .init("Balance", \.balance, alwaysSent: true),
+            .init("ProjectBudget", \.projectBudget),
+            .init("ProjectBudgetUsed", \.projectBudgetUsed, alwaysSent: true),
         ])
 }
 

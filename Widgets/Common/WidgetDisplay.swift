@@ -50,6 +50,8 @@ public struct WidgetDisplay: Sendable, Equatable {
     public var balance: String
     /// Whether today's target is met.
     public var targetReached: Bool { (targetPercent ?? 0) >= 100 }
+    /// The running project's budget use, `12:30/20:00`, empty when it has none (or offline).
+    public var projectBudget: String
 
     public init(_ state: WidgetState, now: Int64, options: RenderOptions) {
         let glyphs = options.glyphs
@@ -68,6 +70,9 @@ public struct WidgetDisplay: Sendable, Equatable {
         dueMark = dueTasks > 0 ? "\(glyphs.tasksDue)\(dueTasks)" : ""
         focus = FocusDisplay(state, now: now, options: options)
         (target, targetPercent, targetWorked, balance) = Self.targets(state, live)
+        projectBudget =
+            state.online && state.hasProject && state.projectBudget > 0
+            ? "\(DurationClock.hoursMinutes(live.projectBudgetUsed))/\(DurationClock.hoursMinutes(state.projectBudget))" : ""
         if hasProject {
             let name = state.activeProjectName.isEmpty ? state.activeProject : state.activeProjectName
             projectFullName = TextEscaping.singleLine(name)

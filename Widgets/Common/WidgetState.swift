@@ -85,6 +85,7 @@ public struct WidgetState: Sendable, Equatable {
         if hasProject {
             live.projectSessionTime = Self.adding(timer.projectSessionTime, elapsed)
             live.projectDailyTotal = Self.adding(timer.projectDailyTotal, elapsed)
+            if timer.projectBudget > 0 { live.projectBudgetUsed = Self.adding(timer.projectBudgetUsed, elapsed) }
         }
         return live
     }

@@ -61,6 +61,8 @@ public enum TemplateField: String, Sendable, CaseIterable {
     case targetProgress = "target_progress"
     /// The overtime balance, `+3:20` or `-0:45`.
     case balance
+    /// The running project's budget use, `12:30/20:00`, empty when it has none.
+    case projectBudget = "project_budget"
 
     /// The moving values this field's text depends on.
     var times: DisplayedTimes {
@@ -70,6 +72,7 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .projectSession: return .projectSession
         case .projectDaily: return .projectDaily
         case .percentage: return [.projectDaily, .daily]
+        case .projectBudget: return .projectDaily
         case .targetProgress, .balance: return .daily
         case .focus, .focusRemaining, .focusProgress: return .focus
         case .project, .projectID, .color, .day, .state, .mark, .dueTasks, .openTasks, .focusMark, .focusState,
@@ -113,6 +116,7 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .target: return display.target
         case .targetProgress: return display.targetPercent.map(String.init) ?? ""
         case .balance: return display.balance
+        case .projectBudget: return display.projectBudget
         }
     }
 }
