@@ -182,8 +182,8 @@ public struct TrayMenu: Sendable {
                 dots[colour] = dot
                 var text = TrayText.name(project.name) + " · " + DurationFormat.hms(total)
                 if project.budget > 0 {
-                    // Moving with the project while it runs, as its total does.
-                    let used = project.budgetUsed + (running ? max(0, state.liveProjectDailyTotal(at: now) - project.dailyTotal) : 0)
+                    // The running project's use is published with the state and moves with it.
+                    let used = running && state.projectBudget > 0 ? state.advanced(to: now).projectBudgetUsed : project.budgetUsed
                     text += " · budget \(DurationClock.hoursMinutes(used))/\(DurationClock.hoursMinutes(project.budget))"
                 }
                 let label = TrayText.label(text)

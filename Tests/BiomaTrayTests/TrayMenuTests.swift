@@ -44,6 +44,25 @@ import TimerControl
         #expect(menu.row(TrayMenu.tasksMenu) == nil)
     }
 
+    @Test func aProjectWithABudgetShowsItsUseMovingWhileItRuns() {
+        var input = Self.input()
+        input.projects[0].budget = 20 * 3_600_000_000
+        input.projects[0].budgetUsed = 11 * 3_600_000_000  // as listed a while ago
+        input.state.timer.projectBudget = 20 * 3_600_000_000
+        input.state.timer.projectBudgetUsed = 12 * 3_600_000_000  // as published at `now`
+        input.projects[2].budget = 3_600_000_000
+        input.projects[2].budgetUsed = 30 * 60_000_000
+        var menu = TrayMenu()
+        menu.update(input, now: Self.now)
+        let labels = menu.root.children.filter { $0.properties["toggle-type"] == "radio" }.map { $0.properties["label"]?.string }
+        #expect(labels == ["Client A · 1:30:45 · budget 12:00/20:00", "R&D · 0:01:00", "Errands · 0:02:00 · budget 0:30/1:00"])
+        // Ten minutes on, the running project's use has moved with it; the others have not.
+        menu.update(input, now: Self.now + 600_000_000)
+        let later = menu.root.children.filter { $0.properties["toggle-type"] == "radio" }.map { $0.properties["label"]?.string }
+        #expect(later.first == "Client A · 1:40:45 · budget 12:10/20:00")
+        #expect(later.last == "Errands · 0:02:00 · budget 0:30/1:00")
+    }
+
     @Test func layoutValueHasTheWireShape() {
         var menu = TrayMenu()
         menu.update(Self.input(), now: Self.now)

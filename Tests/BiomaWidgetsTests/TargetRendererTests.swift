@@ -62,4 +62,20 @@ import Testing
             ))
         #expect(json.render(Fixture.running, now: Fixture.now).hasSuffix(#""due_tasks":0}"#))
     }
+
+    @Test func projectBudgetMovesWithTheRunningProject() throws {
+        let template = try TemplateRenderer(template: "{project_budget}")
+        var state = Fixture.project()
+        state.projectBudget = 20 * 3_600_000_000
+        state.projectBudgetUsed = 12 * 3_600_000_000 + 29 * 60_000_000
+        #expect(template.render(state, now: Fixture.now) == "12:29/20:00")
+        // A minute later it reads 12:30; with work stopped nothing moves.
+        #expect(template.render(state, now: Fixture.now + 60_000_000) == "12:30/20:00")
+        #expect(nextRedraw(after: Fixture.now, state: state, showing: template.displayedTimes) != nil)
+        // No budget, no project, offline: empty.
+        state.projectBudget = 0
+        #expect(template.render(state, now: Fixture.now) == "")
+        #expect(template.render(Fixture.running, now: Fixture.now) == "")
+        #expect(template.render(Fixture.offline, now: Fixture.now) == "")
+    }
 }
