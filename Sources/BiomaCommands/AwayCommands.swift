@@ -47,6 +47,14 @@ struct AwayBack: ParsableCommand {
 
 struct AwayKeep: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keep", abstract: "Count the last away time that was removed as work after all.")
-    func run() throws { _ = try daemonClient().call(BIOMATIMER_TIMER1_KEEP_AWAY) }
+        commandName: "keep", abstract: "Count the last away time that was removed as work after all.",
+        discussion: "With --project, count it as work on that project (a meeting away from the desk was work on it).")
+    @Option(help: "The project to count it for (id or name).", completion: .projects) var project: String?
+    func run() throws {
+        if let project {
+            _ = try daemonClient().call(BIOMATIMER_TIMER1_KEEP_AWAY_FOR, [.string(project)])
+        } else {
+            _ = try daemonClient().call(BIOMATIMER_TIMER1_KEEP_AWAY)
+        }
+    }
 }

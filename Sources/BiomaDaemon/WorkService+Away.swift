@@ -95,8 +95,7 @@ extension WorkService {
             }
         }
         let what = reason == .sleep ? "asleep" : reason == .lock ? "locked" : "idle"
-        var actions: [(key: String, label: String)] = [(key: "keep", label: "Count the time away")]
-        if !awayRules.resumesOnReturn { actions.insert((key: "resume", label: "Resume"), at: 0) }
+        let actions = AwayReturn.actions(resumesOnReturn: awayRules.resumesOnReturn, projects: tracker.projects)
         let notice = Notifier.Notice(
             summary: awayRules.resumesOnReturn ? "Welcome back: work goes on" : "Welcome back: work is stopped",
             body: "Not counted as work: \(Self.spoken(removed.end - removed.start)) \(what).", actions: actions)
@@ -106,13 +105,16 @@ extension WorkService {
             completion: { [self] id in awayNotice = id ?? 0 })
     }
 
-    /// A clicked action: the method of that name (`Start`, `KeepAway`), published the same way.
+    /// A clicked action: the method of that name (`Start`, `KeepAway`, `KeepAwayFor`),
+    /// published the same way.
     private func awayAction(_ key: String) {
         do {
             switch key {
             case "resume": try start()
             case "keep": try keepAway()
-            default: return
+            default:
+                guard let project = AwayReturn.project(fromAction: key) else { return }
+                try keepAway(for: project)
             }
         } catch {
             log("the \(key) action after the absence failed: \(error)")
@@ -131,10 +133,15 @@ extension WorkService {
     /// `KeepAway`: the last removed away time counts as work after all.
     func keepAway() throws { try change { try keepAway(at: $0) } }
 
-    func keepAway(at now: Micros) throws {
-        guard let removed = lastRemoved else {
+    /// `KeepAwayFor(s project)`: the same, counted as work on `project` (an hour in a meeting
+    /// room away from the desk was work on it). An unknown project is `NoSuchProject`.
+    func keepAway(for project: String) throws { try change { try keepAway(at: $0, for: project) } }
+
+    func keepAway(at now: Micros, for project: String? = nil) throws {
+        guard var removed = lastRemoved else {
             throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_NOTHING_TO_UNDO, "No away time was removed from work: nothing to count.")
         }
+        if let project { removed = removed.counted(for: try tracker.projects.resolve(project).id) }
         try tracker.keepAway(removed, at: now)
         lastRemoved = nil
     }

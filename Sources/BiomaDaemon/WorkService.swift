@@ -368,6 +368,10 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     try keepAway()
                     return []
                 },
+                DBusMethod(BIOMATIMER_TIMER1_KEEP_AWAY_FOR, in: [.init("project", "s")]) { [self] call in
+                    try keepAway(for: call.arguments[0].string!)
+                    return []
+                },
             ] + editMethods() + importMethods() + noteMethods() + [
                 DBusMethod(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) },
                 DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in [listTargets()] },

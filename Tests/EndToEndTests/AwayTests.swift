@@ -55,7 +55,7 @@ struct AwayTests {
         #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
         let note = try #require(try server.notifications().first)
         #expect(note.summary == "Welcome back: work is stopped")
-        #expect(note.actions == ["resume", "Resume", "keep", "Count the time away"])
+        #expect(note.actions == ["resume", "Resume", "keep", "Count the time away", "keep-project:p1", "Count it for Client A"])
         #expect(note.body.hasPrefix("Not counted as work: ") && note.body.hasSuffix(" idle."), "\(note.body)")
 
         // "Count the time away", clicked: the removed time is work after all, under its project.
@@ -68,6 +68,44 @@ struct AwayTests {
         let again = try f.cli(["away", "keep"])
         #expect(again.status == 1 && again.stderr == "biomatimer: No away time was removed from work: nothing to count.\n")
         #expect(try property(f, "Running") == .boolean(false), "policy stop: work stays stopped")
+    }
+
+    /// The welcome back offers the first projects: "Count it for Errands" counts the removed
+    /// time as work on Errands; `away keep --project` does the same; an unknown project is
+    /// refused and changes nothing.
+    @Test func timeAwayCountedForAProject() throws {
+        let f = try DaemonFixture(extraDaemonArguments: "--away-after 1s")
+        let server = try NotificationServer(busAddress: f.bus.address)
+        for name in ["Client A", "Errands", "Admin", "Later"] { try f.cliOK(["project", "add", name]) }
+        func total(_ name: String) throws -> Int64 {
+            let report = try f.method("Report", [.string("day"), .string("")]).first?.vardict ?? [:]
+            return (report["Projects"]?.array ?? []).compactMap(\.vardict).first { $0["Name"]?.string == name }?["Total"]?.int64 ?? 0
+        }
+        try f.cliOK(["start"])
+        try f.cliOK(["away", "idle", "--since", "-5s"])
+        try f.cliOK(["away", "back"])
+        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
+        let note = try #require(try server.notifications().first)
+        // The first three projects of the list, after resume and keep.
+        #expect(
+            note.actions == [
+                "resume", "Resume", "keep", "Count the time away", "keep-project:p1", "Count it for Client A",
+                "keep-project:p2", "Count it for Errands", "keep-project:p3", "Count it for Admin",
+            ])
+        try server.invoke("keep-project:p2", on: 1)
+        #expect(waitUntil(timeout: 5) { ((try? total("Errands")) ?? 0) > 0 })
+        #expect(try total("Client A") == 0)
+        // Again, from the command line: an unknown project first (refused, nothing changes).
+        try f.cliOK(["start"])
+        try f.cliOK(["away", "idle", "--since", "-5s"])
+        try f.cliOK(["away", "back"])
+        let before = try f.durableState()
+        let refused = try f.cli(["away", "keep", "--project", "Nope"])
+        #expect(refused.status == 1 && refused.stderr.contains("Nope"), "\(refused.stderr)")
+        #expect(try f.durableState() == before)
+        try f.cliOK(["away", "keep", "--project", "admin"])
+        #expect(try total("Admin") > 0)
+        #expect(try f.cli(["away", "keep", "--project", "Admin"]).status == 1, "nothing left to count")
     }
 
     @Test func aShortAbsenceCountsAsWork() async throws {
