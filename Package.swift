@@ -157,7 +157,7 @@ let package = Package(
         // Benchmarks (`make bench`): each compares against a baseline measured in the same run.
         .target(name: "CBaseline", dependencies: ["CDBus"]),
         .executableTarget(name: "BenchDBus", dependencies: ["DBusKit", "CBaseline"]),
-        .executableTarget(name: "BenchStore", dependencies: ["BiomaCore", "BiomaStore"]),
+        .executableTarget(name: "BenchStore", dependencies: ["BiomaCore", "BiomaStore", "BiomaSync"]),
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
         .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "TimerControl"], path: "Tests/TestSupport"),

@@ -5,12 +5,15 @@
 //                                    writes the same ten years into a biomatimer store and a
 //                                    Timewarrior database (for the client comparisons in .ci/bench)
 //   BenchStore import <file>         reads and records a `timew export` file, timing each step
+//   BenchStore sync                  ten years written by one device as operations to a sync
+//                                    folder, replayed by another, vs recording them directly
 //   BenchStore open-child <dir>     opens the store, prints the error if any (tests)
 //   BenchStore crash-child <dir> <boot-id> <now-µs>
 //                                    opens a tracker, runs a project, prints "ready", waits to
 //                                    be killed (SIGKILL) — used by BiomaStoreTests
 import BiomaCore
 import BiomaStore
+import BiomaSync
 import Foundation
 
 
@@ -64,7 +67,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 func ms(_ value: Double) -> String { String(format: "%9.3f ms", value) }
 
-let keep = arguments.count >= 2 && !["history", "import"].contains(arguments[1])
+let keep = arguments.count >= 2 && !["history", "import", "sync"].contains(arguments[1])
 let base: URL
 if keep {
     base = URL(fileURLWithPath: arguments[1], isDirectory: true)
@@ -288,6 +291,59 @@ if arguments.count >= 3, arguments[1] == "import" {
     let storeTime = try measure { _ = try tracker.importIntervals(parsed, format: .timewarrior, at: start) }
     print("\(parsed.count) intervals: read \(ms(parseTime)), recorded \(ms(storeTime))")
     exit(0)
+}
+
+// `BenchStore sync`: a peer's ten years replayed. Device A records the history with sync on
+// (every interval an operation in its log, in a real folder); device B reads that log and
+// merges it, batch by batch as the daemon does. The baseline is the same history recorded
+// directly into a fresh store with sync off.
+if arguments.count >= 2, arguments[1] == "sync" {
+    let folder = SyncFolder(root: base.appendingPathComponent("folder").path)
+    try FileManager.default.createDirectory(atPath: folder.root, withIntermediateDirectories: true)
+    let a = try Tracker(dataDirectory: base.appendingPathComponent("a"), rules: rules, now: start, bootID: bootID)
+    let deviceA = try a.syncDevice().id
+    try folder.prepare(device: deviceA, name: "A")
+    var pending: [SyncOperation] = []
+    a.onSyncOperations = { pending += $0 }
+    try a.enableSync(folder: folder.root, name: "A")
+    let ids = try projectNames.map { try a.addProject(name: $0, color: "", at: start) }
+    let intervals = history(projectIDs: ids)
+    var written = 0
+    let writeTime = try measure {
+        _ = try a.appendHistory(intervals, at: start)
+        try folder.append(pending, device: deviceA)
+        written = pending.count
+    }
+    pending = []
+    let baseline = try Tracker(dataDirectory: base.appendingPathComponent("direct"), rules: rules, now: start, bootID: bootID)
+    let baselineIDs = try projectNames.map { try baseline.addProject(name: $0, color: "", at: start) }
+    let direct = try measure { _ = try baseline.appendHistory(history(projectIDs: baselineIDs), at: start) }
+    let b = try Tracker(dataDirectory: base.appendingPathComponent("b"), rules: rules, now: start, bootID: bootID)
+    let deviceB = try b.syncDevice().id
+    try folder.prepare(device: deviceB, name: "B")
+    try b.enableSync(folder: folder.root, name: "B")
+    var applied = 0
+    var batches = 0
+    let replay = try measure {
+        var peer = SyncPeerState(device: deviceA)
+        while true {
+            let batch = folder.read(deviceA, from: SyncCursor(segment: peer.segment, offset: peer.offset, sequence: peer.sequence))
+            if let problem = batch.problem { fatalError("the log is damaged: \(problem)") }
+            guard !batch.operations.isEmpty else { break }
+            (peer.segment, peer.offset, peer.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
+            applied += try b.mergeSync(batch.operations, peer: peer, at: start).operations
+            batches += 1
+            if !batch.more { break }
+        }
+    }
+    let same = try a.exportCSV(from: nil, to: nil, at: start) == b.exportCSV(from: nil, to: nil, at: start)
+    print("| sync: a peer's ten years replayed            | time          | vs baseline | aim    |")
+    print("|----------------------------------------------|---------------|-------------|--------|")
+    print("| baseline: the same history recorded directly | \(ms(direct)) |       1.00× |        |")
+    print("| written as operations, appended and fsynced  | \(ms(writeTime)) | \(String(format: "%10.2f", writeTime / direct))× |        |")
+    print("| replayed from the folder (\(batches) batches)       | \(ms(replay)) | \(String(format: "%10.2f", replay / direct))× | < 10 s |")
+    print("  \(intervals.count) intervals, \(written) operations written, \(applied) applied; histories identical: \(same)")
+    exit(same && applied == written ? 0 : 1)
 }
 
 // `BenchStore history <data-dir> <timew-db>`: the same history in both, and nothing else.
