@@ -76,7 +76,10 @@ public enum UUIDText {
     public static func version7(millis: Int64, using random: inout some RandomNumberGenerator) -> String {
         var bytes = [UInt8](repeating: 0, count: 16)
         for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: millis >> (8 * (5 - index))) }
-        for index in 6..<16 { bytes[index] = UInt8.random(in: 0...255, using: &random) }
+        // Ten random bytes from two draws (a draw of the system generator is a system call).
+        let (high, low) = (random.next(), random.next())
+        for index in 6..<14 { bytes[index] = UInt8(truncatingIfNeeded: high >> (8 * (index - 6))) }
+        for index in 14..<16 { bytes[index] = UInt8(truncatingIfNeeded: low >> (8 * (index - 14))) }
         bytes[6] = 0x70 | (bytes[6] & 0x0F)
         bytes[8] = 0x80 | (bytes[8] & 0x3F)
         return text(bytes)

@@ -64,11 +64,18 @@ struct SyncTable: Sendable {
 
     static func named(_ entity: SyncEntity) -> SyncTable { all.first { $0.entity == entity }! }
 
-    /// A fresh random UUID (version 4) in SQL, for rows that have none yet.
-    static let newUUIDSQL = """
-        lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-'
-            || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
-        """
+    /// A fresh UUID in SQL for the row `row` (`NEW` in a trigger, the table in the migration):
+    /// version 7's layout — the Unix time in milliseconds first — then the rowid and 32 random
+    /// bits, so that rows made later sort later and the indexes keyed by UUID (here and on
+    /// every device that merges them) grow at their end instead of everywhere.
+    static func newUUIDSQL(_ row: String) -> String {
+        let millis = "printf('%012x', CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER))"
+        let number = "printf('%010x', \(row).rowid)"
+        return """
+            (substr(\(millis), 1, 8) || '-' || substr(\(millis), 9, 4) || '-7' || substr(\(number), 1, 3) || '-'
+                || '8' || substr(\(number), 4, 3) || '-' || substr(\(number), 7, 4) || lower(hex(randomblob(4))))
+            """
+    }
 
     /// Whether changes are written as operations now: sync is on and the merge is not writing.
     static let recordingSQL = "(SELECT recording FROM sync_self WHERE id = 1) = 1"
@@ -95,10 +102,10 @@ struct SyncTable: Sendable {
         let changed = columns.map { "CASE WHEN NEW.\($0.column) IS OLD.\($0.column) THEN '$.\($0.field)' ELSE '$.\"\"' END" }
         return """
             ALTER TABLE \(table) ADD COLUMN uuid TEXT;
-            UPDATE \(table) SET uuid = \(Self.newUUIDSQL);
+            UPDATE \(table) SET uuid = \(Self.newUUIDSQL(table));
             CREATE UNIQUE INDEX \(table)_uuid ON \(table)(uuid);
             CREATE TRIGGER sync_\(table)_insert AFTER INSERT ON \(table) BEGIN
-                UPDATE \(table) SET uuid = \(Self.newUUIDSQL) WHERE rowid = NEW.rowid AND uuid IS NULL;
+                UPDATE \(table) SET uuid = \(Self.newUUIDSQL("NEW")) WHERE rowid = NEW.rowid AND uuid IS NULL;
                 INSERT INTO sync_change (kind, uuid, fields)
                     SELECT '\(entity.rawValue)', uuid, \(fieldsJSON(of: "NEW", creating: true)) FROM \(table)
                     WHERE rowid = NEW.rowid AND \(Self.recordingSQL);
@@ -147,16 +154,21 @@ struct SyncTable: Sendable {
         );
         -- This device's operations not yet known to be in the folder, by sequence.
         CREATE TABLE sync_outbox (seq INTEGER PRIMARY KEY, line TEXT NOT NULL);
-        -- Each entity's fields as the merge sees them: the value with the greatest stamp.
+        -- Each entity's fields as the merge sees them: the value with the greatest stamp; the
+        -- stamp (the operation that set it: its clock and id) kept once per operation.
+        CREATE TABLE sync_stamp (
+            id INTEGER PRIMARY KEY,
+            wall INTEGER NOT NULL,
+            counter INTEGER NOT NULL,
+            device TEXT NOT NULL,
+            op TEXT NOT NULL
+        );
         CREATE TABLE sync_field (
             kind TEXT NOT NULL,
             uuid TEXT NOT NULL,
             field TEXT NOT NULL,
             value TEXT NOT NULL,
-            wall INTEGER NOT NULL,
-            counter INTEGER NOT NULL,
-            device TEXT NOT NULL,
-            op TEXT NOT NULL,
+            stamp INTEGER NOT NULL,
             PRIMARY KEY (kind, uuid, field)
         ) WITHOUT ROWID;
         CREATE INDEX sync_field_project ON sync_field(value) WHERE field = 'project';

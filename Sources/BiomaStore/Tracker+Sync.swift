@@ -197,24 +197,25 @@ extension Tracker {
         try writeOrThrow { db in
             try db.execute(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1")
             var touched: [SyncEntity: Set<String>] = [:]
+            // Entities first seen in this batch, with their fields: written from memory.
+            var fresh: [String: [String: SyncValue]] = [:]
             let seen = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sync_applied (op) VALUES (?)")
+            let known = try db.cachedStatement(sql: "SELECT 1 FROM sync_field WHERE kind = ? AND uuid = ? LIMIT 1")
             for operation in operations {
                 try seen.execute(arguments: [operation.id])
                 guard db.changesCount == 1 else { continue }
                 merged.operations += 1
-                let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, operation.entity, operation.entityID))
-                guard !winners.isEmpty else { continue }
-                let stamp = try db.cachedStatement(
-                    sql: """
-                        INSERT OR REPLACE INTO sync_field (kind, uuid, field, value, wall, counter, device, op)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                for (field, value) in winners {
-                    try stamp.execute(arguments: [
-                        operation.entity.rawValue, operation.entityID, field, value.text, operation.clock.wall,
-                        Int64(operation.clock.counter), operation.clock.device, operation.id,
-                    ])
+                let kind = operation.entity.rawValue
+                let winners: [String: SyncValue]
+                if try Bool.fetchOne(known, arguments: [kind, operation.entityID]) ?? false {
+                    winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, operation.entity, operation.entityID))
+                    fresh[operation.entityID] = nil
+                } else {
+                    winners = operation.fields
+                    fresh[operation.entityID] = operation.fields
                 }
+                guard !winners.isEmpty else { continue }
+                try Self.stamp(winners, operation.clock, operation: operation.id, kind: kind, id: operation.entityID, db)
                 touched[operation.entity, default: []].insert(operation.entityID)
             }
             try db.execute(
@@ -226,7 +227,7 @@ extension Tracker {
                     peer.device, peer.segment, peer.offset, peer.sequence,
                     operations.last?.clock.wall ?? peer.lastOperation, peer.problem,
                 ])
-            var materializer = SyncMaterializer(db: db)
+            var materializer = SyncMaterializer(db: db, fresh: fresh)
             for table in SyncTable.all where table.entity != .interval {
                 for id in (touched[table.entity] ?? []).sorted() { try materializer.write(table, id) }
             }
@@ -267,10 +268,30 @@ extension Tracker {
         }
     }
 
+    /// Keeps `fields` as the entity's merged values with their stamp: one statement.
+    static func stamp(
+        _ fields: [String: SyncValue], _ clock: HybridTime, operation: String, kind: String, id: String, _ db: Database
+    ) throws {
+        try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [clock.wall, Int64(clock.counter), clock.device, operation])
+        let stamp = db.lastInsertedRowID
+        let statement = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO sync_field (kind, uuid, field, value, stamp) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?)", count: fields.count).joined(separator: ", "))
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        arguments.reserveCapacity(fields.count * 5)
+        for (field, value) in fields.sorted(by: { $0.key < $1.key }) { arguments += [kind, id, field, value.text, stamp] }
+        try statement.execute(arguments: StatementArguments(arguments))
+    }
+
     static func stamps(_ db: Database, _ entity: SyncEntity, _ id: String) throws -> [String: FieldStamp] {
         var stamps: [String: FieldStamp] = [:]
         let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT field, wall, counter, device, op FROM sync_field WHERE kind = ? AND uuid = ?"),
+            db.cachedStatement(
+                sql: """
+                    SELECT field, wall, counter, device, op FROM sync_field JOIN sync_stamp ON sync_stamp.id = stamp
+                        WHERE kind = ? AND uuid = ?
+                    """),
             arguments: [entity.rawValue, id])
         while let row = try rows.next() {
             let counter: Int64 = row[2]
@@ -293,11 +314,6 @@ extension Tracker {
         var operations: [SyncOperation] = []
         operations.reserveCapacity(rows.count)
         let outbox = try db.cachedStatement(sql: "INSERT INTO sync_outbox (seq, line) VALUES (?, ?)")
-        let stamp = try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO sync_field (kind, uuid, field, value, wall, counter, device, op)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
         for row in rows {
             let kind: String = row[0]
             let text: String = row[2]
@@ -313,11 +329,7 @@ extension Tracker {
             device.lastSequence = operation.sequence
             device.lastOperation = operation.id
             try outbox.execute(arguments: [operation.sequence, operation.line])
-            for (field, value) in fields {
-                try stamp.execute(arguments: [
-                    kind, operation.entityID, field, value.text, time.wall, Int64(time.counter), time.device, operation.id,
-                ])
-            }
+            if !fields.isEmpty { try stamp(fields, time, operation: operation.id, kind: kind, id: operation.entityID, db) }
             operations.append(operation)
         }
         try db.execute(sql: "DELETE FROM sync_change")
@@ -336,12 +348,18 @@ extension Tracker {
 /// that keep intervals apart, which it records itself.
 struct SyncMaterializer {
     let db: Database
+    /// Entities this merge saw for the first time, with all their fields (no need to read them).
+    let fresh: [String: [String: SyncValue]]
     /// Intervals that name a project this merge made: written again now that it exists.
     var referencing: Set<String> = []
 
-    init(db: Database) { self.db = db }
+    init(db: Database, fresh: [String: [String: SyncValue]] = [:]) {
+        self.db = db
+        self.fresh = fresh
+    }
 
     func fields(_ entity: SyncEntity, _ id: String) throws -> [String: SyncValue] {
+        if let known = fresh[id] { return known }
         var fields: [String: SyncValue] = [:]
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: "SELECT field, value FROM sync_field WHERE kind = ? AND uuid = ?"),
@@ -354,9 +372,16 @@ struct SyncMaterializer {
         return fields
     }
 
+    /// Project UUID → local id, as read in this merge (projects are written before intervals).
+    private final class ProjectIDs { var known: [String: String?] = [:] }
+    private let projectIDs = ProjectIDs()
+
     func localProject(_ value: SyncValue?) throws -> String? {
         guard case .string(let uuid)? = value else { return nil }
-        return try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM project WHERE uuid = ?"), arguments: [uuid])
+        if let known = projectIDs.known[uuid] { return known }
+        let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM project WHERE uuid = ?"), arguments: [uuid])
+        projectIDs.known[uuid] = id
+        return id
     }
 
     func databaseValue(_ value: SyncValue?, _ column: SyncTable.Column) throws -> (any DatabaseValueConvertible)? {
@@ -372,6 +397,7 @@ struct SyncMaterializer {
     /// Writes one project, preset, task or weekday target from its fields: deleted, updated,
     /// or made under a new local id once its required fields are known.
     mutating func write(_ table: SyncTable, _ id: String) throws {
+        if table.entity == .project { projectIDs.known = [:] }
         let fields = try fields(table.entity, id)
         let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?", arguments: [id]) ?? false
         if fields[SyncOperation.deletedField] == .bool(true) {
@@ -494,17 +520,17 @@ struct SyncMaterializer {
             var note: String?
         }
         var targets: [String: Target] = [:]
-        var gone: [String] = []
+        var gone: Set<String> = []
         for id in ids.sorted() {
             let fields = try fields(.interval, id)
             guard fields[SyncOperation.deletedField] != .bool(true), case .int(let start)? = fields["start"] else {
-                gone.append(id)
+                gone.insert(id)
                 continue
             }
             var end: Micros?
             if case .int(let value)? = fields["end"] { end = value }
             if let end, end <= start {
-                gone.append(id)
+                gone.insert(id)
                 continue
             }
             var note: String?
@@ -515,15 +541,44 @@ struct SyncMaterializer {
         // overlaps one of them.
         var stretches: [String: SyncMerge.Stretch] = [:]
         for (id, target) in targets { stretches[id] = SyncMerge.Stretch(id: id, start: target.start, end: target.end) }
-        let near = try db.cachedStatement(
-            sql: "SELECT uuid, start_us, end_us FROM interval WHERE (end_us IS NULL OR end_us > ?) AND start_us < ?")
-        for target in targets.values {
-            let rows = try Row.fetchCursor(near, arguments: [target.start, target.end ?? .max])
-            while let row = try rows.next() {
-                let id: String = row[0]
-                if targets[id] == nil, !gone.contains(id) {
-                    stretches[id] = SyncMerge.Stretch(id: id, start: row[1], end: row[2])
+        // Intervals here never overlap each other, so those overlapping the span the written
+        // ones cover are the ones ending inside it, the first ending after it, and the open
+        // one: index ranges, read once per merge. Each is kept if it overlaps one of them.
+        if let low = targets.values.map(\.start).min() {
+            let high = targets.values.map { $0.end ?? .max }.max() ?? .max
+            let spans = targets.values.map { ($0.start, $0.end ?? .max) }.sorted { $0.0 < $1.0 }
+            // The latest end among spans starting at or before each one's start.
+            var reach: [Micros] = []
+            for span in spans { reach.append(max(reach.last ?? .min, span.1)) }
+            func overlapsATarget(_ start: Micros, _ end: Micros) -> Bool {
+                // The spans starting before `end`; one of them reaching past `start` overlaps.
+                var (lo, hi) = (0, spans.count)
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if spans[mid].0 < end { lo = mid + 1 } else { hi = mid }
                 }
+                return lo > 0 && reach[lo - 1] > start
+            }
+            func consider(_ row: Row) {
+                let id: String = row[0]
+                let start: Micros = row[1]
+                let end: Micros? = row[2]
+                guard targets[id] == nil, !gone.contains(id), overlapsATarget(start, end ?? .max) else { return }
+                stretches[id] = SyncMerge.Stretch(id: id, start: start, end: end)
+            }
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? AND end_us <= ?"),
+                arguments: [low, high])
+            while let row = try rows.next() { consider(row) }
+            if high < .max,
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"),
+                    arguments: [high])
+            {
+                consider(row)
+            }
+            if let row = try Row.fetchOne(db, sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL") {
+                consider(row)
             }
         }
         let (ends, overlaps) = SyncMerge.withoutOverlaps(Array(stretches.values))
@@ -532,7 +587,7 @@ struct SyncMaterializer {
             cuts.append((id, ends[id] ?? nil))
         }
         // Deletes, then ends that close, then the rest: no moment with two open intervals.
-        for id in gone { try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [id]) }
+        for id in gone.sorted() { try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [id]) }
         let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
         for cut in cuts.sorted(by: { $0.id < $1.id }) {
             let start = stretches[cut.id]!.start
@@ -551,22 +606,24 @@ struct SyncMaterializer {
             }
         }
         let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }
+        let write = try db.cachedStatement(
+            sql: """
+                INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (uuid) DO UPDATE SET start_us = excluded.start_us, end_us = excluded.end_us,
+                        project_id = excluded.project_id, note = excluded.note
+                """)
         for (id, target) in ordered {
-            let arguments: StatementArguments = [target.start, target.end, target.project, target.note, id]
-            try db.execute(
-                sql: "UPDATE interval SET start_us = ?, end_us = ?, project_id = ?, note = ? WHERE uuid = ?", arguments: arguments)
-            if db.changesCount == 0 {
-                try db.execute(
-                    sql: "INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES (?, ?, ?, ?, ?)",
-                    arguments: arguments)
-            }
+            try write.execute(arguments: [target.start, target.end, target.project, target.note, id])
         }
         // Said once: the time both devices timed (a run stopped by a newer start is not news).
         var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []
         for overlap in overlaps {
             guard let to = overlap.to else { continue }
             let device = try db.cachedStatement(
-                sql: "SELECT device FROM sync_field WHERE kind = 'interval' AND uuid = ? AND field = 'start'")
+                sql: """
+                    SELECT device FROM sync_field JOIN sync_stamp ON sync_stamp.id = stamp
+                        WHERE kind = 'interval' AND uuid = ? AND field = 'start'
+                    """)
             let kept = try String.fetchOne(device, arguments: [overlap.kept]) ?? ""
             let cut = try String.fetchOne(device, arguments: [overlap.cut]) ?? ""
             timedTwice.append((kept, cut, overlap.from, to))

@@ -94,7 +94,7 @@ public final class Tracker: @unchecked Sendable {
             // WAL: a commit appends to the log, readers never block, and a crash mid-write
             // leaves the last committed state. synchronous=FULL: each commit reaches the disk
             // before the call returns, so a power cut loses no acknowledged change.
-            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536")
         }
         do {
             database = try DatabaseQueue(path: path.path, configuration: configuration)
