@@ -10,20 +10,12 @@ import Testing
 /// other side's `FolderWatch`, and the database never travels.
 @Suite(.ownThread, .timeLimit(.minutes(2))) struct SyncthingCarryTests {
     @Test func appendedOperationsArriveAndReadBackOnTheOtherMachine() throws {
-        let state = try makeTemporaryDirectory("biomatimer-syncthing")
-        let (pathA, pathB) = (state.path + "/desk", state.path + "/laptop")
-        for path in [pathA, pathB] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        let pair = try SyncthingPair()
+        let (pathA, pathB) = (pair.desk, pair.laptop)
         let (desk, laptop) = ("0d0d0d0d-0000-4000-8000-00000000000d", "0e0e0e0e-0000-4000-8000-00000000000e")
         let (deskFolder, laptopFolder) = (SyncFolder(root: pathA), SyncFolder(root: pathB))
         try deskFolder.prepare(device: desk, name: "Desk")
         try laptopFolder.prepare(device: laptop, name: "Laptop")
-
-        let pair = try ChildProcess(
-            "/usr/bin/python3", [repositoryRoot.appendingPathComponent("Tests/harness/syncthing-pair.py").path, state.path, pathA, pathB])
-        defer { pair.terminate(grace: 15) }
-        let lines = LineReader(pair)
-        let ready = lines.next(timeout: 60)
-        try #require(ready?.text.hasPrefix("ready ") == true, "the pair did not start: \(ready?.text ?? "nothing")")
 
         let watch = try FolderWatch(folder: laptopFolder, device: laptop)
         #expect(FileManager.default.createFile(atPath: pathA + "/biomatimer.sqlite", contents: Data("live".utf8)))

@@ -244,16 +244,8 @@ struct SyncEndToEndTests {
     /// carry the folder between the two machines' own copies of it; a start on the desk
     /// reaches the laptop's bar.
     @Test func syncthingCarriesAStartToTheOtherBar() throws {
-        let state = try makeTemporaryDirectory("biomatimer-syncthing")
-        defer { try? FileManager.default.removeItem(at: state) }
-        let (pathA, pathB) = (state.path + "/desk", state.path + "/laptop")
-        for path in [pathA, pathB] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
-        let pair = try ChildProcess(
-            "/usr/bin/python3", [repositoryRoot.appendingPathComponent("Tests/harness/syncthing-pair.py").path, state.path, pathA, pathB])
-        defer { pair.terminate(grace: 15) }
-        let lines = LineReader(pair)
-        let ready = lines.next(timeout: 60)
-        try #require(ready?.text.hasPrefix("ready ") == true, "the pair did not start: \(ready?.text ?? "nothing")")
+        let pair = try SyncthingPair()
+        let (pathA, pathB) = (pair.desk, pair.laptop)
         let a = try Machine()
         let b = try Machine()
         try a.cliOK(["sync", "enable", pathA, "--name", "Desk"])
