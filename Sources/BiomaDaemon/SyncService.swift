@@ -87,8 +87,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     func status() -> SyncStatus {
         var status = SyncStatus()
-        // A store that cannot be read shows sync as off; the reason is logged.
-        guard let device = try? tracker.syncDevice() else { return status }
+        // Read (or made) at start-up; a store that could not be read then was logged there,
+        // and sync shows as off.
+        guard let device = tracker.knownSyncDevice else { return status }
         status.enabled = device.folder != nil
         status.folder = device.folder ?? ""
         status.deviceId = device.id
@@ -100,7 +101,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         me.problem = writeProblem ?? notice ?? ""
         status.devices = [me]
         if let folder {
-            let peers = (try? tracker.syncPeers()) ?? []
+            let peers = readPeers() ?? []
             for id in folder.peers(except: device.id) {
                 var row = SyncDeviceRow()
                 row.id = id
@@ -201,7 +202,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// Appends this device's new operations (right after the commit that made them, before
     /// the call is answered); if the folder cannot take them they wait in the store.
     private func append(_ operations: [SyncOperation]) {
-        guard let folder, let device = try? tracker.syncDevice() else { return }
+        guard let folder, let device = tracker.knownSyncDevice else { return }
         if writeProblem != nil {
             catchUp()
             return
@@ -216,7 +217,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// Appends whatever the folder does not have yet of this device's log.
     private func catchUp() {
-        guard let folder, let device = try? tracker.syncDevice() else { return }
+        guard let folder, let device = tracker.knownSyncDevice else { return }
         do {
             let inFolder = folder.lastOperation(of: device.id)?.sequence ?? 0
             let waiting = try tracker.syncOutbox(after: inFolder)
@@ -237,6 +238,17 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     // MARK: - Reading
 
+    /// The peers' cursors from the store; nil (logged) when it cannot be read: nothing is
+    /// merged then, and the next change of a peer's file tries again.
+    private func readPeers() -> [SyncPeerState]? {
+        do {
+            return try tracker.syncPeers()
+        } catch {
+            log("sync: cannot read how far the peers were read (\(error))")
+            return nil
+        }
+    }
+
     private func peersChanged() {
         guard let watch else { return }
         merge(peers: watch.changes())
@@ -252,7 +264,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             var count = 0
             var devices: Set<String> = []
             var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
-            let known = Dictionary(((try? tracker.syncPeers()) ?? []).map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
+            guard let peersRead = readPeers() else { return }
+            let known = Dictionary(peersRead.map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
             for peer in peers.sorted() {
                 var state = known[peer] ?? SyncPeerState(device: peer)
                 while true {
@@ -280,8 +293,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
                 }
             }
             behind = 0
-            for peer in folder.peers(except: (try? tracker.syncDevice().id) ?? "") {
-                let read = ((try? tracker.syncPeers()) ?? []).first { $0.device == peer }?.sequence ?? 0
+            let cursors = readPeers() ?? []
+            for peer in folder.peers(except: tracker.knownSyncDevice?.id ?? "") {
+                let read = cursors.first { $0.device == peer }?.sequence ?? 0
                 if let last = folder.lastOperation(of: peer)?.sequence, last > read {
                     behind += UInt32(clamping: last - read)
                 }
@@ -302,7 +316,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// "Laptop and Desktop both timed 10:00–10:30: kept Laptop's" — once per read.
     private func announce(_ overlap: (kept: String, cut: String, from: Micros, to: Micros), more: Int, in folder: SyncFolder) {
         func name(_ device: String) -> String {
-            if device == (try? tracker.syncDevice().id) { return (try? tracker.syncDevice().name) ?? "this machine" }
+            if let me = tracker.knownSyncDevice, device == me.id { return me.name }
             return folder.name(of: device) ?? String(device.prefix(8))
         }
         let rules = tracker.rules

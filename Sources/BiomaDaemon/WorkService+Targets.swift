@@ -109,6 +109,8 @@ extension WorkService {
         }
         let today = tracker.rules.day(containing: clock.now())
         let since = balanceSince(today: today)
+        // Only the label: `balanceSince` above read the same day and logged a failure (the
+        // balance then starts today, and so does the label).
         let sinceSource =
             goals.balanceSince != nil ? "config" : (try? tracker.firstRecordedDay()) != nil ? "first-recorded-day" : "today"
         return .vardict(ordered: [

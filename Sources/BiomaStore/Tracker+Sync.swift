@@ -83,6 +83,9 @@ extension Tracker {
         return device
     }
 
+    /// This device as last read or made (nil before `syncDevice()` first ran): no store access.
+    public var knownSyncDevice: SyncDevice? { sync.device }
+
     static func defaultDeviceName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return "this machine" }
