@@ -347,9 +347,10 @@ extension [String: Any] {
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
         _ = try Self.itemShows(host, working: true)
-        // A 48-second countdown: the arc has 48 steps, one a second.
-        try f.busctl(["call", "org.biomatimer.Timer1", "/org/biomatimer/Timer1", "org.biomatimer.Focus1", "StartCountdown", "xa{sv}", "48000000", "0"])
+        // A 48-second countdown: the arc has 48 steps, one a second. The count starts before
+        // the call: the tray's answer to it may reach the host before busctl returns.
         let start = host.all.count
+        try f.busctl(["call", "org.biomatimer.Timer1", "/org/biomatimer/Timer1", "org.biomatimer.Focus1", "StartCountdown", "xa{sv}", "48000000", "0"])
         #expect(host.wait(from: start) { ($0["signal"] as? String) == "NewStatus" || ($0["signal"] as? String) == "NewToolTip" } != nil)
         // Steps come without any change of the daemon's state: NewIcon alone, again and again,
         // and nothing else moves with them. The change may draw twice (Focus1's and Timer1's
