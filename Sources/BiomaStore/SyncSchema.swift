@@ -104,7 +104,8 @@ struct SyncTable: Sendable {
             ALTER TABLE \(table) ADD COLUMN uuid TEXT;
             UPDATE \(table) SET uuid = \(Self.newUUIDSQL(table));
             CREATE UNIQUE INDEX \(table)_uuid ON \(table)(uuid);
-            CREATE TRIGGER sync_\(table)_insert AFTER INSERT ON \(table) BEGIN
+            CREATE TRIGGER sync_\(table)_insert AFTER INSERT ON \(table)
+                WHEN NEW.uuid IS NULL OR \(Self.recordingSQL) BEGIN
                 UPDATE \(table) SET uuid = \(Self.newUUIDSQL("NEW")) WHERE rowid = NEW.rowid AND uuid IS NULL;
                 INSERT INTO sync_change (kind, uuid, fields)
                     SELECT '\(entity.rawValue)', uuid, \(fieldsJSON(of: "NEW", creating: true)) FROM \(table)
@@ -155,13 +156,15 @@ struct SyncTable: Sendable {
         -- This device's operations not yet known to be in the folder, by sequence.
         CREATE TABLE sync_outbox (seq INTEGER PRIMARY KEY, line TEXT NOT NULL);
         -- Each entity's fields as the merge sees them: the value with the greatest stamp; the
-        -- stamp (the operation that set it: its clock and id) kept once per operation.
+        -- stamp (the operation that set it: its clock and id) kept once per operation. Every
+        -- operation written or applied here has one, so its id also says it was applied (a
+        -- file read twice adds nothing).
         CREATE TABLE sync_stamp (
             id INTEGER PRIMARY KEY,
             wall INTEGER NOT NULL,
             counter INTEGER NOT NULL,
             device TEXT NOT NULL,
-            op TEXT NOT NULL
+            op TEXT NOT NULL UNIQUE
         );
         CREATE TABLE sync_field (
             kind TEXT NOT NULL,
@@ -172,8 +175,6 @@ struct SyncTable: Sendable {
             PRIMARY KEY (kind, uuid, field)
         ) WITHOUT ROWID;
         CREATE INDEX sync_field_project ON sync_field(value) WHERE field = 'project';
-        -- Every operation applied (a file read twice adds nothing).
-        CREATE TABLE sync_applied (op TEXT PRIMARY KEY) WITHOUT ROWID;
         -- Each peer: how far its log has been read, its last operation's instant, and what
         -- stopped the reading (damage named by file and byte).
         CREATE TABLE sync_peer (
@@ -195,7 +196,8 @@ struct SyncTable: Sendable {
         sql += """
 
             DROP TRIGGER sync_work_target_insert;
-            CREATE TRIGGER sync_work_target_insert AFTER INSERT ON work_target BEGIN
+            CREATE TRIGGER sync_work_target_insert AFTER INSERT ON work_target
+                WHEN NEW.uuid IS NULL OR \(recordingSQL) BEGIN
                 UPDATE work_target SET uuid = \(weekdayUUIDSQL("NEW.weekday")) WHERE rowid = NEW.rowid AND uuid IS NULL;
                 INSERT INTO sync_change (kind, uuid, fields)
                     SELECT 'setting', uuid, \(named(.setting).fieldsJSON(of: "NEW", creating: true)) FROM work_target

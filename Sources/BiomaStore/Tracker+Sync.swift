@@ -202,11 +202,15 @@ extension Tracker {
             var touched: [SyncEntity: Set<String>] = [:]
             // Entities first seen in this batch, with their fields: written from memory.
             var fresh: [String: [String: SyncValue]] = [:]
-            let seen = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sync_applied (op) VALUES (?)")
+            let seen = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
             let known = try db.cachedStatement(sql: "SELECT 1 FROM sync_field WHERE kind = ? AND uuid = ? LIMIT 1")
             for operation in operations {
-                try seen.execute(arguments: [operation.id])
+                let clock = operation.clock
+                try seen.execute(arguments: [clock.wall, Int64(clock.counter), clock.device, operation.id])
+                // Applied before (its stamp is here): nothing to do.
                 guard db.changesCount == 1 else { continue }
+                let stampID = db.lastInsertedRowID
                 merged.operations += 1
                 let kind = operation.entity.rawValue
                 let winners: [String: SyncValue]
@@ -218,7 +222,7 @@ extension Tracker {
                     fresh[operation.entityID] = operation.fields
                 }
                 guard !winners.isEmpty else { continue }
-                try Self.stamp(winners, operation.clock, operation: operation.id, kind: kind, id: operation.entityID, db)
+                try Self.stamp(winners, stampID, kind: kind, id: operation.entityID, db)
                 touched[operation.entity, default: []].insert(operation.entityID)
             }
             try db.execute(
@@ -271,13 +275,9 @@ extension Tracker {
         }
     }
 
-    /// Keeps `fields` as the entity's merged values with their stamp: one statement.
-    static func stamp(
-        _ fields: [String: SyncValue], _ clock: HybridTime, operation: String, kind: String, id: String, _ db: Database
-    ) throws {
-        try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [clock.wall, Int64(clock.counter), clock.device, operation])
-        let stamp = db.lastInsertedRowID
+    /// Keeps `fields` as the entity's merged values with their stamp (a `sync_stamp` row):
+    /// one statement.
+    static func stamp(_ fields: [String: SyncValue], _ stamp: Int64, kind: String, id: String, _ db: Database) throws {
         let statement = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO sync_field (kind, uuid, field, value, stamp) VALUES "
                 + Array(repeating: "(?, ?, ?, ?, ?)", count: fields.count).joined(separator: ", "))
@@ -332,7 +332,9 @@ extension Tracker {
             device.lastSequence = operation.sequence
             device.lastOperation = operation.id
             try outbox.execute(arguments: [operation.sequence, operation.line])
-            if !fields.isEmpty { try stamp(fields, time, operation: operation.id, kind: kind, id: operation.entityID, db) }
+            try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [time.wall, Int64(time.counter), time.device, operation.id])
+            if !fields.isEmpty { try stamp(fields, db.lastInsertedRowID, kind: kind, id: operation.entityID, db) }
             operations.append(operation)
         }
         try db.execute(sql: "DELETE FROM sync_change")
