@@ -34,6 +34,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     private var notice: String?
     /// Peers' operations in the folder not merged (damage or a line still being copied).
     private var behind: UInt32 = 0
+    /// The peers' rows of `Devices`, as of the last read of the folder (names from their
+    /// `device.json`, cursors from the store): publications use them without any I/O.
+    private var peerRows: [SyncDeviceRow] = []
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, configuredFolder: String?,
@@ -99,23 +102,25 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         me.name = device.name
         me.readUpTo = device.lastSequence
         me.problem = writeProblem ?? notice ?? ""
-        status.devices = [me]
-        if let folder {
-            let peers = readPeers() ?? []
-            for id in folder.peers(except: device.id) {
-                var row = SyncDeviceRow()
-                row.id = id
-                row.name = folder.name(of: id) ?? ""
-                if let peer = peers.first(where: { $0.device == id }) {
-                    row.lastOp = peer.lastOperation ?? 0
-                    row.readUpTo = peer.sequence
-                    row.problem = peer.problem ?? ""
-                }
-                status.devices.append(row)
-            }
-        }
+        status.devices = [me] + (folder == nil ? [] : peerRows)
         status.behind = behind
         return status
+    }
+
+    /// Reads the peers' rows again: after the folder was read (start-up, a peer's change).
+    private func refreshPeerRows(_ cursors: [SyncPeerState]) {
+        guard let folder, let me = tracker.knownSyncDevice else { return peerRows = [] }
+        peerRows = folder.peers(except: me.id).map { id in
+            var row = SyncDeviceRow()
+            row.id = id
+            row.name = folder.name(of: id) ?? ""
+            if let peer = cursors.first(where: { $0.device == id }) {
+                row.lastOp = peer.lastOperation ?? 0
+                row.readUpTo = peer.sequence
+                row.problem = peer.problem ?? ""
+            }
+            return row
+        }
     }
 
     // MARK: - On and off
@@ -195,6 +200,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         tracker.onSyncOperations = nil
         writeProblem = nil
         behind = 0
+        peerRows = []
     }
 
     // MARK: - Writing
@@ -300,6 +306,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
                     behind += UInt32(clamping: last - read)
                 }
             }
+            refreshPeerRows(cursors)
             if count > 0 {
                 do {
                     try bus.emit(

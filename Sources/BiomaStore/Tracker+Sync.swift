@@ -174,14 +174,6 @@ extension Tracker {
         }
     }
 
-    /// Records what stopped a peer's reading (or that nothing does now), without operations.
-    public func setSyncProblem(_ problem: String?, of device: String) throws {
-        try writeOrThrow { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO sync_peer (device) VALUES (?)", arguments: [device])
-            try db.execute(sql: "UPDATE sync_peer SET problem = ? WHERE device = ?", arguments: [problem, device])
-        }
-    }
-
     /// Merges a batch of `device`'s operations, read up to `peer` (its new cursor), in one
     /// transaction: operations applied before are skipped; each field keeps the value with
     /// the greatest stamp; entities are written from their merged fields; intervals are kept
