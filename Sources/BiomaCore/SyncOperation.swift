@@ -194,3 +194,56 @@ public enum SyncLog {
         return (lines, start)
     }
 }
+
+/// An entity's merged fields as the store keeps them, in one row: each field's value and its
+/// stamp (the store's number for the operation that set it). The text is one JSON object,
+/// names sorted: `{"end":[1763629200000000,41],"note":["call",57]}`.
+public struct StampedFields: Equatable, Sendable {
+    public struct Field: Equatable, Sendable {
+        public var value: SyncValue
+        public var stamp: Int64
+
+        public init(value: SyncValue, stamp: Int64) {
+            self.value = value
+            self.stamp = stamp
+        }
+    }
+
+    public var fields: [String: Field]
+
+    public init(_ fields: [String: Field] = [:]) { self.fields = fields }
+
+    /// `values`, each with `stamp`.
+    public init(_ values: [String: SyncValue], stamp: Int64) {
+        fields = values.mapValues { Field(value: $0, stamp: stamp) }
+    }
+
+    /// Reads `text` written by `text`.
+    public init(text: String) throws(SyncLineError) {
+        let json: StrictJSON
+        do { json = try StrictJSON.parse(text) } catch { throw SyncLineError("not JSON: \(error)") }
+        guard case .object(let members) = json else { throw SyncLineError("stamped fields must be an object") }
+        fields = [:]
+        for (name, member) in members {
+            guard case .array(let pair) = member, pair.count == 2, case .number(let stampText) = pair[1],
+                let stamp = Int64(stampText)
+            else { throw SyncLineError("field \(name): not [value, stamp]") }
+            fields[name] = Field(value: try SyncValue(pair[0], field: name), stamp: stamp)
+        }
+    }
+
+    public var text: String {
+        "{"
+            + fields.keys.sorted().map { name in
+                let field = fields[name]!
+                return JSON.quoted(name) + ":[" + field.value.text + "," + String(field.stamp) + "]"
+            }.joined(separator: ",") + "}"
+    }
+
+    public var values: [String: SyncValue] { fields.mapValues(\.value) }
+
+    /// Sets each of `values` with `stamp`.
+    public mutating func set(_ values: [String: SyncValue], stamp: Int64) {
+        for (name, value) in values { fields[name] = Field(value: value, stamp: stamp) }
+    }
+}

@@ -179,6 +179,12 @@ enum Schema {
         migrator.registerMigration("v10-sync") { db in
             try db.execute(sql: SyncTable.migrationSQL)
         }
+        // v11: an entity's merged fields in one row (`sync_entity`) instead of one row per
+        // field, and the entities that name a project not here yet (`sync_waiting`) instead of
+        // an index over every field's value: a replayed interval writes a third as much.
+        migrator.registerMigration("v11-sync-entities") { db in
+            try db.execute(sql: SyncTable.entitiesSQL)
+        }
         return migrator
     }
 

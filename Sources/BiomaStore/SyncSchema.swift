@@ -187,6 +187,33 @@ struct SyncTable: Sendable {
         );
         """
 
+    /// From one row per merged field to one row per entity (`StampedFields` text), and the
+    /// entities waiting for a project.
+    static let entitiesSQL = """
+        CREATE TABLE sync_entity (
+            kind TEXT NOT NULL,
+            uuid TEXT NOT NULL,
+            fields TEXT NOT NULL,
+            PRIMARY KEY (kind, uuid)
+        ) WITHOUT ROWID;
+        INSERT INTO sync_entity (kind, uuid, fields)
+            SELECT kind, uuid, json_group_object(field, json_array(json(value), stamp))
+            FROM (SELECT kind, uuid, field, value, stamp FROM sync_field ORDER BY kind, uuid, field)
+            GROUP BY kind, uuid;
+        -- Intervals and tasks whose merged project is not here yet: written again when it is.
+        CREATE TABLE sync_waiting (
+            project TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            uuid TEXT NOT NULL,
+            PRIMARY KEY (project, kind, uuid)
+        ) WITHOUT ROWID;
+        INSERT INTO sync_waiting (project, kind, uuid)
+            SELECT json_extract(value, '$'), kind, uuid FROM sync_field
+            WHERE field = 'project' AND value <> 'null'
+                AND json_extract(value, '$') NOT IN (SELECT uuid FROM project WHERE uuid IS NOT NULL);
+        DROP TABLE sync_field;
+        """
+
     /// The whole migration: the tables, then each synced table's uuid and triggers. The
     /// settings that travel (the weekday targets) are keyed by weekday: their UUID is fixed
     /// by it, so that two devices setting Monday's target set the same entity.

@@ -196,7 +196,6 @@ extension Tracker {
             var fresh: [String: [String: SyncValue]] = [:]
             let seen = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
-            let known = try db.cachedStatement(sql: "SELECT 1 FROM sync_field WHERE kind = ? AND uuid = ? LIMIT 1")
             for operation in operations {
                 let clock = operation.clock
                 try seen.execute(arguments: [clock.wall, Int64(clock.counter), clock.device, operation.id])
@@ -204,17 +203,19 @@ extension Tracker {
                 guard db.changesCount == 1 else { continue }
                 let stampID = db.lastInsertedRowID
                 merged.operations += 1
-                let kind = operation.entity.rawValue
-                let winners: [String: SyncValue]
-                if try Bool.fetchOne(known, arguments: [kind, operation.entityID]) ?? false {
-                    winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, operation.entity, operation.entityID))
+                var merged: StampedFields
+                if let current = try Self.mergedFields(db, operation.entity, operation.entityID) {
+                    let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current))
                     fresh[operation.entityID] = nil
+                    guard !winners.isEmpty else { continue }
+                    merged = current
+                    merged.set(winners, stamp: stampID)
                 } else {
-                    winners = operation.fields
+                    guard !operation.fields.isEmpty else { continue }
                     fresh[operation.entityID] = operation.fields
+                    merged = StampedFields(operation.fields, stamp: stampID)
                 }
-                guard !winners.isEmpty else { continue }
-                try Self.stamp(winners, stampID, kind: kind, id: operation.entityID, db)
+                try Self.keep(merged, operation.entity, operation.entityID, db)
                 touched[operation.entity, default: []].insert(operation.entityID)
             }
             try db.execute(
@@ -267,31 +268,38 @@ extension Tracker {
         }
     }
 
-    /// Keeps `fields` as the entity's merged values with their stamp (a `sync_stamp` row):
-    /// one statement.
-    static func stamp(_ fields: [String: SyncValue], _ stamp: Int64, kind: String, id: String, _ db: Database) throws {
-        let statement = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO sync_field (kind, uuid, field, value, stamp) VALUES "
-                + Array(repeating: "(?, ?, ?, ?, ?)", count: fields.count).joined(separator: ", "))
-        var arguments: [(any DatabaseValueConvertible)?] = []
-        arguments.reserveCapacity(fields.count * 5)
-        for (field, value) in fields.sorted(by: { $0.key < $1.key }) { arguments += [kind, id, field, value.text, stamp] }
-        try statement.execute(arguments: StatementArguments(arguments))
+    /// An entity's merged fields with their stamps; nil when no operation has named it here.
+    static func mergedFields(_ db: Database, _ entity: SyncEntity, _ id: String) throws -> StampedFields? {
+        let text = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT fields FROM sync_entity WHERE kind = ? AND uuid = ?"),
+            arguments: [entity.rawValue, id])
+        guard let text else { return nil }
+        do { return try StampedFields(text: text) } catch {
+            throw TrackerError.storage("The merged fields of \(entity.rawValue) \(id) are damaged: \(error)")
+        }
     }
 
-    static func stamps(_ db: Database, _ entity: SyncEntity, _ id: String) throws -> [String: FieldStamp] {
+    /// Keeps `fields` as the entity's merged fields: one row.
+    static func keep(_ fields: StampedFields, _ entity: SyncEntity, _ id: String, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_entity (kind, uuid, fields) VALUES (?, ?, ?)")
+            .execute(arguments: [entity.rawValue, id, fields.text])
+    }
+
+    /// The operation (clock and id) behind each of `fields`.
+    static func stamps(_ db: Database, of fields: StampedFields) throws -> [String: FieldStamp] {
+        let statement = try db.cachedStatement(sql: "SELECT wall, counter, device, op FROM sync_stamp WHERE id = ?")
+        var read: [Int64: FieldStamp] = [:]
         var stamps: [String: FieldStamp] = [:]
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    SELECT field, wall, counter, device, op FROM sync_field JOIN sync_stamp ON sync_stamp.id = stamp
-                        WHERE kind = ? AND uuid = ?
-                    """),
-            arguments: [entity.rawValue, id])
-        while let row = try rows.next() {
-            let counter: Int64 = row[2]
-            stamps[row[0]] = FieldStamp(
-                clock: HybridTime(wall: row[1], counter: UInt32(clamping: counter), device: row[3]), operation: row[4])
+        for (name, field) in fields.fields {
+            if read[field.stamp] == nil {
+                guard let row = try Row.fetchOne(statement, arguments: [field.stamp]) else {
+                    throw TrackerError.storage("A merged field names stamp \(field.stamp), which is not kept.")
+                }
+                let counter: Int64 = row[1]
+                read[field.stamp] = FieldStamp(
+                    clock: HybridTime(wall: row[0], counter: UInt32(clamping: counter), device: row[2]), operation: row[3])
+            }
+            stamps[name] = read[field.stamp]
         }
         return stamps
     }
@@ -326,7 +334,12 @@ extension Tracker {
             try outbox.execute(arguments: [operation.sequence, operation.line])
             try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [time.wall, Int64(time.counter), time.device, operation.id])
-            if !fields.isEmpty { try stamp(fields, db.lastInsertedRowID, kind: kind, id: operation.entityID, db) }
+            let stampID = db.lastInsertedRowID
+            if !fields.isEmpty {
+                var merged = try mergedFields(db, entity, operation.entityID) ?? StampedFields()
+                merged.set(fields, stamp: stampID)
+                try keep(merged, entity, operation.entityID, db)
+            }
             operations.append(operation)
         }
         try db.execute(sql: "DELETE FROM sync_change")
@@ -340,7 +353,7 @@ extension Tracker {
     }
 }
 
-/// Writes entities from their merged fields (`sync_field`), with this device's local ids.
+/// Writes entities from their merged fields (`sync_entity`), with this device's local ids.
 /// Its writes are not recorded as operations (the merge turns recording off), except the cuts
 /// that keep intervals apart, which it records itself.
 struct SyncMaterializer {
@@ -357,32 +370,35 @@ struct SyncMaterializer {
 
     func fields(_ entity: SyncEntity, _ id: String) throws -> [String: SyncValue] {
         if let known = fresh[id] { return known }
-        var fields: [String: SyncValue] = [:]
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT field, value FROM sync_field WHERE kind = ? AND uuid = ?"),
-            arguments: [entity.rawValue, id])
-        while let row = try rows.next() {
-            do { fields[row[0]] = try SyncValue(text: row[1]) } catch {
-                throw TrackerError.storage("A merged field is damaged: \(error)")
-            }
-        }
-        return fields
+        return try Tracker.mergedFields(db, entity, id)?.values ?? [:]
     }
 
     /// Project UUID → local id, as read in this merge (projects are written before intervals).
     private final class ProjectIDs { var known: [String: String?] = [:] }
     private let projectIDs = ProjectIDs()
 
-    func localProject(_ value: SyncValue?) throws -> String? {
+    /// The local id of the project `value` names, for `entity` `id`; an entity naming a
+    /// project not here yet waits for it (`sync_waiting`) and is written again when it comes.
+    func localProject(_ value: SyncValue?, for entity: SyncEntity, _ id: String) throws -> String? {
         guard case .string(let uuid)? = value else { return nil }
-        if let known = projectIDs.known[uuid] { return known }
-        let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM project WHERE uuid = ?"), arguments: [uuid])
-        projectIDs.known[uuid] = id
-        return id
+        let local: String?
+        if let known = projectIDs.known[uuid] {
+            local = known
+        } else {
+            local = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM project WHERE uuid = ?"), arguments: [uuid])
+            projectIDs.known[uuid] = local
+        }
+        if local == nil {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO sync_waiting (project, kind, uuid) VALUES (?, ?, ?)")
+                .execute(arguments: [uuid, entity.rawValue, id])
+        }
+        return local
     }
 
-    func databaseValue(_ value: SyncValue?, _ column: SyncTable.Column) throws -> (any DatabaseValueConvertible)? {
-        if column.projectReference { return try localProject(value) }
+    func databaseValue(_ value: SyncValue?, _ column: SyncTable.Column, for entity: SyncEntity, _ id: String) throws
+        -> (any DatabaseValueConvertible)?
+    {
+        if column.projectReference { return try localProject(value, for: entity, id) }
         switch value {
         case .int(let n)?: return n
         case .string(let s)?: return s
@@ -410,7 +426,7 @@ struct SyncMaterializer {
             }
             if column.required && value == .null { return }
             columns.append(column.column)
-            values.append(try databaseValue(value, column))
+            values.append(try databaseValue(value, column, for: table.entity, id))
         }
         if table.nameKey, case .string(let name)? = fields["name"] {
             let (local, key) = try uniqueName(name, table: table.table, uuid: id)
@@ -437,14 +453,16 @@ struct SyncMaterializer {
             sql: "INSERT INTO \(table.table) (\(columns.joined(separator: ", ")), uuid) VALUES (\(Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")))",
             arguments: StatementArguments(values + [id]))
         if table.entity == .project {
-            referencing.formUnion(
-                try String.fetchAll(
-                    db, sql: "SELECT uuid FROM sync_field WHERE field = 'project' AND value = ? AND kind = 'interval'",
-                    arguments: [SyncValue.string(id).text]))
-            let tasks = try String.fetchAll(
-                db, sql: "SELECT uuid FROM sync_field WHERE field = 'project' AND value = ? AND kind = 'task'",
-                arguments: [SyncValue.string(id).text])
-            for task in tasks { try write(SyncTable.named(.task), task) }
+            let waiting = try Row.fetchAll(db, sql: "SELECT kind, uuid FROM sync_waiting WHERE project = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM sync_waiting WHERE project = ?", arguments: [id])
+            for row in waiting {
+                let (kind, uuid): (String, String) = (row[0], row[1])
+                if kind == SyncEntity.interval.rawValue {
+                    referencing.insert(uuid)
+                } else if kind == SyncEntity.task.rawValue {
+                    try write(SyncTable.named(.task), uuid)
+                }
+            }
         }
     }
 
@@ -532,7 +550,8 @@ struct SyncMaterializer {
             }
             var note: String?
             if case .string(let text)? = fields["note"] { note = text }
-            targets[id] = Target(start: start, end: end, project: try localProject(fields["project"]), note: note)
+            targets[id] = Target(
+                start: start, end: end, project: try localProject(fields["project"], for: .interval, id), note: note)
         }
         // The merge's view: the intervals written here, and every interval already here that
         // overlaps one of them.
@@ -614,16 +633,16 @@ struct SyncMaterializer {
         }
         // Said once: the time both devices timed (a run stopped by a newer start is not news).
         var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+        /// The device that started `interval`: the writer of its `start`.
+        func device(_ interval: String) throws -> String {
+            let fields = try Tracker.mergedFields(db, .interval, interval)
+            guard let stamp = fields?.fields["start"]?.stamp else { return "" }
+            return try String.fetchOne(db.cachedStatement(sql: "SELECT device FROM sync_stamp WHERE id = ?"), arguments: [stamp])
+                ?? ""
+        }
         for overlap in overlaps {
             guard let to = overlap.to else { continue }
-            let device = try db.cachedStatement(
-                sql: """
-                    SELECT device FROM sync_field JOIN sync_stamp ON sync_stamp.id = stamp
-                        WHERE kind = 'interval' AND uuid = ? AND field = 'start'
-                    """)
-            let kept = try String.fetchOne(device, arguments: [overlap.kept]) ?? ""
-            let cut = try String.fetchOne(device, arguments: [overlap.cut]) ?? ""
-            timedTwice.append((kept, cut, overlap.from, to))
+            timedTwice.append((try device(overlap.kept), try device(overlap.cut), overlap.from, to))
         }
         return timedTwice
     }

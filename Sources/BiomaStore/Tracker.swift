@@ -94,7 +94,11 @@ public final class Tracker: @unchecked Sendable {
             // WAL: a commit appends to the log, readers never block, and a crash mid-write
             // leaves the last committed state. synchronous=FULL: each commit reaches the disk
             // before the call returns, so a power cut loses no acknowledged change.
-            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536")
+            // temp_store=MEMORY: statement journals (each statement that fires a trigger keeps
+            // the pages it changes, to undo itself) stay in memory; on disk, once one grew past
+            // 64 KiB, every statement after it wrote its pages to a file in /var/tmp.
+            try db.execute(
+                sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
         }
         do {
             database = try DatabaseQueue(path: path.path, configuration: configuration)

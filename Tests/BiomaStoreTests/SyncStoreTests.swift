@@ -246,6 +246,64 @@ final class SyncPair {
         }
     }
 
+    /// A store from before `v11` kept one row per merged field: after the migration each
+    /// entity's fields keep their values and stamps (an older operation still loses, a newer
+    /// one wins), and an interval that named a project not here yet gets it when it comes.
+    @Test func mergedFieldsKeptOneRowPerFieldCarryOver() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v10")
+            try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+            let peer = "00000000-0000-4000-8000-0000000000b0"
+            let (early, late) = ("00000000-0000-4000-8000-000000000e01", "00000000-0000-4000-8000-000000000e02")
+            let project = "00000000-0000-4000-8000-000000000f01"
+            let stamped = Self.at(12)
+            try Schema.makeDatabaseForTesting(
+                at: path.appendingPathComponent(Tracker.databaseFileName).path, upTo: "v10-sync",
+                then: """
+                    INSERT INTO sync_stamp (id, wall, counter, device, op) VALUES
+                        (7, \(stamped), 0, '\(peer)', '019ab000-0000-7000-8000-000000000007');
+                    INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES
+                        (\(Self.at(9)), \(Self.at(10)), NULL, 'early', '\(early)'),
+                        (\(Self.at(10)), \(Self.at(11)), NULL, NULL, '\(late)');
+                    INSERT INTO sync_field (kind, uuid, field, value, stamp) VALUES
+                        ('interval', '\(early)', 'start', '\(Self.at(9))', 7),
+                        ('interval', '\(early)', 'end', '\(Self.at(10))', 7),
+                        ('interval', '\(early)', 'note', '"early"', 7),
+                        ('interval', '\(late)', 'start', '\(Self.at(10))', 7),
+                        ('interval', '\(late)', 'end', '\(Self.at(11))', 7),
+                        ('interval', '\(late)', 'project', '"\(project)"', 7);
+                    -- Last: while recording, the rows above would have been recorded as changes.
+                    INSERT INTO sync_self (id, device, name, folder, recording) VALUES
+                        (1, '00000000-0000-4000-8000-0000000000a0', 'A', '/sync', 1);
+                    """)
+            let tracker = try Tracker(dataDirectory: path, rules: berlin, now: Self.at(18), bootID: boot)
+            var sequence: Int64 = 0
+            func operation(_ wall: Micros, _ kind: SyncEntity, _ id: String, _ fields: [String: SyncValue]) -> SyncOperation {
+                sequence += 1
+                let op = "019ab000-0000-7000-8000-\(String(format: "%012d", 100 + sequence))"
+                return SyncOperation(
+                    sequence: sequence, id: op, clock: HybridTime(wall: wall, counter: 0, device: peer), entity: kind,
+                    entityID: id, fields: fields)
+            }
+            // An older note loses against the migrated stamp; a newer one wins.
+            _ = try tracker.mergeSync(
+                [operation(stamped - 1, .interval, early, ["note": .string("older")])],
+                peer: SyncPeerState(device: peer, sequence: 1), at: Self.at(18))
+            let dump = try tracker.dumpForTesting()
+            #expect(dump.contains("\"early\"") && !dump.contains("\"older\""), "\(dump)")
+            _ = try tracker.mergeSync(
+                [operation(stamped + 1, .interval, early, ["note": .string("newer")])],
+                peer: SyncPeerState(device: peer, sequence: 2), at: Self.at(18))
+            #expect(try tracker.exportCSV(from: nil, to: nil, at: Self.at(18)).contains("newer"))
+            // The project the later interval was waiting for arrives: the interval is under it.
+            _ = try tracker.mergeSync(
+                [operation(stamped + 2, .project, project, ["name": .string("Client A"), "color": .string("#ff8800")])],
+                peer: SyncPeerState(device: peer, sequence: 3), at: Self.at(18))
+            let rows = try tracker.exportCSV(from: nil, to: nil, at: Self.at(18)).split(whereSeparator: \.isNewline)
+            #expect(rows.contains { $0.contains("Client A") && $0.contains("T11:00:00") }, "\(rows)")
+        }
+    }
+
     @Test func targetsPresetsAndShownRemindersTravel() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.at(8))
