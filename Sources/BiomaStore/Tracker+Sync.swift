@@ -311,7 +311,7 @@ extension Tracker {
     /// them) and as the fields' stamps. Returns them, to append to the folder after the commit.
     static func drainChanges(_ db: Database, _ journal: inout SyncJournal, physical: Micros) throws -> [SyncOperation] {
         guard journal.recording, var clock = journal.clock, var device = journal.device else { return [] }
-        let rows = try Row.fetchAll(db, sql: "SELECT kind, uuid, fields FROM sync_change ORDER BY seq")
+        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT kind, uuid, fields FROM sync_change ORDER BY seq"))
         guard !rows.isEmpty else { return [] }
         var generator = SystemRandomNumberGenerator()
         var operations: [SyncOperation] = []
@@ -342,11 +342,11 @@ extension Tracker {
             }
             operations.append(operation)
         }
-        try db.execute(sql: "DELETE FROM sync_change")
-        try db.execute(sql: "DELETE FROM sync_outbox WHERE seq <= ?", arguments: [journal.written])
-        try db.execute(
-            sql: "UPDATE sync_self SET last_seq = ?, last_op = ?, hlc_wall = ?, hlc_counter = ? WHERE id = 1",
-            arguments: [device.lastSequence, device.lastOperation, clock.wall, Int64(clock.counter)])
+        try db.cachedStatement(sql: "DELETE FROM sync_change").execute()
+        try db.cachedStatement(sql: "DELETE FROM sync_outbox WHERE seq <= ?").execute(arguments: [journal.written])
+        try db.cachedStatement(
+            sql: "UPDATE sync_self SET last_seq = ?, last_op = ?, hlc_wall = ?, hlc_counter = ? WHERE id = 1"
+        ).execute(arguments: [device.lastSequence, device.lastOperation, clock.wall, Int64(clock.counter)])
         journal.clock = clock
         journal.device = device
         return operations
