@@ -185,7 +185,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaInstall", "BiomaWidgets",
-                "BiomaReports", "BiomaText", "BiomaTray", "TestSupport",
+                "BiomaReports", "BiomaText", "BiomaTray", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -1,6 +1,8 @@
+import BiomaCore
 import BiomaDaemon
 import DBusKit
 import Foundation
+import GRDB
 import Testing
 
 import TestSupport
@@ -240,6 +242,106 @@ struct SyncEndToEndTests {
         #expect(csv.split(whereSeparator: \.isNewline).count == 6, "\(csv)")
     }
 
+    /// A folder that turns read-only under the daemon (a read-only bind mount over it: root
+    /// writes through permissions; for any other user, its write permission taken away): the
+    /// timer goes on, `sync status` says why nothing is written, and once the folder can be
+    /// written again the next change brings the peer everything.
+    @Test func aReadOnlyFolderKeepsTimingAndCatchesUp() throws {
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try Machine()
+        let b = try Machine()
+        try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
+        try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
+        let mine = folder.appendingPathComponent("devices").appendingPathComponent(try #require(try a.sync()["DeviceId"]?.string))
+        let readOnly = try ReadOnlyDirectory(mine)
+        try a.cliOK(["add", "05:00-06:00", "--date", "2026-11-20", "--note", "while read-only"])
+        #expect(try a.export().contains("while read-only"))
+        #expect(waitUntil { (try? a.cliOK(["sync", "status"]).stdout.contains("cannot write")) == true })
+        #expect(try !b.export().contains("while read-only"))
+        try readOnly.undo()
+        try a.cliOK(["add", "07:00-07:30", "--date", "2026-11-20"])
+        #expect(Self.converge(a, b) { try b.export().contains("while read-only") && b.export().contains("07:30") })
+        #expect(try !a.cliOK(["sync", "status"]).stdout.contains("cannot write"))
+    }
+
+    /// kill -9 while a peer's log is being merged: each batch (at most a segment) is one
+    /// transaction with its cursor, so what the killed daemon kept is whole batches, and its
+    /// restart applies the rest once. The first segment alone measures a batch's CPU time; the
+    /// kill comes half a batch into the second, on a slow or a fast machine.
+    @Test func killedWhileMergingAppliesEveryOperationOnce() throws {
+        let count = SyncLog.linesPerSegment * 2 + 1
+        let peer = "00000000-0000-4000-8000-0000000000d1"
+        let base = Micros(1_763_280_000_000_000)  // 2025-11-16: well before the faked clock
+        var segments: [String] = []
+        for n in 1...count {
+            if (n - 1) % SyncLog.linesPerSegment == 0 { segments.append("") }
+            let start = base + Micros(n) * 120_000_000
+            segments[segments.count - 1] +=
+                SyncOperation(
+                    sequence: Int64(n), id: "019ab000-0000-7000-8000-" + String(format: "%012x", n),
+                    clock: HybridTime(wall: start, counter: 0, device: peer), entity: .interval,
+                    entityID: "019ab000-0000-7000-9000-" + String(format: "%012x", n),
+                    fields: ["start": .int(start), "end": .int(start + 60_000_000), "note": .string("n\(n)")]
+                ).line + "\n"
+        }
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = folder.appendingPathComponent("devices/\(peer)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        /// Puts segments in as Syncthing does: each written aside and renamed in.
+        func deliver(_ indices: [Int]) throws {
+            for index in indices {
+                try Data(segments[index].utf8).write(
+                    to: directory.appendingPathComponent(SyncLog.segmentName(index + 1)), options: .atomic)
+            }
+        }
+        /// How far B has read the peer's log (Sync1's `Devices`): one cheap call.
+        func readUpTo(_ machine: Machine) -> Int64 {
+            let rows = ((try? machine.sync())?["Devices"]?.array ?? []).compactMap(\.vardict)
+            return rows.first { $0["Id"]?.string == peer }?["ReadUpTo"]?.int64 ?? -1
+        }
+        func cpuTicks(_ pid: pid_t) -> Int {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+        }
+        let b = try Machine(config: "sync_dir = \(folder.path)\n")
+        let pid = try #require(try b.f.daemonPID())
+        // The first segment: one batch, and its CPU time.
+        var start = cpuTicks(pid)
+        try deliver([0])
+        #expect(waitUntil(timeout: 60) { readUpTo(b) == Int64(SyncLog.linesPerSegment) })
+        let batch = cpuTicks(pid) - start
+        // The rest arrives; B is killed half a batch later.
+        start = cpuTicks(pid)
+        try deliver([1, 2])
+        #expect(waitUntil(timeout: 60) { cpuTicks(pid) - start >= max(batch / 2, 1) })
+        b.process.signal(SIGKILL)
+        b.process.wait()
+        // What it kept: whole batches, each with its cursor, and not the second one.
+        var configuration = Configuration()
+        configuration.readonly = true
+        let database = try DatabaseQueue(
+            path: b.f.dataDirectory.appendingPathComponent("biomatimer.sqlite").path, configuration: configuration)
+        let (kept, cursor) = try database.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM interval") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT sequence FROM sync_peer WHERE device = ?", arguments: [peer]) ?? 0
+            )
+        }
+        try database.close()
+        #expect(kept == cursor, "the intervals kept are the batches the cursor says were read")
+        #expect(kept == SyncLog.linesPerSegment, "killed inside the second batch (a batch: \(batch) ticks)")
+        // Restarted, it applies the rest, each operation once.
+        b.process = try b.f.startDaemon(at: b.clock, environment: b.env)
+        #expect(waitUntil(timeout: 60) { readUpTo(b) == Int64(count) })
+        let rows = try b.export().split(whereSeparator: \.isNewline).dropFirst()
+        #expect(rows.count == count)
+        #expect(Set(rows.map { $0.split(separator: ",").last ?? "" }).count == count, "every note once")
+        #expect(try b.sync()["Behind"]?.int == 0)
+    }
+
     /// The real engine: two Syncthing instances on loopback (`Tests/harness/syncthing-pair.py`)
     /// carry the folder between the two machines' own copies of it; a start on the desk
     /// reaches the laptop's bar.
@@ -262,4 +364,35 @@ struct SyncEndToEndTests {
         #expect(!carried.contains { $0.contains(".sqlite") })
         #expect(carried.contains { $0.hasSuffix("ops-000001.jsonl") })
     }
+}
+
+/// A directory made read-only for a test, and writable again by `undo()` (or when dropped).
+final class ReadOnlyDirectory {
+    let path: String
+    private var undone = false
+
+    init(_ url: URL) throws {
+        path = url.path
+        if geteuid() == 0 {
+            try runProcess("/bin/mount", ["--bind", path, path]).requireSuccess("mount --bind")
+            try runProcess("/bin/mount", ["-o", "remount,bind,ro", path]).requireSuccess("mount -o remount,bind,ro")
+        } else {
+            guard chmod(path, 0o555) == 0 else { throw TestSupportError("chmod \(path): errno \(errno)") }
+        }
+        // Whoever runs this test cannot write there now.
+        guard access(path, W_OK) != 0 || geteuid() == 0, !FileManager.default.createFile(atPath: path + "/probe", contents: nil)
+        else { throw TestSupportError("\(path) is still writable") }
+    }
+
+    func undo() throws {
+        guard !undone else { return }
+        undone = true
+        if geteuid() == 0 {
+            try runProcess("/bin/umount", [path]).requireSuccess("umount")
+        } else {
+            guard chmod(path, 0o755) == 0 else { throw TestSupportError("chmod \(path): errno \(errno)") }
+        }
+    }
+
+    deinit { try? undo() }  // a test that failed half way still leaves no mount behind
 }
