@@ -262,6 +262,19 @@ extension Tracker {
         return merged
     }
 
+    /// Whether the interval running here was started by another device (with sync on): this
+    /// machine's reboot does not end it.
+    func openIntervalRunsOnAPeer() throws -> Bool {
+        guard let me = sync.device, me.folder != nil else { return false }
+        return try readOrThrow { db in
+            guard let open = try Self.openInterval(db),
+                let stamp = try Self.mergedFields(db, .interval, open.uuid)?.fields["start"]?.stamp,
+                let starter = try String.fetchOne(db, sql: "SELECT device FROM sync_stamp WHERE id = ?", arguments: [stamp])
+            else { return false }
+            return starter != me.id
+        }
+    }
+
     static func openInterval(_ db: Database) throws -> (uuid: String, segment: OpenSegment)? {
         try Row.fetchOne(db, sql: "SELECT uuid, start_us, project_id FROM interval WHERE end_us IS NULL").map {
             ($0[0], OpenSegment(start: $0[1], projectID: $0[2]))

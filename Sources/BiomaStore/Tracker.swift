@@ -115,8 +115,9 @@ public final class Tracker: @unchecked Sendable {
         model = loaded.0
         lastDailyBackup = loaded.lastBackup.flatMap(Day.init)
         try loadSync()
-        // Recovery: after a reboot, the open interval ends when the program was last alive.
-        if let open = model.state.open, loaded.boot != bootID {
+        // Recovery: after a reboot, the open interval ends when the program was last alive —
+        // unless a peer started it: it runs there, and its stop will come from there.
+        if let open = model.state.open, loaded.boot != bootID, try !openIntervalRunsOnAPeer() {
             let alive = max(loaded.heartbeat ?? .min, open.start, model.state.lastChange)
             try change(at: alive) { model, _ in model.state.stop(at: alive) }
         }

@@ -246,6 +246,24 @@ final class SyncPair {
         }
     }
 
+    /// A reboot ends the interval running here at the last moment the program was alive —
+    /// but not one a peer started: it runs there, and its stop comes from there.
+    @Test func aRebootDoesNotStopWhatAPeerRuns() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(9))
+            try pair.a.start(at: Self.at(9))
+            try pair.exchange(at: Self.at(9))
+            #expect(pair.b.workTimer.open?.start == Self.at(9))
+            let rebootedB = try Tracker(
+                dataDirectory: dir.appendingPathComponent("b"), rules: berlin, now: Self.at(11), bootID: "boot-2")
+            #expect(rebootedB.workTimer.open?.start == Self.at(9))
+            // A's own run, after A's reboot, ends when A was last alive.
+            let rebootedA = try Tracker(
+                dataDirectory: dir.appendingPathComponent("a"), rules: berlin, now: Self.at(11), bootID: "boot-2")
+            #expect(rebootedA.workTimer.open == nil)
+        }
+    }
+
     /// A store from before `v11` kept one row per merged field: after the migration each
     /// entity's fields keep their values and stamps (an older operation still loses, a newer
     /// one wins), and an interval that named a project not here yet gets it when it comes.
