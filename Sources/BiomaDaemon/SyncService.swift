@@ -142,6 +142,18 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             let device: SyncDevice
             do { device = try tracker.syncDevice() } catch { throw DaemonAPI.dbusError(error) }
             let root = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+            if Self.isCopy(device, in: SyncFolder(root: root)) {
+                // Asked for: said as an error, with the new id taken for the next call.
+                let renewed: SyncDevice
+                do {
+                    try tracker.disableSync()
+                    renewed = try tracker.renewSyncDevice()
+                } catch { throw DaemonAPI.dbusError(error) }
+                let text =
+                    "This data folder writes as \(device.id), whose log in \(root) went on without it: it is a copy of another machine's. This machine now has an id of its own, \(renewed.id); enable sync again to join under it."
+                log("sync: " + text)
+                throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_IDENTITY, text)
+            }
             do {
                 try SyncFolder(root: root).prepare(device: device.id, name: name.isEmpty ? device.name : name)
             } catch {
@@ -169,8 +181,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     private func start(folder root: String, turnOn: () throws -> Void = {}) throws {
         let folder = SyncFolder(root: root)
         var device = try tracker.syncDevice()
-        let local = device.lastOperation.map { (sequence: device.lastSequence, operation: $0) }
-        if SyncMerge.identityIsShared(localLast: local, folderLast: folder.lastOperation(of: device.id)) {
+        if Self.isCopy(device, in: folder) {
+            // Found at start-up, with nobody to answer: the new id is taken and said.
             let old = device.id
             device = try tracker.renewSyncDevice()
             notice =
@@ -190,6 +202,12 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             log("sync: cannot watch \(root) (\(error)); peers are read at the next change")
         }
         merge(peers: Set(folder.peers(except: device.id)))
+    }
+
+    /// Whether `device`'s log in `folder` went on without this store (a copied data folder).
+    private static func isCopy(_ device: SyncDevice, in folder: SyncFolder) -> Bool {
+        let local = device.lastOperation.map { (sequence: device.lastSequence, operation: $0) }
+        return SyncMerge.identityIsShared(localLast: local, folderLast: folder.lastOperation(of: device.id))
     }
 
     private func stop() {

@@ -47,6 +47,24 @@ struct SyncEndToEndTests {
             guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not restart") }
         }
 
+        /// Stops the daemon, puts a copy of `other`'s store in place of this one's (a backup of
+        /// another machine restored here; `other` is idle), and starts it again.
+        func restoreBackup(of other: Machine) throws {
+            process.signal(SIGKILL)
+            process.wait()
+            let files = FileManager.default
+            for suffix in ["", "-wal", "-shm"] {
+                let name = "biomatimer.sqlite" + suffix
+                try? files.removeItem(at: f.dataDirectory.appendingPathComponent(name))  // may not be there
+                if suffix != "-shm" {
+                    try files.copyItem(
+                        at: other.f.dataDirectory.appendingPathComponent(name), to: f.dataDirectory.appendingPathComponent(name))
+                }
+            }
+            process = try f.startDaemon(at: clock, environment: env)
+            guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not restart") }
+        }
+
         func cli(_ arguments: [String]) throws -> ProcessResult {
             try runProcess(DaemonFixture.binary, arguments, environment: fakeTime(env, at: clock))
         }
@@ -240,6 +258,44 @@ struct SyncEndToEndTests {
         // Header, 07:00, 05:00, 04:00, 03:00, 02:00: each once.
         let csv = try b.export()
         #expect(csv.split(whereSeparator: \.isNewline).count == 6, "\(csv)")
+    }
+
+    /// A data folder copied to a second machine (a restored backup) writes under the first
+    /// one's id: noticed once the first one's log has gone on without it. With sync on at
+    /// start-up, the copy takes a new id and says so; asked to enable, it answers
+    /// `SyncIdentity` (with the new id taken) and the next enable joins. Nothing is lost.
+    @Test func aCopiedDataFolderTakesAnIdOfItsOwn() throws {
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try Machine()
+        let id = { (machine: Machine) in try machine.sync()["DeviceId"]?.string ?? "" }
+        try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
+        try a.cliOK(["add", "07:00-08:00", "--date", "2026-11-20"])
+        // With sync on in the copy: noticed at start-up.
+        let c = try Machine()
+        try c.restoreBackup(of: a)
+        try a.cliOK(["add", "08:00-08:30", "--date", "2026-11-20"])
+        try c.killAndRestart()
+        #expect(try id(c) != id(a) && !id(c).isEmpty)
+        #expect(try c.cliOK(["sync", "status"]).stdout.contains("copied from another machine"))
+        try c.cliOK(["add", "01:00-01:30", "--date", "2026-11-20"])
+        #expect(Self.converge(a, c) { try a.export().contains("01:30") && c.export().contains("08:30") })
+        // With sync off in the copy: Enable answers SyncIdentity, then joins.
+        try a.cliOK(["sync", "disable"])
+        let d = try Machine()
+        try d.restoreBackup(of: a)
+        try a.cliOK(["sync", "enable", folder.path])
+        try a.cliOK(["add", "02:00-02:30", "--date", "2026-11-20"])
+        let refused = try d.cli(["sync", "enable", folder.path])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("copy of another machine's"), "\(refused.stderr)")
+        let joined = try runProcess(
+            "/usr/bin/gdbus",
+            ["call", "--address", d.f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
+             "--method", "org.biomatimer.Sync1.Enable", folder.path, ""])
+        #expect(joined.status == 0, "the second Enable joins: \(joined.stderr)")
+        #expect(try ![id(a), id(c)].contains(id(d)))
+        #expect(Self.converge(a, d) { try d.export().contains("02:30") && a.export() == c.export() })
     }
 
     /// A folder that turns read-only under the daemon (a read-only bind mount over it: root

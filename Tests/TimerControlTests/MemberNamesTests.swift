@@ -43,7 +43,7 @@ import TimerControl
             guard line.hasPrefix("| `") else { return nil }
             return String(line.dropFirst(3).prefix { $0 != "`" })
         }
-        #expect(documented.count == 14)
+        #expect(documented.count == 15)
         #expect(ContractMembers.errors == documented)
     }
 }

@@ -99,6 +99,7 @@
 #define BIOMATIMER_ERROR_INVALID_IMPORT "InvalidImport"
 #define BIOMATIMER_ERROR_STORAGE "Storage"
 #define BIOMATIMER_ERROR_SYNC_FOLDER "SyncFolder"
+#define BIOMATIMER_ERROR_SYNC_IDENTITY "SyncIdentity"
 
 // Exit codes, a contract for scripts.
 #define BIOMATIMER_EXIT_DONE 0
