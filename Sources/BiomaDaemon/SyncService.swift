@@ -346,7 +346,10 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         }
         let rules = tracker.rules
         let now = clock.now()
-        let span = "\(TasksService.localTime(overlap.from, rules: rules, now: now))–\(TasksService.localTime(overlap.to, rules: rules, now: now))"
+        // "10:00–10:30" today; "2026-11-19 10:00–10:30" another day (the end's date only when
+        // it is not the start's).
+        let span =
+            "\(TasksService.localTime(overlap.from, rules: rules, now: now))–\(TasksService.localTime(overlap.to, rules: rules, now: overlap.from))"
         var body = "\(name(overlap.kept)) and \(name(overlap.cut)) both timed \(span): kept \(name(overlap.kept))'s."
         if more > 0 { body += " (\(more) more like it)" }
         notifier.show(Notifier.Notice(summary: "Time timed on two machines", body: body), onAction: { _ in })

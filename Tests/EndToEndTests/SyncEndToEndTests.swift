@@ -172,6 +172,11 @@ struct SyncEndToEndTests {
         let a = try Machine()
         // B's clock is five minutes ahead of A's.
         let b = try Machine(clock: "2026-11-20 09:05:00")
+        let (shownOnA, shownOnB) = (try NotificationServer(busAddress: a.f.bus.address), try NotificationServer(busAddress: b.f.bus.address))
+        /// The notifications saying two machines timed the same minutes.
+        func timedTwice(_ server: NotificationServer) -> [String] {
+            ((try? server.notifications()) ?? []).map(\.body).filter { $0.contains("both timed") }
+        }
         // Each has a history of its own first.
         try a.cliOK(["project", "add", "Client A"])
         try a.cliOK(["add", "10:00-11:30", "--date", "2026-11-19", "--project", "Client A"])
@@ -185,6 +190,9 @@ struct SyncEndToEndTests {
         let csv = try a.export()
         #expect(csv.contains("2026-11-19T10:00:00+00:00,2026-11-19T11:00:00+00:00"), "\(csv)")
         #expect(csv.contains("2026-11-19T11:00:00+00:00,2026-11-19T12:00:00+00:00"), "\(csv)")
+        // Each machine says so once, naming both and the one kept.
+        let said = "Laptop and Desk both timed 2026-11-19 11:00–11:30: kept Laptop's."
+        #expect(waitUntil { timedTwice(shownOnA) == [said] && timedTwice(shownOnB) == [said] })
         // Concurrent starts: A starts, then B (whose clock is ahead) starts too; one runs on both.
         try a.cliOK(["start"])
         try b.cliOK(["start"])
@@ -194,6 +202,8 @@ struct SyncEndToEndTests {
         })
         try a.cliOK(["stop"])
         #expect(Self.converge(a, b) { a.properties["Running"]?.bool == false && b.properties["Running"]?.bool == false })
+        // A run stopped by a newer start is not news, and nothing merged again says it twice.
+        #expect(timedTwice(shownOnA) == [said] && timedTwice(shownOnB) == [said], "\(timedTwice(shownOnA)) \(timedTwice(shownOnB))")
         // No two intervals overlap on either machine.
         for machine in [a, b] {
             let rows = try machine.export().split(whereSeparator: \.isNewline).dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
