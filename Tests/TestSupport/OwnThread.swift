@@ -8,12 +8,14 @@ import Testing
 // preference, so the body, its awaits and its child tasks all stay on that thread), and
 // bounds how many run at once, since the pool no longer does.
 
-/// How many `.ownThread` suites run at once (`BIOMATIMER_TEST_SUITES`, or the cores, at least
-/// 2), and how many of their test cases (`BIOMATIMER_TEST_WIDTH`, or three times the cores, at
+/// How many `.ownThread` suites run at once (`BIOMATIMER_TEST_SUITES`, or twice the cores, at
+/// least 4: most of their time is spent waiting on tmux, Syncthing, a bar or a daemon, so two
+/// per core keep both busy; on 2 cores the whole run took 128 s with 2 and 85–103 s with 4),
+/// and how many of their test cases (`BIOMATIMER_TEST_WIDTH`, or three times the cores, at
 /// least 6: most of them wait on other processes). Suites queue whole, before any of their
 /// tests starts, because a test's time limit counts from its start, queueing included: a
 /// test case waits only for the few others of the suites running.
-public let ownThreadSuites = widthFromEnvironment("BIOMATIMER_TEST_SUITES", otherwise: max(2, activeProcessors))
+public let ownThreadSuites = widthFromEnvironment("BIOMATIMER_TEST_SUITES", otherwise: max(4, 2 * activeProcessors))
 public let ownThreadWidth = widthFromEnvironment("BIOMATIMER_TEST_WIDTH", otherwise: max(6, 3 * activeProcessors))
 
 private let activeProcessors = ProcessInfo.processInfo.activeProcessorCount
