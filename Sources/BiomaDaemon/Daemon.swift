@@ -9,20 +9,10 @@ public struct DaemonOptions: Sendable {
     public var dataDirectory: URL?
     public var replace = false
     public var rules = DayRules()
-    /// Desktop notifications (`notifications = off` in the settings turns them off).
-    public var notifications = true
-    /// What time away does to work.
-    public var away = AwayRules()
-    /// Run through `/bin/sh -c` at each focus phase end (from the settings file only).
-    public var phaseEndCommand: String?
-    /// `export_ics = PATH`: the calendar file the daemon keeps fresh (`WorkService+Calendar`).
-    public var exportICS: String?
-    /// The daily work targets and the balance's first day from the settings file (the store's
-    /// `target set` values beat them).
-    public var targets = WorkTargets()
-    public var balanceSince: Day?
-    /// `sync_dir = DIR`: sync is turned on for this folder at start (`SyncService`).
-    public var syncDirectory: String?
+    /// The settings file as read (command-line options applied): notifications, time away,
+    /// the phase-end command, the calendar file, targets, the sync folder. The store's
+    /// `target set` values beat its targets.
+    public var settings = Settings()
     public init() {}
 }
 
@@ -176,18 +166,18 @@ struct Startup: Sendable {
             } catch {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
-            let notifier = Notifier(bus: bus, enabled: options.notifications, log: log)
+            let notifier = Notifier(bus: bus, enabled: options.settings.notifications, log: log)
             let timer = WorkService(
-                tracker: tracker, bus: bus, clock: clock, away: options.away, notifier: notifier,
-                goals: TargetSettings(targets: options.targets, balanceSince: options.balanceSince), log: log)
-            timer.calendarPath = options.exportICS
+                tracker: tracker, bus: bus, clock: clock, away: options.settings.away, notifier: notifier,
+                goals: TargetSettings(targets: options.settings.targets, balanceSince: options.settings.balanceSince), log: log)
+            timer.calendarPath = options.settings.exportICS
             let parts: [any ObjectInterface] = [
                 timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
                 FocusService(
                     tracker: tracker, bus: bus, clock: clock, timer: timer, notifier: notifier,
-                    phaseEndCommand: options.phaseEndCommand, log: log),
+                    phaseEndCommand: options.settings.phaseEndCommand, log: log),
                 SyncService(
-                    tracker: tracker, bus: bus, clock: clock, notifier: notifier, configuredFolder: options.syncDirectory,
+                    tracker: tracker, bus: bus, clock: clock, notifier: notifier, configuredFolder: options.settings.syncDirectory,
                     log: log),
             ]
             // The command line the front carries runs against the other parts, in process.

@@ -57,13 +57,7 @@ struct DaemonCommand: ParsableCommand {
         options.replace = replace
         options.rules.dayStartMinutes = settings.dayStartMinutes
         options.rules.firstWeekday = settings.firstWeekday
-        options.notifications = settings.notifications
-        options.away = settings.away
-        options.phaseEndCommand = settings.phaseEndCommand
-        options.exportICS = settings.exportICS
-        options.syncDirectory = settings.syncDirectory
-        options.targets = settings.targets
-        options.balanceSince = settings.balanceSince
+        options.settings = settings
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }
