@@ -82,7 +82,7 @@ let package = Package(
         ),
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.
-        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText"]),
+        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText", "CSystem"]),
         // The sync folder: each device's operation log written and read there (no store, no bus).
         .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaInstall", "BiomaText"]),
         // The client's side beyond one call: the watch that follows the daemon.

@@ -36,9 +36,7 @@ public final class Watcher: @unchecked Sendable {
     private var clickWatch: EventLoop.WatchHandle?
 
     public init(renderer: any WidgetRenderer, clock: any TimeSource = SystemClock(), output: @escaping @Sendable (String) -> Void) {
-        self.renderer = renderer
-        self.clock = clock
-        self.output = output
+        (self.renderer, self.clock, self.output) = (renderer, clock, output)
     }
 
     /// Connects and follows the daemon until the process ends. When the bus itself is gone it

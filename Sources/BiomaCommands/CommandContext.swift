@@ -173,15 +173,9 @@ public final class CommandContext: @unchecked Sendable {
         direct: Bool, stdinTTY: Bool, stdoutTTY: Bool, stderrTTY: Bool, noColor: Bool, term: String?, columns: Int?,
         files: any FileAccess, daemon connect: @escaping () throws(ClientFailure) -> any DaemonAccess
     ) {
-        self.direct = direct
-        self.stdinTTY = stdinTTY
-        self.stdoutTTY = stdoutTTY
-        self.stderrTTY = stderrTTY
-        self.noColor = noColor
-        self.term = term
-        self.columns = columns
-        self.files = files
-        self.connect = connect
+        (self.direct, self.stdinTTY, self.stdoutTTY) = (direct, stdinTTY, stdoutTTY)
+        (self.stderrTTY, self.noColor, self.term) = (stderrTTY, noColor, term)
+        (self.columns, self.files, self.connect) = (columns, files, connect)
     }
 
     /// This process as the caller: its own terminals and environment, the session bus.

@@ -69,9 +69,7 @@ public struct BudgetWindow: Sendable, Equatable, Hashable {
     public var end: Micros?
 
     public init(key: String, start: Micros? = nil, end: Micros? = nil) {
-        self.key = key
-        self.start = start
-        self.end = end
+        (self.key, self.start, self.end) = (key, start, end)
     }
 
     /// The project's time inside the window from `intervals` (any order, closed; the running

@@ -38,9 +38,7 @@ public struct DayChart: Sendable, Equatable {
         public var kind: Kind
 
         public init(from: Int, to: Int, kind: Kind) {
-            self.from = from
-            self.to = to
-            self.kind = kind
+            (self.from, self.to, self.kind) = (from, to, kind)
         }
     }
 
@@ -60,13 +58,8 @@ public struct DayChart: Sendable, Equatable {
         public init(
             day: Day, start: Micros, end: Micros, segments: [Segment], arcs: [Arc], totals: DayTotals, now: Int?
         ) {
-            self.day = day
-            self.start = start
-            self.end = end
-            self.segments = segments
-            self.arcs = arcs
-            self.totals = totals
-            self.now = now
+            (self.day, self.start, self.end, self.segments) = (day, start, end, segments)
+            (self.arcs, self.totals, self.now) = (arcs, totals, now)
         }
 
         public var length: Micros { end - start }
@@ -83,9 +76,7 @@ public struct DayChart: Sendable, Equatable {
 
     /// A chart given by its days (a picture drawn by hand); the range's totals are the days'.
     public init(from: Day, to: Day, days: [DayPart]) {
-        self.from = from
-        self.to = to
-        self.days = days
+        (self.from, self.to, self.days) = (from, to, days)
         var all = DayTotals()
         for day in days {
             all.work += day.totals.work

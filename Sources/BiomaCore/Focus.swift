@@ -166,14 +166,8 @@ public struct FocusRecord: Sendable, Equatable {
         kind: FocusKind, phase: FocusPhase, round: Int, label: String, project: String?, start: Micros, end: Micros,
         planned: Micros, completed: Bool
     ) {
-        self.kind = kind
-        self.phase = phase
-        self.round = round
-        self.label = label
-        self.project = project
-        self.start = start
-        self.end = end
-        self.planned = planned
+        (self.kind, self.phase, self.round, self.label) = (kind, phase, round, label)
+        (self.project, self.start, self.end, self.planned) = (project, start, end, planned)
         self.completed = completed
     }
 }
@@ -507,9 +501,7 @@ public struct FocusPreset: Sendable, Equatable {
     public var plan: FocusPlan
 
     public init(id: String, name: String, plan: FocusPlan) {
-        self.id = id
-        self.name = name
-        self.plan = plan
+        (self.id, self.name, self.plan) = (id, name, plan)
     }
 
     /// The name trimmed, 1–64 characters, no control characters.

@@ -15,10 +15,7 @@ public enum ICalendar {
         public var description: String?
 
         public init(uid: String, start: Micros, end: Micros, summary: String, description: String?) {
-            self.uid = uid
-            self.start = start
-            self.end = end
-            self.summary = summary
+            (self.uid, self.start, self.end, self.summary) = (uid, start, end, summary)
             self.description = description
         }
 

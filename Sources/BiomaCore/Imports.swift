@@ -30,12 +30,8 @@ public struct ImportedInterval: Sendable, Equatable {
     public var note: String?
 
     public init(start: Micros, end: Micros, projectName: String?, entry: Int, entryID: String? = nil, note: String? = nil) {
-        self.start = start
-        self.end = end
-        self.projectName = projectName
-        self.entry = entry
-        self.entryID = entryID
-        self.note = note
+        (self.start, self.end, self.projectName, self.entry) = (start, end, projectName, entry)
+        (self.entryID, self.note) = (entryID, note)
     }
 }
 

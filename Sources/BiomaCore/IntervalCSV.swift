@@ -27,12 +27,8 @@ public enum IntervalCSV {
         public var line: Int
 
         public init(projectName: String?, color: String?, start: Micros, end: Micros, note: String? = nil, line: Int = 0) {
-            self.projectName = projectName
-            self.color = color
-            self.start = start
-            self.end = end
-            self.note = note
-            self.line = line
+            (self.projectName, self.color, self.start, self.end) = (projectName, color, start, end)
+            (self.note, self.line) = (note, line)
         }
     }
 

@@ -9,10 +9,7 @@ public struct IntervalRow: Sendable, Equatable, Hashable {
     public var note: String?
 
     public init(id: Int64, start: Micros, end: Micros?, projectID: String?, note: String? = nil) {
-        self.id = id
-        self.start = start
-        self.end = end
-        self.projectID = projectID
+        (self.id, self.start, self.end, self.projectID) = (id, start, end, projectID)
         self.note = note
     }
 
@@ -31,9 +28,7 @@ public struct RowChange: Sendable, Equatable, Hashable {
     public var after: IntervalRow?
 
     public init(id: Int64, before: IntervalRow?, after: IntervalRow?) {
-        self.id = id
-        self.before = before
-        self.after = after
+        (self.id, self.before, self.after) = (id, before, after)
     }
 }
 
@@ -46,9 +41,7 @@ public struct EditPlan: Sendable, Equatable {
     public var nextID: Int64
 
     public init(changes: [RowChange], resultID: Int64?, nextID: Int64) {
-        self.changes = changes
-        self.resultID = resultID
-        self.nextID = nextID
+        (self.changes, self.resultID, self.nextID) = (changes, resultID, nextID)
     }
 
     /// The running interval after the edit, when the edit touched it (`.some(nil)` never

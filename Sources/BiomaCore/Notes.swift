@@ -48,9 +48,7 @@ public struct NoteDigest: Sendable, Equatable {
         public var notes: [String]
 
         public init(day: Day, projectID: String?, notes: [String]) {
-            self.day = day
-            self.projectID = projectID
-            self.notes = notes
+            (self.day, self.projectID, self.notes) = (day, projectID, notes)
         }
     }
 

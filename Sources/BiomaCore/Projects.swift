@@ -12,10 +12,7 @@ public struct Project: Sendable, Equatable {
     public var budget: Budget?
 
     public init(id: String, name: String, color: String, position: Int, budget: Budget? = nil) {
-        self.id = id
-        self.name = name
-        self.color = color
-        self.position = position
+        (self.id, self.name, self.color, self.position) = (id, name, color, position)
         self.budget = budget
     }
 

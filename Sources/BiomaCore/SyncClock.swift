@@ -10,9 +10,7 @@ public struct HybridTime: Comparable, Hashable, Sendable, CustomStringConvertibl
     public var device: String
 
     public init(wall: Micros, counter: UInt32, device: String) {
-        self.wall = wall
-        self.counter = counter
-        self.device = device
+        (self.wall, self.counter, self.device) = (wall, counter, device)
     }
 
     public static func < (a: HybridTime, b: HybridTime) -> Bool {

@@ -32,9 +32,7 @@ public enum SyncMerge {
         public var end: Micros?
 
         public init(id: String, start: Micros, end: Micros?) {
-            self.id = id
-            self.start = start
-            self.end = end
+            (self.id, self.start, self.end) = (id, start, end)
         }
     }
 
@@ -48,10 +46,7 @@ public enum SyncMerge {
         public var to: Micros?
 
         public init(cut: String, kept: String, from: Micros, to: Micros?) {
-            self.cut = cut
-            self.kept = kept
-            self.from = from
-            self.to = to
+            (self.cut, self.kept, self.from, self.to) = (cut, kept, from, to)
         }
     }
 

@@ -64,12 +64,8 @@ public struct SyncOperation: Equatable, Sendable {
         sequence: Int64, id: String, clock: HybridTime, entity: SyncEntity, entityID: String,
         fields: [String: SyncValue]
     ) {
-        self.sequence = sequence
-        self.id = id
-        self.clock = clock
-        self.entity = entity
-        self.entityID = entityID
-        self.fields = fields
+        (self.sequence, self.id, self.clock, self.entity) = (sequence, id, clock, entity)
+        (self.entityID, self.fields) = (entityID, fields)
     }
 
     public static let format: Int64 = 1

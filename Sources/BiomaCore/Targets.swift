@@ -110,10 +110,7 @@ public struct TargetProgress: Sendable, Equatable {
     public init(day: Day, targets: WorkTargets, worked: Micros, running: Bool, at: Micros, dayEnd: Micros) {
         self.day = day
         self.target = targets.target(for: day)
-        self.worked = worked
-        self.running = running
-        self.at = at
-        self.dayEnd = dayEnd
+        (self.worked, self.running, self.at, self.dayEnd) = (worked, running, at, dayEnd)
     }
 
     public init(snapshot: TrackerSnapshot, targets: WorkTargets) {

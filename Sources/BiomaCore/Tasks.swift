@@ -20,13 +20,8 @@ public struct TaskItem: Sendable, Equatable {
         id: String, title: String, projectID: String? = nil, due: Micros? = nil, remind: Bool = false, done: Bool = false,
         doneAt: Micros? = nil, remindedDue: Micros? = nil
     ) {
-        self.id = id
-        self.title = title
-        self.projectID = projectID
-        self.due = due
-        self.remind = remind
-        self.done = done
-        self.doneAt = doneAt
+        (self.id, self.title, self.projectID, self.due) = (id, title, projectID, due)
+        (self.remind, self.done, self.doneAt) = (remind, done, doneAt)
         self.remindedDue = remindedDue
     }
 

@@ -41,9 +41,7 @@ public struct TrackerSnapshot: Sendable, Equatable {
         self.updatedAt = now
         self.sessionTime = state.workSessionTime(at: now)
         self.dailyTotal = totals.work
-        self.day = today
-        self.projects = projects
-        self.nextDayBoundary = dayEnd
+        (self.day, self.projects, self.nextDayBoundary) = (today, projects, dayEnd)
         var times: [String: ProjectTimes] = [:]
         for project in projects {
             times[project.id] = ProjectTimes(
@@ -92,10 +90,7 @@ public struct ProjectTotal: Sendable, Equatable {
     public var completed = 0
 
     public init(id: String, name: String, color: String, total: Micros, percent: Double) {
-        self.id = id
-        self.name = name
-        self.color = color
-        self.total = total
+        (self.id, self.name, self.color, self.total) = (id, name, color, total)
         self.percent = percent
     }
 }

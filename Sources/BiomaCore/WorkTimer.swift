@@ -17,9 +17,7 @@ public struct Interval: Sendable, Equatable, Hashable {
     public var projectID: String?
 
     public init(start: Micros, end: Micros, projectID: String?) {
-        self.start = start
-        self.end = end
-        self.projectID = projectID
+        (self.start, self.end, self.projectID) = (start, end, projectID)
     }
 }
 

@@ -45,13 +45,8 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         tracker: Tracker, bus: Bus, clock: any TimeSource, timer: WorkService, notifier: Notifier,
         phaseEndCommand: String? = nil, log: @escaping @Sendable (String) -> Void
     ) {
-        self.tracker = tracker
-        self.bus = bus
-        self.clock = clock
-        self.work = timer
-        self.notifier = notifier
-        self.phaseEndCommand = phaseEndCommand
-        self.log = log
+        (self.tracker, self.bus, self.clock, self.work) = (tracker, bus, clock, timer)
+        (self.notifier, self.phaseEndCommand, self.log) = (notifier, phaseEndCommand, log)
         published = FocusStatus()
         published = status(at: clock.now())
         do {

@@ -32,9 +32,7 @@ final class LogindWatcher: @unchecked Sendable {
     private var idle = false
 
     init(timer: WorkService, loop: EventLoop, log: @escaping @Sendable (String) -> Void) {
-        self.timer = timer
-        self.loop = loop
-        self.log = log
+        (self.timer, self.loop, self.log) = (timer, loop, log)
     }
 
     deinit {

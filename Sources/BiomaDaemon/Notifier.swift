@@ -22,9 +22,7 @@ public final class Notifier: @unchecked Sendable {
         public var soundName: String?
 
         public init(summary: String, body: String, actions: [(key: String, label: String)] = []) {
-            self.summary = summary
-            self.body = body
-            self.actions = actions
+            (self.summary, self.body, self.actions) = (summary, body, actions)
         }
     }
 
@@ -45,9 +43,7 @@ public final class Notifier: @unchecked Sendable {
 
     /// `enabled` false (`notifications = off`): nothing is ever sent.
     public init(bus: Bus, enabled: Bool, log: @escaping @Sendable (String) -> Void) {
-        self.bus = bus
-        self.enabled = enabled
-        self.log = log
+        (self.bus, self.enabled, self.log) = (bus, enabled, log)
     }
 
     /// Follows the server's signals and owner. Call once, on the loop thread.

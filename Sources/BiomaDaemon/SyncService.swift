@@ -42,12 +42,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, configuredFolder: String?,
         log: @escaping @Sendable (String) -> Void
     ) {
-        self.tracker = tracker
-        self.bus = bus
-        self.clock = clock
-        self.notifier = notifier
-        self.configuredFolder = configuredFolder
-        self.log = log
+        (self.tracker, self.bus, self.clock, self.notifier) = (tracker, bus, clock, notifier)
+        (self.configuredFolder, self.log) = (configuredFolder, log)
     }
 
     // MARK: - The interface

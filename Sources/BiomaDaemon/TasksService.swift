@@ -33,10 +33,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
     }
 
     public init(tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, log: @escaping @Sendable (String) -> Void) {
-        self.tracker = tracker
-        self.bus = bus
-        self.clock = clock
-        self.notifier = notifier
+        (self.tracker, self.bus, self.clock, self.notifier) = (tracker, bus, clock, notifier)
         self.log = log
         published = Self.status(tracker.taskSummary(at: clock.now()))
         do {

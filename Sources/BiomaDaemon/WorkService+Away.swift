@@ -1,6 +1,7 @@
 import BiomaCore
 import BiomaStore
 import CContract
+import CSystem
 import DBusKit
 import Glibc
 
@@ -12,13 +13,7 @@ public protocol SuspendClock: Sendable {
 
 public struct SystemSuspendClock: SuspendClock {
     public init() {}
-    public func gap() -> Micros {
-        var boot = timespec()
-        var mono = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        clock_gettime(CLOCK_MONOTONIC, &mono)
-        return (Micros(boot.tv_sec) - Micros(mono.tv_sec)) * 1_000_000 + (Micros(boot.tv_nsec) - Micros(mono.tv_nsec)) / 1000
-    }
+    public func gap() -> Micros { csystem_clock_us(CLOCK_BOOTTIME) - csystem_clock_us(CLOCK_MONOTONIC) }
 }
 
 /// Time away is not work. A lock or an idle session (`AwayBegin`, from logind or the user's

@@ -79,13 +79,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         suspendClock: any SuspendClock = SystemSuspendClock(), goals: TargetSettings = TargetSettings(),
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
-        self.goals = goals
-        self.log = log
-        self.tracker = tracker
-        self.bus = bus
-        self.clock = clock
-        self.awayRules = away
-        self.notifier = notifier
+        (self.goals, self.log, self.tracker, self.bus) = (goals, log, tracker, bus)
+        (self.clock, self.awayRules, self.notifier) = (clock, away, notifier)
         self.suspendClock = suspendClock
         suspendGap = SuspendGap(suspendClock.gap())
         publishedDay = tracker.rules.day(containing: clock.now())

@@ -8,9 +8,7 @@ public struct AwayRecord: Sendable, Equatable {
     public var removed: Interval?
 
     public init(reason: AwayReason, since: Micros, removed: Interval?) {
-        self.reason = reason
-        self.since = since
-        self.removed = removed
+        (self.reason, self.since, self.removed) = (reason, since, removed)
     }
 }
 

@@ -26,10 +26,7 @@ extension Tracker {
         public init(
             start: Micros? = nil, end: Micros? = nil, project: String?? = nil, note: String? = nil, replace: Bool = false
         ) {
-            self.start = start
-            self.end = end
-            self.project = project
-            self.note = note
+            (self.start, self.end, self.project, self.note) = (start, end, project, note)
             self.replace = replace
         }
     }

@@ -27,12 +27,8 @@ public struct SyncPeerState: Sendable, Equatable {
     public var problem: String?
 
     public init(device: String, segment: Int = 1, offset: Int = 0, sequence: Int64 = 0, lastOperation: Micros? = nil, problem: String? = nil) {
-        self.device = device
-        self.segment = segment
-        self.offset = offset
-        self.sequence = sequence
-        self.lastOperation = lastOperation
-        self.problem = problem
+        (self.device, self.segment, self.offset) = (device, segment, offset)
+        (self.sequence, self.lastOperation, self.problem) = (sequence, lastOperation, problem)
     }
 }
 

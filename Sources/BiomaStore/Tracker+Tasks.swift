@@ -34,10 +34,7 @@ extension Tracker {
         /// `.some(nil)` removes the project.
         public var project: String??
         public init(title: String? = nil, due: Micros?? = nil, remind: Bool? = nil, project: String?? = nil) {
-            self.title = title
-            self.due = due
-            self.remind = remind
-            self.project = project
+            (self.title, self.due, self.remind, self.project) = (title, due, remind, project)
         }
     }
 

@@ -14,9 +14,7 @@ public struct SyncCursor: Equatable, Hashable, Sendable {
     public var sequence: Int64
 
     public init(segment: Int = 1, offset: Int = 0, sequence: Int64 = 0) {
-        self.segment = segment
-        self.offset = offset
-        self.sequence = sequence
+        (self.segment, self.offset, self.sequence) = (segment, offset, sequence)
     }
 }
 

@@ -8,9 +8,7 @@ public struct RGB: Sendable, Equatable, Hashable {
     public var g: UInt8
     public var b: UInt8
     public init(_ r: UInt8, _ g: UInt8, _ b: UInt8) {
-        self.r = r
-        self.g = g
-        self.b = b
+        (self.r, self.g, self.b) = (r, g, b)
     }
 
     /// `#RRGGBB` (any case), or nil for anything else.
@@ -71,9 +69,7 @@ public struct TrayIcon: Sendable, Equatable {
     public static let focusStepCount = 48
 
     public init(mark: Mark, focusSteps: Int? = nil, focusIsWork: Bool = true, attention: Bool = false) {
-        self.mark = mark
-        self.focusSteps = focusSteps
-        self.focusIsWork = focusIsWork
+        (self.mark, self.focusSteps, self.focusIsWork) = (mark, focusSteps, focusIsWork)
         self.attention = attention
     }
 

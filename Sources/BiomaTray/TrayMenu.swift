@@ -35,9 +35,7 @@ public struct TrayInput: Sendable, Equatable {
     public var dueTasks: [TrayTask]
     public var presets: [TrayPreset]
     public init(state: WidgetState, projects: [TrayProject] = [], dueTasks: [TrayTask] = [], presets: [TrayPreset] = []) {
-        self.state = state
-        self.projects = projects
-        self.dueTasks = dueTasks
+        (self.state, self.projects, self.dueTasks) = (state, projects, dueTasks)
         self.presets = presets
     }
 }

@@ -42,9 +42,7 @@ public final class TrayService: @unchecked Sendable {
     var arcStep: Deadlines.Handle?
 
     public init(bus: Bus, clock: any TimeSource = SystemClock(), quit: @escaping @Sendable () -> Void) {
-        self.bus = bus
-        self.clock = clock
-        self.quit = quit
+        (self.bus, self.clock, self.quit) = (bus, clock, quit)
     }
 
     // MARK: - What is shown

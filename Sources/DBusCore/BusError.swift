@@ -84,24 +84,12 @@ public struct DBusMethodError: DBusErrorConvertible, Equatable, Sendable {
         dbusErrorMessage = message
     }
 
-    public static func invalidArgs(_ message: String) -> DBusMethodError {
-        DBusMethodError("org.freedesktop.DBus.Error.InvalidArgs", message)
-    }
-    public static func unknownMethod(_ message: String) -> DBusMethodError {
-        DBusMethodError("org.freedesktop.DBus.Error.UnknownMethod", message)
-    }
-    public static func unknownProperty(_ message: String) -> DBusMethodError {
-        DBusMethodError("org.freedesktop.DBus.Error.UnknownProperty", message)
-    }
-    public static func unknownInterface(_ message: String) -> DBusMethodError {
-        DBusMethodError("org.freedesktop.DBus.Error.UnknownInterface", message)
-    }
-    public static func propertyReadOnly(_ message: String) -> DBusMethodError {
-        DBusMethodError("org.freedesktop.DBus.Error.PropertyReadOnly", message)
-    }
-    public static func failed(_ message: String) -> DBusMethodError {
-        DBusMethodError("org.freedesktop.DBus.Error.Failed", message)
-    }
+    public static func invalidArgs(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.InvalidArgs", message) }
+    public static func unknownMethod(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.UnknownMethod", message) }
+    public static func unknownProperty(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.UnknownProperty", message) }
+    public static func unknownInterface(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.UnknownInterface", message) }
+    public static func propertyReadOnly(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.PropertyReadOnly", message) }
+    public static func failed(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.Failed", message) }
 }
 
 extension BusError: DBusErrorConvertible {

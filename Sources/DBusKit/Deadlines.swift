@@ -83,11 +83,7 @@ public final class Deadlines: @unchecked Sendable {
     }
 
     /// The current wall-clock time, µs since the Unix epoch.
-    public static func now() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec / 1000)
-    }
+    public static func now() -> Int64 { csystem_clock_us(CLOCK_REALTIME) }
 
     private func fired() {
         var expirations: UInt64 = 0

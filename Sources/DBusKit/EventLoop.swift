@@ -1,3 +1,4 @@
+import CSystem
 import CDBus
 import Glibc
 
@@ -239,9 +240,5 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
         buses.removeAll()
     }
 
-    static func monotonicMilliseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
-    }
+    static func monotonicMilliseconds() -> UInt64 { UInt64(csystem_clock_us(CLOCK_MONOTONIC) / 1000) }
 }

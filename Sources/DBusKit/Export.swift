@@ -41,10 +41,7 @@ public struct DBusMethod: Sendable {
     public var handler: Handler
 
     public init(_ name: String, in inputs: [DBusArgument] = [], out outputs: [DBusArgument] = [], handler: @escaping Handler) {
-        self.name = name
-        self.inputs = inputs
-        self.outputs = outputs
-        self.handler = handler
+        (self.name, self.inputs, self.outputs, self.handler) = (name, inputs, outputs, handler)
     }
 
     var inputSignature: String { DBusType.signature(of: inputs.map(\.type)) }
@@ -68,9 +65,7 @@ public struct DBusProperty: Sendable {
         self.name = name
         self.declared = signature
         self.type = (try? DBusType.parseSingle(signature)) ?? .variant
-        self.get = get
-        self.set = set
-        self.changeSignal = changeSignal
+        (self.get, self.set, self.changeSignal) = (get, set, changeSignal)
     }
 }
 
@@ -96,11 +91,8 @@ public struct DBusInterface: Sendable {
         _ name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [], signals: [DBusSignal] = [],
         propertyValues: (@Sendable () throws -> [String: DBusValue])? = nil
     ) {
-        self.name = name
-        self.methods = methods
-        self.properties = properties
-        self.signals = signals
-        self.propertyValues = propertyValues
+        (self.name, self.methods, self.properties) = (name, methods, properties)
+        (self.signals, self.propertyValues) = (signals, propertyValues)
     }
 
     func method(_ member: String) -> DBusMethod? { methods.first { $0.name == member } }

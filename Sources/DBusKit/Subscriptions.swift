@@ -82,12 +82,8 @@ public struct MatchRule: Sendable, Equatable {
         type: MessageType = .signal, sender: String? = nil, path: String? = nil, interface: String? = nil,
         member: String? = nil, arg0: String? = nil
     ) {
-        self.type = type
-        self.sender = sender
-        self.path = path
-        self.interface = interface
-        self.member = member
-        self.arg0 = arg0
+        (self.type, self.sender, self.path, self.interface) = (type, sender, path, interface)
+        (self.member, self.arg0) = (member, arg0)
     }
 
     /// The rule as the bus reads it, e.g. `type='signal',interface='org.example.I'`.

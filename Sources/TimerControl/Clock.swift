@@ -1,3 +1,5 @@
+import CSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,9 +13,5 @@ public protocol TimeSource: Sendable {
 /// The wall clock (`CLOCK_REALTIME`).
 public struct SystemClock: TimeSource {
     public init() {}
-    public func now() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec / 1000)
-    }
+    public func now() -> Int64 { csystem_clock_us(CLOCK_REALTIME) }
 }

@@ -84,9 +84,7 @@ public struct ProjectSummary: Sendable, Equatable, DBusPropertyValue {
     public var color: String
 
     public init(id: String, name: String, color: String) {
-        self.id = id
-        self.name = name
-        self.color = color
+        (self.id, self.name, self.color) = (id, name, color)
     }
 
     public static var dbusType: DBusType { .structure([.string, .string, .string]) }
