@@ -246,6 +246,27 @@ final class SyncPair {
         }
     }
 
+    /// An import is recorded like any change: its intervals, and the project it made, reach
+    /// the other machine; taking it back (undo) removes them there too.
+    @Test func importsAndTheirUndoTravel() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(18))
+            let items = [
+                ImportedInterval(start: Self.at(8), end: Self.at(9), projectName: "Timew", entry: 1, note: "from timew"),
+                ImportedInterval(start: Self.at(10), end: Self.at(11), projectName: nil, entry: 2),
+            ]
+            #expect(try pair.a.importIntervals(items, format: .timewarrior, at: Self.at(18)).count == 2)
+            try pair.exchange(at: Self.at(18))
+            #expect(pair.b.projects.map(\.name) == ["Timew"])
+            let csv = try pair.export(pair.b, at: Self.at(18))
+            #expect(csv.contains("from timew") && csv.split(whereSeparator: \.isNewline).count == 3, "\(csv)")
+            #expect(try csv == pair.export(pair.a, at: Self.at(18)))
+            _ = try pair.a.undo(at: Self.at(18))
+            try pair.exchange(at: Self.at(18))
+            #expect(try pair.export(pair.b, at: Self.at(18)).split(whereSeparator: \.isNewline).count == 1)
+        }
+    }
+
     /// A reboot ends the interval running here at the last moment the program was alive —
     /// but not one a peer started: it runs there, and its stop comes from there.
     @Test func aRebootDoesNotStopWhatAPeerRuns() throws {
