@@ -14,7 +14,8 @@ import Foundation
 /// loop (nothing polls: an idle daemon with sync on does not wake up), read from their cursors
 /// when a file changes, and merged in one transaction per batch. A folder that cannot be
 /// written (unmounted, read-only) does not stop the timer: the operations wait in the store and
-/// are appended at the next change once it can be written again.
+/// are appended at the next change, or at the next try (2 s after the failure, then twice as
+/// long each time, up to 5 min: the only wake-ups sync makes, and only while it fails).
 public final class SyncService: ObjectInterface, @unchecked Sendable {
     private let tracker: Tracker
     private let bus: Bus
@@ -30,6 +31,15 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     private var watchHandle: EventLoop.WatchHandle?
     /// Why this device's operations are not in the folder now (they wait in the store).
     private var writeProblem: String?
+    /// While `writeProblem` lasts: the next try to write what waits, without a change to
+    /// bring it (a folder mounted again while nobody works). Nothing is armed otherwise.
+    private var retry: Deadlines.Handle?
+    private weak var deadlines: Deadlines?
+    /// How long after a failed write the folder is tried again: 2 s, doubling up to 5 min
+    /// while it keeps failing.
+    private var retryAfter = SyncService.firstRetry
+    static let firstRetry: Micros = 2_000_000
+    static let lastRetry: Micros = 300_000_000
     /// A message about this device (a copied data folder that took a new id).
     private var notice: String?
     /// Peers' operations in the folder not merged (damage or a line still being copied).
@@ -65,6 +75,11 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     }
 
     public func attach(_ deadlines: Deadlines) {
+        self.deadlines = deadlines
+        retry = deadlines.add { [weak self] _ in
+            guard let self, writeProblem != nil else { return }
+            publishing(at: clock.now()) { catchUp() }
+        }
         do {
             let device = try tracker.syncDevice()
             if let folder = configuredFolder, device.folder != folder {
@@ -213,6 +228,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         folder = nil
         tracker.onSyncOperations = nil
         writeProblem = nil
+        if let deadlines, let retry { deadlines.schedule(retry, at: nil) }
         behind = 0
         peerRows = []
     }
@@ -245,6 +261,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             tracker.syncWritten(upTo: waiting.last?.sequence ?? inFolder)
             if writeProblem != nil { log("sync: the folder takes this device's operations again") }
             writeProblem = nil
+            retryAfter = Self.firstRetry
+            if let deadlines, let retry { deadlines.schedule(retry, at: nil) }
         } catch {
             failed(error)
         }
@@ -254,6 +272,10 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         let text = "cannot write to the sync folder (\(error)); changes are kept here and written when it can be"
         if writeProblem == nil { log("sync: " + text) }
         writeProblem = text
+        if let deadlines, let retry {
+            deadlines.schedule(retry, at: clock.now() + retryAfter)
+            retryAfter = min(retryAfter * 2, Self.lastRetry)
+        }
     }
 
     // MARK: - Reading
