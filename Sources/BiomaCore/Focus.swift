@@ -172,17 +172,13 @@ public struct FocusRecord: Sendable, Equatable {
     }
 }
 
-/// A phase that ended (ran out, was skipped, or ended by an extension below zero).
+/// A phase that ended (ran out, was skipped, or ended by an extension below zero): the phase
+/// as one record — which phase, from its first stretch's start to its end, its planned length
+/// and whether it was completed, read as `end.kind`, `end.start` … — and what follows it.
+@dynamicMemberLookup
 public struct FocusPhaseEnd: Sendable, Equatable {
-    public var kind: FocusKind
-    public var phase: FocusPhase
-    public var round: Int
-    public var label: String
-    public var project: String?
-    /// When the phase (its first stretch) started, and when it ended.
-    public var start: Micros
-    public var end: Micros
-    public var completed: Bool
+    public var record: FocusRecord
+    public subscript<T>(dynamicMember field: KeyPath<FocusRecord, T>) -> T { record[keyPath: field] }
     /// It ended while the daemon was not there to see it.
     public var late: Bool
     /// The phase that follows, nil when the timer is done.
@@ -392,6 +388,7 @@ public struct FocusTimer: Sendable, Equatable, Codable {
     ) {
         let endedRound = round
         let endedStart = phaseStart
+        let endedLength = phaseDuration
         var next: FocusPhase?
         var auto = true
         switch plan.kind {
@@ -438,8 +435,10 @@ public struct FocusTimer: Sendable, Equatable, Codable {
         if announce {
             outcome.ended.append(
                 FocusPhaseEnd(
-                    kind: plan.kind, phase: ended, round: endedRound, label: plan.label, project: plan.project,
-                    start: endedStart, end: end, completed: completed, late: late, next: next, nextStarted: starts))
+                    record: FocusRecord(
+                        kind: plan.kind, phase: ended, round: endedRound, label: plan.label, project: plan.project,
+                        start: endedStart, end: end, planned: endedLength, completed: completed),
+                    late: late, next: next, nextStarted: starts))
         }
         stretchStart = nil
         guard let next else {
