@@ -6,14 +6,20 @@ import Foundation
 
 public struct DaemonOptions: Sendable {
     public var address: BusAddress = .session
-    public var dataDirectory: URL?
     public var replace = false
-    public var rules = DayRules()
-    /// The settings file as read (command-line options applied): notifications, time away,
-    /// the phase-end command, the calendar file, targets, the sync folder. The store's
-    /// `target set` values beat its targets.
+    /// The settings file as read (command-line options applied): the data folder, the day's
+    /// start and the week's, notifications, time away, the phase-end command, the calendar
+    /// file, targets, the sync folder. The store's `target set` values beat its targets.
     public var settings = Settings()
     public init() {}
+
+    /// The day's start and the week's first day from the settings, in the local time zone.
+    public var rules: DayRules {
+        var rules = DayRules()
+        rules.dayStartMinutes = settings.dayStartMinutes
+        rules.firstWeekday = settings.firstWeekday
+        return rules
+    }
 }
 
 /// `biomatimerd`: one event loop thread owns the session-bus connection, the system-bus
@@ -29,7 +35,7 @@ public enum Daemon {
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         defer { Glibc.close(signalFD) }
         let clock = SystemClock()
-        let directory = options.dataDirectory ?? Tracker.defaultDataDirectory()
+        let directory = options.settings.dataDirectory ?? Tracker.defaultDataDirectory()
         let loop: EventLoop
         let bus: Bus
         do {

@@ -153,7 +153,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             let device: SyncDevice
             do { device = try tracker.syncDevice() } catch { throw DaemonAPI.dbusError(error) }
             let root = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-            if Self.isCopy(device, in: SyncFolder(root: root)) {
+            let chosen = SyncFolder(root: root)
+            if Self.isCopy(device, in: chosen) {
                 // Asked for: said as an error, with the new id taken for the next call.
                 let renewed: SyncDevice
                 do {
@@ -166,7 +167,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
                 throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_IDENTITY, text)
             }
             do {
-                try SyncFolder(root: root).prepare(device: device.id, name: name.isEmpty ? device.name : name)
+                try chosen.prepare(device: device.id, name: name.isEmpty ? device.name : name)
             } catch {
                 throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_FOLDER, "\(error)")
             }

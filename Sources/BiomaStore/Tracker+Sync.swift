@@ -263,12 +263,18 @@ extension Tracker {
     func openIntervalRunsOnAPeer() throws -> Bool {
         guard let me = sync.device, me.folder != nil else { return false }
         return try readOrThrow { db in
-            guard let open = try Self.openInterval(db),
-                let stamp = try Self.mergedFields(db, .interval, open.uuid)?.fields["start"]?.stamp,
-                let starter = try String.fetchOne(db, sql: "SELECT device FROM sync_stamp WHERE id = ?", arguments: [stamp])
-            else { return false }
+            guard let open = try Self.openInterval(db), let starter = try Self.starter(ofInterval: open.uuid, db) else {
+                return false
+            }
             return starter != me.id
         }
+    }
+
+    /// The device that started `interval`: the writer of its merged `start`; nil when no
+    /// operation has named it here.
+    static func starter(ofInterval interval: String, _ db: Database) throws -> String? {
+        guard let stamp = try mergedFields(db, .interval, interval)?.fields["start"]?.stamp else { return nil }
+        return try String.fetchOne(db.cachedStatement(sql: "SELECT device FROM sync_stamp WHERE id = ?"), arguments: [stamp])
     }
 
     static func openInterval(_ db: Database) throws -> (uuid: String, segment: OpenSegment)? {
@@ -642,16 +648,11 @@ struct SyncMaterializer {
         }
         // Said once: the time both devices timed (a run stopped by a newer start is not news).
         var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []
-        /// The device that started `interval`: the writer of its `start`.
-        func device(_ interval: String) throws -> String {
-            let fields = try Tracker.mergedFields(db, .interval, interval)
-            guard let stamp = fields?.fields["start"]?.stamp else { return "" }
-            return try String.fetchOne(db.cachedStatement(sql: "SELECT device FROM sync_stamp WHERE id = ?"), arguments: [stamp])
-                ?? ""
-        }
         for overlap in overlaps {
             guard let to = overlap.to else { continue }
-            timedTwice.append((try device(overlap.kept), try device(overlap.cut), overlap.from, to))
+            let kept = try Tracker.starter(ofInterval: overlap.kept, db) ?? ""
+            let cut = try Tracker.starter(ofInterval: overlap.cut, db) ?? ""
+            timedTwice.append((kept, cut, overlap.from, to))
         }
         return timedTwice
     }

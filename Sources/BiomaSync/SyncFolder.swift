@@ -246,7 +246,9 @@ public struct SyncFolder: Sendable {
     }
 
     /// The last whole line `device` has in the folder (its sequence and operation id), read
-    /// from the end of its newest segment; nil when it has none.
+    /// from the end of its newest segment — its last two lines' worth at most (a line is at
+    /// most 64 KiB), not the whole segment: the merge asks after every read of a peer. Nil when
+    /// it has none.
     public func lastOperation(of device: String) -> (sequence: Int64, operation: String)? {
         guard let dir = opendir(directory(of: device)) else { return nil }
         var newest = 0
@@ -255,7 +257,8 @@ public struct SyncFolder: Sendable {
             newest = max(newest, SyncLog.segmentIndex(name) ?? 0)
         }
         closedir(dir)
-        guard newest > 0, case .success(let bytes) = Self.read(segmentPath(of: device, newest)) else { return nil }
+        guard newest > 0, let bytes = Self.tail(of: segmentPath(of: device, newest), count: 2 * (SyncOperation.maxLineBytes + 1))
+        else { return nil }
         let whole = bytes[..<(bytes.lastIndex(of: UInt8(ascii: "\n")) ?? 0)]
         let start = whole.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
         guard let text = String(validating: whole[start...], as: UTF8.self),
@@ -271,6 +274,27 @@ public struct SyncFolder: Sendable {
         do { try AtomicFile.write(bytes, directory: fd, name: name) } catch {
             throw SyncFolderError(directory + "/" + name, error.code)
         }
+    }
+
+    /// The last `count` bytes of the file at `path` (all of it when shorter); nil when it
+    /// cannot be read.
+    private static func tail(of path: String, count: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        let start = max(0, Int(status.st_size) - count)
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) - start)
+        var got = 0
+        while got < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(start + got)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        bytes.removeSubrange(got...)
+        return bytes
     }
 
     private static func read(_ path: String) -> Result<[UInt8], SystemError> {

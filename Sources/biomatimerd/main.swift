@@ -52,11 +52,9 @@ struct DaemonCommand: ParsableCommand {
             }
             settings.away.threshold = threshold
         }
+        if let dataDir { settings.dataDirectory = URL(fileURLWithPath: dataDir, isDirectory: true) }
         var options = DaemonOptions()
-        options.dataDirectory = dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? settings.dataDirectory
         options.replace = replace
-        options.rules.dayStartMinutes = settings.dayStartMinutes
-        options.rules.firstWeekday = settings.firstWeekday
         options.settings = settings
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
