@@ -82,29 +82,29 @@ extension FocusService {
         DBusInterface(
             FocusStatus.table, state: { [self] in status(at: clock.now()) },
             methods: [
-                DBusMethod(BIOMATIMER_FOCUS1_START_POMODORO, in: [.init("options", "a{sv}")]) { [self] in try startPomodoro($0) },
-                DBusMethod(BIOMATIMER_FOCUS1_START_COUNTDOWN, in: [.init("duration", "x"), .init("options", "a{sv}")]) {
+                DBusMethod.action(BIOMATIMER_FOCUS1_START_POMODORO, in: [.init("options", "a{sv}")]) { [self] in try startPomodoro($0) },
+                DBusMethod.action(BIOMATIMER_FOCUS1_START_COUNTDOWN, in: [.init("duration", "x"), .init("options", "a{sv}")]) {
                     [self] in try startCountdown($0)
                 },
-                DBusMethod(BIOMATIMER_FOCUS1_START_INTERVALS,
+                DBusMethod.action(BIOMATIMER_FOCUS1_START_INTERVALS,
                     in: [.init("active", "x"), .init("rest", "x"), .init("rounds", "u"), .init("options", "a{sv}")]
                 ) { [self] in try startIntervals($0) },
-                DBusMethod(BIOMATIMER_FOCUS1_START_PRESET, in: [.init("preset", "s")]) { [self] in try startPreset($0) },
-                DBusMethod(BIOMATIMER_FOCUS1_PAUSE) { [self] _ in try none(pause()) },
-                DBusMethod(BIOMATIMER_FOCUS1_RESUME) { [self] _ in try none(resume()) },
+                DBusMethod.action(BIOMATIMER_FOCUS1_START_PRESET, in: [.init("preset", "s")]) { [self] in try startPreset($0) },
+                DBusMethod.action(BIOMATIMER_FOCUS1_PAUSE) { [self] _ in try pause() },
+                DBusMethod.action(BIOMATIMER_FOCUS1_RESUME) { [self] _ in try resume() },
                 DBusMethod(BIOMATIMER_FOCUS1_TOGGLE_PAUSE, out: [.init("paused", "b")]) { [self] _ in [.boolean(try togglePause())] },
-                DBusMethod(BIOMATIMER_FOCUS1_SKIP) { [self] _ in try none(skip()) },
-                DBusMethod(BIOMATIMER_FOCUS1_EXTEND, in: [.init("delta", "x")]) { [self] in try none(extend(by: $0.arguments[0].int64!)) },
-                DBusMethod(BIOMATIMER_FOCUS1_CONFIRM) { [self] _ in try none(confirm()) },
-                DBusMethod(BIOMATIMER_FOCUS1_STOP_FOCUS) { [self] _ in try none(stopFocus()) },
+                DBusMethod.action(BIOMATIMER_FOCUS1_SKIP) { [self] _ in try skip() },
+                DBusMethod.action(BIOMATIMER_FOCUS1_EXTEND, in: [.init("delta", "x")]) { [self] in try extend(by: $0.arguments[0].int64!) },
+                DBusMethod.action(BIOMATIMER_FOCUS1_CONFIRM) { [self] _ in try confirm() },
+                DBusMethod.action(BIOMATIMER_FOCUS1_STOP_FOCUS) { [self] _ in try stopFocus() },
                 DBusMethod(BIOMATIMER_FOCUS1_LIST_PRESETS, out: [.init("presets", "aa{sv}")]) { [self] _ in [listPresets()] },
                 DBusMethod(BIOMATIMER_FOCUS1_ADD_PRESET, in: [.init("name", "s"), .init("kind", "s"), .init("options", "a{sv}")],
                     out: [.init("id", "s")]
                 ) { [self] in try addPreset($0) },
-                DBusMethod(BIOMATIMER_FOCUS1_UPDATE_PRESET, in: [.init("preset", "s"), .init("changes", "a{sv}")]) {
+                DBusMethod.action(BIOMATIMER_FOCUS1_UPDATE_PRESET, in: [.init("preset", "s"), .init("changes", "a{sv}")]) {
                     [self] in try updatePreset($0)
                 },
-                DBusMethod(BIOMATIMER_FOCUS1_DELETE_PRESET, in: [.init("preset", "s")]) { [self] in try deletePreset($0) },
+                DBusMethod.action(BIOMATIMER_FOCUS1_DELETE_PRESET, in: [.init("preset", "s")]) { [self] in try deletePreset($0) },
                 DBusMethod(BIOMATIMER_FOCUS1_FOCUS_HISTORY, in: [.init("from_day", "s"), .init("to_day", "s")],
                     out: [.init("phases", "aa{sv}")]
                 ) { [self] in try focusHistory($0) },
@@ -114,31 +114,31 @@ extension FocusService {
 
     // MARK: - Handlers
 
-    private func startPomodoro(_ call: MethodCall) throws -> [DBusValue] {
+    private func startPomodoro(_ call: MethodCall) throws {
         var plan = FocusPlan.pomodoro()
         try Self.apply(call.arguments[0].vardict ?? [:], to: &plan, allowed: Self.pomodoroKeys)
-        return try none(start(plan))
+        try start(plan)
     }
 
-    private func startCountdown(_ call: MethodCall) throws -> [DBusValue] {
+    private func startCountdown(_ call: MethodCall) throws {
         var plan = FocusPlan.countdown(call.arguments[0].int64!)
         try Self.apply(call.arguments[1].vardict ?? [:], to: &plan, allowed: Self.countdownKeys)
-        return try none(start(plan))
+        try start(plan)
     }
 
-    private func startIntervals(_ call: MethodCall) throws -> [DBusValue] {
-        guard case .uint32(let rounds) = call.arguments[2] else { return [] }
+    private func startIntervals(_ call: MethodCall) throws {
+        guard case .uint32(let rounds) = call.arguments[2] else { return }
         var plan = FocusPlan.intervals(active: call.arguments[0].int64!, rest: call.arguments[1].int64!, rounds: Int(rounds))
         try Self.apply(call.arguments[3].vardict ?? [:], to: &plan, allowed: Self.intervalsKeys)
-        return try none(start(plan))
+        try start(plan)
     }
 
-    private func startPreset(_ call: MethodCall) throws -> [DBusValue] {
+    private func startPreset(_ call: MethodCall) throws {
         let ref = call.arguments[0].string!
         guard let preset = tracker.presets.resolve(ref) else { throw DaemonAPI.dbusError(TrackerError.noSuchPreset(ref)) }
         var plan = preset.plan
         if plan.label.isEmpty { plan.label = preset.name }
-        return try none(start(plan))
+        try start(plan)
     }
 
     /// Starts a plan, replacing any focus timer.
@@ -218,7 +218,7 @@ extension FocusService {
         return [.string(try work.change { try tracker.addPreset(name: name, plan: plan, at: $0) })]
     }
 
-    private func updatePreset(_ call: MethodCall) throws -> [DBusValue] {
+    private func updatePreset(_ call: MethodCall) throws {
         let ref = call.arguments[0].string!
         guard let preset = tracker.presets.resolve(ref) else { throw DaemonAPI.dbusError(TrackerError.noSuchPreset(ref)) }
         var changes = call.arguments[1].vardict ?? [:]
@@ -230,13 +230,11 @@ extension FocusService {
                 try Self.apply(changes, to: &plan, allowed: Self.presetKeys(preset.plan.kind))
             }
         }
-        return []
     }
 
-    private func deletePreset(_ call: MethodCall) throws -> [DBusValue] {
+    private func deletePreset(_ call: MethodCall) throws {
         let ref = call.arguments[0].string!
         try work.change { try tracker.deletePreset(ref, at: $0) }
-        return []
     }
 
     private func focusHistory(_ call: MethodCall) throws -> [DBusValue] {
@@ -251,5 +249,3 @@ extension FocusService {
     }
 }
 
-/// A method with no result: its handler's answer.
-func none(_: Void) -> [DBusValue] { [] }

@@ -62,13 +62,11 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             SyncStatus.table, state: { [self] in status() },
             methods: [
-                DBusMethod(BIOMATIMER_SYNC1_ENABLE, in: [.init("folder", "s"), .init("device_name", "s")]) { [self] call in
+                DBusMethod.action(BIOMATIMER_SYNC1_ENABLE, in: [.init("folder", "s"), .init("device_name", "s")]) { [self] call in
                     try enable(folder: call.arguments[0].string!, name: call.arguments[1].string!)
-                    return []
                 },
-                DBusMethod(BIOMATIMER_SYNC1_DISABLE) { [self] _ in
+                DBusMethod.action(BIOMATIMER_SYNC1_DISABLE) { [self] _ in
                     try disable()
-                    return []
                 },
             ],
             signals: [DBusSignal("Merged", [.init("ops", "u"), .init("devices", "as")])])

@@ -174,24 +174,22 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                 DBusMethod(BIOMATIMER_TASKS1_ADD_TASK, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
                     [self] in try addTask($0)
                 },
-                DBusMethod(BIOMATIMER_TASKS1_UPDATE_TASK, in: [.init("task", "s"), .init("changes", "a{sv}")]) {
+                DBusMethod.action(BIOMATIMER_TASKS1_UPDATE_TASK, in: [.init("task", "s"), .init("changes", "a{sv}")]) {
                     [self] in try updateTask($0)
                 },
-                DBusMethod(BIOMATIMER_TASKS1_COMPLETE_TASK, in: [.init("task", "s")]) { [self] in
-                    try none(completeTask($0.arguments[0].string!))
+                DBusMethod.action(BIOMATIMER_TASKS1_COMPLETE_TASK, in: [.init("task", "s")]) { [self] in
+                    try completeTask($0.arguments[0].string!)
                 },
-                DBusMethod(BIOMATIMER_TASKS1_REOPEN_TASK, in: [.init("task", "s")]) { [self] call in
+                DBusMethod.action(BIOMATIMER_TASKS1_REOPEN_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.reopenTask(id, at: $0) }
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TASKS1_DELETE_TASK, in: [.init("task", "s")]) { [self] call in
+                DBusMethod.action(BIOMATIMER_TASKS1_DELETE_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
                     try change { try tracker.deleteTask(id, at: $0) }
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TASKS1_SNOOZE_TASK, in: [.init("task", "s"), .init("delay", "x")]) { [self] in
-                    try none(snoozeTask($0.arguments[0].string!, by: $0.arguments[1].int64!))
+                DBusMethod.action(BIOMATIMER_TASKS1_SNOOZE_TASK, in: [.init("task", "s"), .init("delay", "x")]) { [self] in
+                    try snoozeTask($0.arguments[0].string!, by: $0.arguments[1].int64!)
                 },
                 DBusMethod(BIOMATIMER_TASKS1_LIST_TASKS, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
                     let includeDone = call.arguments[0].bool ?? false
@@ -209,7 +207,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
     }
 
-    private func updateTask(_ call: MethodCall) throws -> [DBusValue] {
+    private func updateTask(_ call: MethodCall) throws {
         let options = try Options(
             call.arguments[1].vardict ?? [:], allowed: ["Title", "Due", "Remind", "Project"])
         guard !options.values.isEmpty else {
@@ -223,7 +221,6 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
         let id = call.arguments[0].string!
         try change { try tracker.updateTask(id, changes, at: $0) }
-        return []
     }
 
     static func listing(_ task: TaskItem) -> TaskListing {

@@ -15,11 +15,10 @@ extension WorkService {
             DBusMethod(BIOMATIMER_TIMER1_ADD_INTERVAL, in: [.init("start", "x"), .init("end", "x"), .init("project", "s"), .init("options", "a{sv}")],
                 out: [.init("id", "s")]
             ) { [self] in try addInterval($0) },
-            DBusMethod(BIOMATIMER_TIMER1_UPDATE_INTERVAL, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] in try updateInterval($0) },
-            DBusMethod(BIOMATIMER_TIMER1_DELETE_INTERVAL, in: [.init("id", "s")]) { [self] call in
+            DBusMethod.action(BIOMATIMER_TIMER1_UPDATE_INTERVAL, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] in try updateInterval($0) },
+            DBusMethod.action(BIOMATIMER_TIMER1_DELETE_INTERVAL, in: [.init("id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 try change { try tracker.deleteInterval(id, at: $0) }
-                return []
             },
             DBusMethod(BIOMATIMER_TIMER1_SPLIT_INTERVAL, in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
@@ -64,7 +63,7 @@ extension WorkService {
         ]
     }
 
-    private func updateInterval(_ call: MethodCall) throws -> [DBusValue] {
+    private func updateInterval(_ call: MethodCall) throws {
         let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Note", "Replace"])
         var changes = Tracker.IntervalChanges()
         changes.start = try options.int64("Start")
@@ -77,7 +76,6 @@ extension WorkService {
         }
         let id = call.arguments[0].string!
         try change { try tracker.updateInterval(id, changes, at: $0) }
-        return []
     }
 
     static func listing(_ row: IntervalRow) -> IntervalListing {

@@ -86,13 +86,12 @@ extension WorkService {
     }
 
     /// `SetTargets(a{sv})`: `Daily` sets every day, `Mon` … `Sun` one weekday (µs, `x`).
-    func setTargets(_ call: MethodCall) throws -> [DBusValue] {
+    func setTargets(_ call: MethodCall) throws {
         let changes = try Self.targetChanges(call.arguments[0].vardict ?? [:])
         try change { _ in
             try tracker.setTargets(changes)
             storedTargets.merge(changes) { _, new in new }
         }
-        return []
     }
 
     /// `ListTargets()`: `Days` aa{sv} (`Day` s `Mon` … `Sun`, `Target` x, `Source` s `store`,

@@ -276,29 +276,24 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             WorkStatus.table, state: { [self] in try status() },
             methods: [
-                DBusMethod(BIOMATIMER_TIMER1_START) { [self] _ in
+                DBusMethod.action(BIOMATIMER_TIMER1_START) { [self] _ in
                     try start()
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TIMER1_STOP) { [self] _ in
+                DBusMethod.action(BIOMATIMER_TIMER1_STOP) { [self] _ in
                     try change { try tracker.stop(at: $0) }
-                    return []
                 },
                 DBusMethod(BIOMATIMER_TIMER1_TOGGLE, out: [.init("running", "b")]) { [self] _ in
                     [.boolean(try change { try tracker.toggle(at: $0) })]
                 },
-                DBusMethod(BIOMATIMER_TIMER1_RESET) { [self] _ in
+                DBusMethod.action(BIOMATIMER_TIMER1_RESET) { [self] _ in
                     try change { try tracker.reset(at: $0) }
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TIMER1_START_PROJECT, in: [.init("project", "s")]) { [self] call in
+                DBusMethod.action(BIOMATIMER_TIMER1_START_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.startProject(ref, at: $0) }
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TIMER1_STOP_PROJECT) { [self] _ in
+                DBusMethod.action(BIOMATIMER_TIMER1_STOP_PROJECT) { [self] _ in
                     try change { try tracker.stopProject(at: $0) }
-                    return []
                 },
                 DBusMethod(BIOMATIMER_TIMER1_TOGGLE_PROJECT, in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
                     let ref = call.arguments[0].string!
@@ -308,10 +303,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     let step = Int(call.arguments[0].int64!)
                     return [.string(try change { try tracker.cycleProject(step: step, at: $0) })]
                 },
-                DBusMethod(BIOMATIMER_TIMER1_RESET_PROJECT, in: [.init("project", "s")]) { [self] call in
+                DBusMethod.action(BIOMATIMER_TIMER1_RESET_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.resetProject(ref, at: $0) }
-                    return []
                 },
                 DBusMethod(BIOMATIMER_TIMER1_LIST_PROJECTS, out: [.init("projects", "aa{sv}")]) { [self] _ in
                     [try listProjects()]
@@ -322,13 +316,12 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     let color = call.arguments[1].string!
                     return [.string(try change { try tracker.addProject(name: name, color: color, at: $0) })]
                 },
-                DBusMethod(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) {
+                DBusMethod.action(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) {
                     [self] in try updateProject($0)
                 },
-                DBusMethod(BIOMATIMER_TIMER1_DELETE_PROJECT, in: [.init("project", "s")]) { [self] call in
+                DBusMethod.action(BIOMATIMER_TIMER1_DELETE_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
                     try change { try tracker.deleteProject(ref, at: $0) }
-                    return []
                 },
                 DBusMethod(BIOMATIMER_TIMER1_REPORT, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
                     [self] call in
@@ -346,41 +339,35 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     let count = try change { try tracker.importCSV(text, at: $0) }
                     return [.uint32(UInt32(clamping: count))]
                 },
-                DBusMethod(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _ in
+                DBusMethod.action(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _ in
                     defer { releaseMemoryAfterBulkWork() }
                     try change { try tracker.resetHistory(at: $0) }
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
+                DBusMethod.action(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
                     try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TIMER1_AWAY_END) { [self] _ in
+                DBusMethod.action(BIOMATIMER_TIMER1_AWAY_END) { [self] _ in
                     try awayEnd()
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TIMER1_KEEP_AWAY) { [self] _ in
+                DBusMethod.action(BIOMATIMER_TIMER1_KEEP_AWAY) { [self] _ in
                     try keepAway()
-                    return []
                 },
-                DBusMethod(BIOMATIMER_TIMER1_KEEP_AWAY_FOR, in: [.init("project", "s")]) { [self] call in
+                DBusMethod.action(BIOMATIMER_TIMER1_KEEP_AWAY_FOR, in: [.init("project", "s")]) { [self] call in
                     try keepAway(for: call.arguments[0].string!)
-                    return []
                 },
             ] + editMethods() + importMethods() + noteMethods() + [
-                DBusMethod(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) },
+                DBusMethod.action(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) },
                 DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in [listTargets()] },
             ])
     }
 
-    private func updateProject(_ call: MethodCall) throws -> [DBusValue] {
+    private func updateProject(_ call: MethodCall) throws {
         let ref = call.arguments[0].string!
         let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
         try change {
             try tracker.updateProject(
                 ref, name: update.name, color: update.color, position: update.position, budget: update.budget, at: $0)
         }
-        return []
     }
 
     /// The picture of the day (and the report's text), drawn here where the store is:

@@ -18,21 +18,18 @@ extension TrayService {
         return DBusInterface(
             Self.itemInterface,
             methods: [
-                DBusMethod("ContextMenu", in: xy) { _ in [] },
-                DBusMethod("Activate", in: xy) { [unowned self] _ in
+                DBusMethod.action("ContextMenu", in: xy) { _ in },
+                DBusMethod.action("Activate", in: xy) { [unowned self] _ in
                     perform(.toggleWork)
-                    return []
                 },
-                DBusMethod("SecondaryActivate", in: xy) { [unowned self] _ in
+                DBusMethod.action("SecondaryActivate", in: xy) { [unowned self] _ in
                     if input.state.online && input.state.focus.isActive { perform(.focus(BIOMATIMER_FOCUS1_TOGGLE_PAUSE, [])) }
-                    return []
                 },
-                DBusMethod("Scroll", in: [DBusArgument("delta", "i"), DBusArgument("orientation", "s")]) { [unowned self] call in
+                DBusMethod.action("Scroll", in: [DBusArgument("delta", "i"), DBusArgument("orientation", "s")]) { [unowned self] call in
                     guard case .int32(let delta) = call.arguments[0], let orientation = call.arguments[1].string,
                         ["vertical", "horizontal"].contains(orientation.lowercased())
                     else { throw DBusMethodError.invalidArgs("orientation must be vertical or horizontal") }
                     if delta != 0 { perform(.cycle(delta > 0 ? 1 : -1)) }
-                    return []
                 },
                 DBusMethod("ProvideXdgActivationToken", in: [DBusArgument("token", "s")]) { _ in [] },
             ],

@@ -44,6 +44,17 @@ public struct DBusMethod: Sendable {
         (self.name, self.inputs, self.outputs, self.handler) = (name, inputs, outputs, handler)
     }
 
+    /// A method whose reply carries no values: `run` does the work, or throws the error that
+    /// is answered instead.
+    public static func action(
+        _ name: String, in inputs: [DBusArgument] = [], _ run: @escaping @Sendable (MethodCall) throws -> Void
+    ) -> DBusMethod {
+        DBusMethod(name, in: inputs) { call in
+            try run(call)
+            return []
+        }
+    }
+
     var inputSignature: String { DBusType.signature(of: inputs.map(\.type)) }
     var outputSignature: String { DBusType.signature(of: outputs.map(\.type)) }
 }
@@ -118,41 +129,33 @@ public struct DBusInterface: Sendable {
 
 /// Introspection XML for an object, in the layout of `dbus/*.xml` files.
 public enum Introspection {
-    static let standardInterfaces = """
-          <interface name="org.freedesktop.DBus.Peer">
-            <method name="Ping"/>
-            <method name="GetMachineId">
-              <arg name="machine_uuid" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Introspectable">
-            <method name="Introspect">
-              <arg name="xml_data" type="s" direction="out"/>
-            </method>
-          </interface>
-          <interface name="org.freedesktop.DBus.Properties">
-            <method name="Get">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="out"/>
-            </method>
-            <method name="GetAll">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="properties" type="a{sv}" direction="out"/>
-            </method>
-            <method name="Set">
-              <arg name="interface_name" type="s" direction="in"/>
-              <arg name="property_name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="in"/>
-            </method>
-            <signal name="PropertiesChanged">
-              <arg name="interface_name" type="s"/>
-              <arg name="changed_properties" type="a{sv}"/>
-              <arg name="invalidated_properties" type="as"/>
-            </signal>
-          </interface>
-
-        """
+    /// `org.freedesktop.DBus.Peer`, `Introspectable` and `Properties`, as every object has them
+    /// (the dispatcher answers them; these descriptions are only written into the XML).
+    static let standardInterfaces: String = {
+        func described(_ name: String, in inputs: [DBusArgument] = [], out outputs: [DBusArgument] = []) -> DBusMethod {
+            DBusMethod(name, in: inputs, out: outputs) { _ in [] }
+        }
+        let (interface, property) = (DBusArgument("interface_name", "s"), DBusArgument("property_name", "s"))
+        return [
+            DBusInterface(
+                "org.freedesktop.DBus.Peer",
+                methods: [described("Ping"), described("GetMachineId", out: [.init("machine_uuid", "s")])]),
+            DBusInterface(
+                "org.freedesktop.DBus.Introspectable", methods: [described("Introspect", out: [.init("xml_data", "s")])]),
+            DBusInterface(
+                "org.freedesktop.DBus.Properties",
+                methods: [
+                    described("Get", in: [interface, property], out: [.init("value", "v")]),
+                    described("GetAll", in: [interface], out: [.init("properties", "a{sv}")]),
+                    described("Set", in: [interface, property, .init("value", "v")]),
+                ],
+                signals: [
+                    DBusSignal(
+                        "PropertiesChanged",
+                        [interface, .init("changed_properties", "a{sv}"), .init("invalidated_properties", "as")])
+                ]),
+        ].map(xml).joined()
+    }()
 
     static let header = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
