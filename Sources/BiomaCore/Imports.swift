@@ -101,41 +101,36 @@ public struct TagMap: Sendable, Equatable {
 /// are ignored. The annotation becomes the interval's note (it must be one a note can be). An interval with no length (end equal to start) holds no time and is left out.
 public enum TimewarriorImport {
     public static func parse(_ text: String, tagMap: TagMap = TagMap()) throws(TrackerError) -> [ImportedInterval] {
-        var result: [ImportedInterval] = []
-        var validated: [String: String] = [:]
-        try ImportRules.forEachElement(text, what: "Timewarrior export", example: "`timew export` writes") {
-            (entry, value) throws(TrackerError) in
-            var id: String?
-            func bad(_ why: String) -> TrackerError {
-                ImportRules.bad(ImportFormat.timewarrior.entryLabel(entry, id: id), why)
-            }
-            guard case .object = value else { throw bad("expected an object, found \(value.kind)") }
+        try ImportRules.intervals(
+            text, .timewarrior, tagMap: tagMap, what: "Timewarrior export", example: "`timew export` writes", labelNoun: "tag"
+        ) { (entry, value) throws(TrackerError) in
+            guard case .object = value else { throw entry.bad("expected an object, found \(value.kind)") }
             if let raw = value["id"] {
                 guard case .number(let digits) = raw, let number = Int(digits), number >= 0 else {
-                    throw bad("\"id\" must be a whole number, found \(ImportRules.shown(raw))")
+                    throw entry.bad("\"id\" must be a whole number, found \(ImportRules.shown(raw))")
                 }
-                id = "@\(number)"
+                entry.id = "@\(number)"
             }
-            guard let rawStart = value["start"] else { throw bad("it has no \"start\"") }
+            guard let rawStart = value["start"] else { throw entry.bad("it has no \"start\"") }
             guard case .string(let startText) = rawStart, let start = parseTime(startText) else {
-                throw bad("\"start\" \(ImportRules.shown(rawStart)) is not a time like \"20240131T090000Z\"")
+                throw entry.bad("\"start\" \(ImportRules.shown(rawStart)) is not a time like \"20240131T090000Z\"")
             }
             guard let rawEnd = value["end"] else {
-                throw bad(
+                throw entry.bad(
                     "it is still open (it has no \"end\"): stop it with `timew stop`, or leave it out, and import again")
             }
             guard case .string(let endText) = rawEnd, let end = parseTime(endText) else {
-                throw bad("\"end\" \(ImportRules.shown(rawEnd)) is not a time like \"20240131T170000Z\"")
+                throw entry.bad("\"end\" \(ImportRules.shown(rawEnd)) is not a time like \"20240131T170000Z\"")
             }
-            guard end >= start else { throw bad("it ends (\(endText)) before it starts (\(startText))") }
+            guard end >= start else { throw entry.bad("it ends (\(endText)) before it starts (\(startText))") }
             var tags: [String] = []
             if let rawTags = value["tags"] {
                 guard case .array(let elements) = rawTags else {
-                    throw bad("\"tags\" must be an array of strings, found \(rawTags.kind)")
+                    throw entry.bad("\"tags\" must be an array of strings, found \(rawTags.kind)")
                 }
                 for element in elements {
                     guard case .string(let tag) = element else {
-                        throw bad("\"tags\" must be an array of strings, and holds \(ImportRules.shown(element))")
+                        throw entry.bad("\"tags\" must be an array of strings, and holds \(ImportRules.shown(element))")
                     }
                     tags.append(tag)
                 }
@@ -143,16 +138,12 @@ public enum TimewarriorImport {
             var note: String?
             if let annotation = value["annotation"] {
                 guard case .string(let text) = annotation else {
-                    throw bad("\"annotation\" must be a string, found \(annotation.kind)")
+                    throw entry.bad("\"annotation\" must be a string, found \(annotation.kind)")
                 }
-                note = try ImportRules.note(text, bad, noun: "annotation")
+                note = try ImportRules.note(text, entry.bad, noun: "annotation")
             }
-            if end == start { return }
-            let project = try ImportRules.project(tags, tagMap, bad, noun: "tag", validated: &validated)
-            result.append(ImportedInterval(start: start, end: end, projectName: project, entry: entry, entryID: id, note: note))
+            return ImportRules.EntryTime(start: start, end: end, labels: tags, note: note)
         }
-        try ImportRules.checkOverlaps(result, .timewarrior)
-        return result
     }
 
     /// `YYYYMMDDTHHMMSSZ` (UTC), the only form `timew export` writes.
@@ -197,33 +188,29 @@ public enum TimewarriorImport {
 /// closed. A frame with no length holds no time and is left out.
 public enum WatsonImport {
     public static func parse(_ text: String, tagMap: TagMap = TagMap()) throws(TrackerError) -> [ImportedInterval] {
-        var result: [ImportedInterval] = []
-        var validated: [String: String] = [:]
-        try ImportRules.forEachElement(text, what: "Watson frames file", example: "Watson keeps in ~/.config/watson/frames") {
-            (entry, value) throws(TrackerError) in
-            var id: String?
-            func bad(_ why: String) -> TrackerError {
-                ImportRules.bad(ImportFormat.watson.entryLabel(entry, id: id), why)
-            }
+        try ImportRules.intervals(
+            text, .watson, tagMap: tagMap, what: "Watson frames file", example: "Watson keeps in ~/.config/watson/frames",
+            labelNoun: "project or tag"
+        ) { (entry, value) throws(TrackerError) in
             guard case .array(let fields) = value else {
-                throw bad("expected an array [start, stop, project, id, tags, updated_at, note], found \(value.kind)")
+                throw entry.bad("expected an array [start, stop, project, id, tags, updated_at, note], found \(value.kind)")
             }
-            if fields.count > 3, case .string(let text) = fields[3] { id = ImportRules.plainID(text) }
+            if fields.count > 3, case .string(let text) = fields[3] { entry.id = ImportRules.plainID(text) }
             guard (4...7).contains(fields.count) else {
-                throw bad("expected 4 to 7 fields [start, stop, project, id, tags, updated_at, note], found \(fields.count)")
+                throw entry.bad("expected 4 to 7 fields [start, stop, project, id, tags, updated_at, note], found \(fields.count)")
             }
-            guard case .string = fields[3] else { throw bad("the id must be a string, found \(ImportRules.shown(fields[3]))") }
+            guard case .string = fields[3] else { throw entry.bad("the id must be a string, found \(ImportRules.shown(fields[3]))") }
             guard let start = seconds(fields[0]) else {
-                throw bad("the start \(ImportRules.shown(fields[0])) is not a time in seconds since 1970")
+                throw entry.bad("the start \(ImportRules.shown(fields[0])) is not a time in seconds since 1970")
             }
             guard let end = seconds(fields[1]) else {
-                throw bad("the stop \(ImportRules.shown(fields[1])) is not a time in seconds since 1970")
+                throw entry.bad("the stop \(ImportRules.shown(fields[1])) is not a time in seconds since 1970")
             }
             guard end >= start else {
-                throw bad("it stops (\(ImportRules.shown(fields[1]))) before it starts (\(ImportRules.shown(fields[0])))")
+                throw entry.bad("it stops (\(ImportRules.shown(fields[1]))) before it starts (\(ImportRules.shown(fields[0])))")
             }
             guard case .string(let project) = fields[2] else {
-                throw bad("the project must be a string, found \(ImportRules.shown(fields[2]))")
+                throw entry.bad("the project must be a string, found \(ImportRules.shown(fields[2]))")
             }
             var labels = [project]
             if fields.count > 4 {
@@ -232,30 +219,26 @@ public enum WatsonImport {
                 case .array(let elements):
                     for element in elements {
                         guard case .string(let tag) = element else {
-                            throw bad("the tags must be strings, and hold \(ImportRules.shown(element))")
+                            throw entry.bad("the tags must be strings, and hold \(ImportRules.shown(element))")
                         }
                         labels.append(tag)
                     }
-                default: throw bad("the tags must be an array of strings, found \(fields[4].kind)")
+                default: throw entry.bad("the tags must be an array of strings, found \(fields[4].kind)")
                 }
             }
             if fields.count > 5, seconds(fields[5]) == nil {
-                throw bad("updated_at \(ImportRules.shown(fields[5])) is not a time in seconds since 1970")
+                throw entry.bad("updated_at \(ImportRules.shown(fields[5])) is not a time in seconds since 1970")
             }
             var note: String?
             if fields.count > 6 {
                 switch fields[6] {
                 case .null: break
-                case .string(let text): note = try ImportRules.note(text, bad, noun: "note")
-                default: throw bad("the note must be a string, found \(ImportRules.shown(fields[6]))")
+                case .string(let text): note = try ImportRules.note(text, entry.bad, noun: "note")
+                default: throw entry.bad("the note must be a string, found \(ImportRules.shown(fields[6]))")
                 }
             }
-            if end == start { return }
-            let name = try ImportRules.project(labels, tagMap, bad, noun: "project or tag", validated: &validated)
-            result.append(ImportedInterval(start: start, end: end, projectName: name, entry: entry, entryID: id, note: note))
+            return ImportRules.EntryTime(start: start, end: end, labels: labels, note: note)
         }
-        try ImportRules.checkOverlaps(result, .watson)
-        return result
     }
 
     /// A JSON number of seconds (a fraction to the microsecond allowed), 1970 to 9999.
@@ -278,6 +261,47 @@ public enum WatsonImport {
 }
 
 enum ImportRules {
+    /// One entry being read: its place in the file (from 1) and, once read, its id in the other
+    /// tracker; `bad` names both.
+    struct Entry {
+        let format: ImportFormat
+        let place: Int
+        var id: String?
+
+        func bad(_ why: String) -> TrackerError { ImportRules.bad(format.entryLabel(place, id: id), why) }
+    }
+
+    /// What one entry records: its time, its labels (see the rules at the top of this file) and a
+    /// valid note.
+    struct EntryTime {
+        var start: Micros
+        var end: Micros
+        var labels: [String]
+        var note: String?
+    }
+
+    /// The intervals of a JSON file of entries, each read by `read`: an entry with no length is
+    /// left out, the others get their project from their labels (`labelNoun` says what a label
+    /// is in messages), and overlaps are refused.
+    static func intervals(
+        _ text: String, _ format: ImportFormat, tagMap: TagMap, what: String, example: String, labelNoun: String,
+        _ read: (inout Entry, StrictJSON) throws(TrackerError) -> EntryTime
+    ) throws(TrackerError) -> [ImportedInterval] {
+        var result: [ImportedInterval] = []
+        var validated: [String: String] = [:]
+        try forEachElement(text, what: what, example: example) { (place, value) throws(TrackerError) in
+            var entry = Entry(format: format, place: place)
+            let time = try read(&entry, value)
+            if time.end == time.start { return }
+            let project = try project(time.labels, tagMap, entry.bad, noun: labelNoun, validated: &validated)
+            result.append(
+                ImportedInterval(
+                    start: time.start, end: time.end, projectName: project, entry: place, entryID: entry.id, note: time.note))
+        }
+        try checkOverlaps(result, format)
+        return result
+    }
+
     /// 10000-01-01T00:00:00Z: the store and every client show years up to 9999.
     static let endOfYear9999: Micros = 253_402_300_800 * microsPerSecond
 
