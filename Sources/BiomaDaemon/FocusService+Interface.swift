@@ -207,7 +207,11 @@ extension FocusService {
     private func listPresets() -> DBusValue {
         .array(
             .array(.dictEntry(.string, .variant)),
-            tracker.presets.map { .vardict(ordered: [("Id", .string($0.id)), ("Name", .string($0.name))] + Self.encode($0.plan)) })
+            tracker.presets.map { preset in
+                var listing = PresetListing()
+                (listing.id, listing.name) = (preset.id, preset.name)
+                return .vardict(ordered: PresetListing.table.entries(of: listing) + Self.encode(preset.plan))
+            })
     }
 
     private func addPreset(_ call: MethodCall) throws -> [DBusValue] {

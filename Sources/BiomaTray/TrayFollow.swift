@@ -104,33 +104,22 @@ extension TrayService {
         guard input.state.online else { return }
         if projects {
             daemonCall(ContractNames.interface, BIOMATIMER_TIMER1_LIST_PROJECTS) { [self] values in
-                input.projects = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
-                    guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
-                    return TrayProject(
-                        id: id, name: name, color: p["Color"]?.string ?? "", dailyTotal: p["DailyTotal"]?.int64 ?? 0,
-                        budget: p["Budget"]?.int64 ?? 0, budgetUsed: p["BudgetUsed"]?.int64 ?? 0)
-                }
+                input.projects = ProjectListing.table.rows(values.first, over: ProjectListing()).filter { !$0.id.isEmpty }
                 publish()
             }
         }
         if tasks {
             daemonCall(ContractNames.tasksInterface, BIOMATIMER_TASKS1_LIST_TASKS, [false]) { [self] values in
                 let now = clock.now()
-                input.dueTasks = (values.first?.array ?? []).compactMap(\.vardict).compactMap { t in
-                    guard let id = t["Id"]?.string, let title = t["Title"]?.string, let due = t["Due"]?.int64,
-                        due > 0, due <= now, t["Done"]?.bool != true
-                    else { return nil }
-                    return TrayTask(id: id, title: title, due: due)
+                input.dueTasks = TaskListing.table.rows(values.first, over: TaskListing()).filter { task in
+                    !task.id.isEmpty && !task.done && task.due > 0 && task.due <= now
                 }
                 publish()
             }
         }
         if presets {
             daemonCall(ContractNames.focusInterface, BIOMATIMER_FOCUS1_LIST_PRESETS) { [self] values in
-                input.presets = (values.first?.array ?? []).compactMap(\.vardict).compactMap { p in
-                    guard let id = p["Id"]?.string, let name = p["Name"]?.string else { return nil }
-                    return TrayPreset(id: id, name: name)
-                }
+                input.presets = PresetListing.table.rows(values.first, over: PresetListing()).filter { !$0.id.isEmpty }
                 publish()
             }
         }

@@ -4,37 +4,18 @@ import BiomaWidgets
 import DBusCore
 import TimerControl
 
-/// A project as the menu lists it (`ListProjects`: today's total when it was read, and its
-/// budget with the time used in the period then; 0 for none).
-public struct TrayProject: Sendable, Equatable {
-    public var id: String
-    public var name: String
-    public var color: String
-    public var dailyTotal: Int64
-    public var budget: Int64 = 0
-    public var budgetUsed: Int64 = 0
-}
-
-/// A due task (`ListTasks`, open and due).
-public struct TrayTask: Sendable, Equatable {
-    public var id: String
-    public var title: String
-    public var due: Int64
-}
-
-/// A focus preset (`ListPresets`).
-public struct TrayPreset: Sendable, Equatable {
-    public var id: String
-    public var name: String
-}
-
 /// Everything the menu is made from.
 public struct TrayInput: Sendable, Equatable {
     public var state: WidgetState
-    public var projects: [TrayProject]
-    public var dueTasks: [TrayTask]
-    public var presets: [TrayPreset]
-    public init(state: WidgetState, projects: [TrayProject] = [], dueTasks: [TrayTask] = [], presets: [TrayPreset] = []) {
+    /// `ListProjects` as last read: today's totals and the budgets' use at that time.
+    public var projects: [ProjectListing]
+    /// The open tasks of `ListTasks` whose due instant had passed when it was read.
+    public var dueTasks: [TaskListing]
+    /// `ListPresets`.
+    public var presets: [PresetListing]
+    public init(
+        state: WidgetState, projects: [ProjectListing] = [], dueTasks: [TaskListing] = [], presets: [PresetListing] = []
+    ) {
         (self.state, self.projects, self.dueTasks) = (state, projects, dueTasks)
         self.presets = presets
     }
@@ -254,7 +235,7 @@ public struct TrayMenu: Sendable {
         return .properties(updated: updated, removed: removed)
     }
 
-    private mutating func focusMenu(_ state: WidgetState, presets: [TrayPreset], now: Int64, shape: inout [String]) -> MenuRow {
+    private mutating func focusMenu(_ state: WidgetState, presets: [PresetListing], now: Int64, shape: inout [String]) -> MenuRow {
         let focus = state.focus
         var children: [MenuRow] = []
         var label = "Focus"

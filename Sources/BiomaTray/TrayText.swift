@@ -72,7 +72,7 @@ public enum TrayText {
     }
 
     /// The tooltip: its title (markup: escaped) and its description (also read as markup).
-    public static func tooltip(_ state: WidgetState, dueTasks: [TrayTask], now: Int64) -> (title: String, description: String) {
+    public static func tooltip(_ state: WidgetState, dueTasks: [TaskListing], now: Int64) -> (title: String, description: String) {
         guard state.online else { return ("biomatimer", "The daemon is offline; a click starts it.") }
         var title = workTimes(state, now: now)
         if state.hasProject { title += " · " + name(state.timer.activeProjectName) }

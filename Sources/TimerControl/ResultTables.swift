@@ -45,6 +45,18 @@ public struct ProjectListing: Sendable, Equatable {
         ])
 }
 
+/// The start of each `ListPresets` row: the preset's id and name. The plan's options follow,
+/// named as the `Start…` methods take them (`Kind`, `Work`, `Duration`, …, `Label`, `Project`).
+public struct PresetListing: Sendable, Equatable {
+    public var id = ""
+    public var name = ""
+
+    public init() {}
+
+    public static let table = PropertyTable<PresetListing>(
+        interface: ContractNames.focusInterface, [.init("Id", \.id), .init("Name", \.name)])
+}
+
 /// One row of `ListTasks`.
 public struct TaskListing: Sendable, Equatable {
     /// `t1`, `t2`, …

@@ -17,9 +17,18 @@ import TimerControl
             state.timer.projectDailyTotal = 5_445_000_000
         }
         let projects = names.enumerated().map { i, name in
-            TrayProject(id: "p\(i + 1)", name: name, color: ["#ff0000", "#00ff00", "#0000ff"][i % 3], dailyTotal: Int64(i) * 60_000_000)
+            var project = ProjectListing()
+            (project.id, project.name, project.position) = ("p\(i + 1)", name, UInt32(i))
+            (project.color, project.dailyTotal) = (["#ff0000", "#00ff00", "#0000ff"][i % 3], Int64(i) * 60_000_000)
+            return project
         }
         return TrayInput(state: state, projects: projects)
+    }
+
+    static func task(_ id: String, _ title: String, due: Int64) -> TaskListing {
+        var task = TaskListing()
+        (task.id, task.title, task.due, task.remind) = (id, title, due, true)
+        return task
     }
 
     static func label(_ menu: TrayMenu, _ id: Int32) -> String? { menu.row(id)?.properties["label"]?.string }
@@ -149,7 +158,7 @@ import TimerControl
         input.state.focus.rounds = 4
         input.state.focus.phaseDuration = 1_500_000_000
         input.state.focus.phaseEndsAt = Self.now + 720_000_000
-        input.dueTasks = [TrayTask(id: "t1", title: "Call_the bank", due: Self.now - 60_000_000)]
+        input.dueTasks = [Self.task("t1", "Call_the bank", due: Self.now - 60_000_000)]
         var menu = TrayMenu()
         menu.update(input, now: Self.now)
         #expect(Self.label(menu, TrayMenu.focusMenu) == "Focus · Work 2/4 · 12:00 left")
@@ -164,7 +173,7 @@ import TimerControl
     @Test func tooltipEscapesMarkup() {
         var input = Self.input(names: ["<i>A&B</i>", "x", "y"])
         input.state.tasks.dueTasks = 1
-        let tip = TrayText.tooltip(input.state, dueTasks: [TrayTask(id: "t", title: "Pay <rent>", due: 1)], now: Self.now)
+        let tip = TrayText.tooltip(input.state, dueTasks: [Self.task("t", "Pay <rent>", due: 1)], now: Self.now)
         #expect(tip.title == "0:05:30 (2:45:15) · &lt;i&gt;A&amp;B&lt;/i&gt;")
         #expect(tip.description == "Due: Pay &lt;rent&gt;")
         #expect(TrayText.tooltip(.offline, dueTasks: [], now: Self.now).title == "biomatimer")

@@ -65,8 +65,8 @@ final class DaemonFixture: @unchecked Sendable {
             environment: instant.map { fakeTime(environment, at: $0) } ?? environment)
     }
 
-    /// Runs `biomatimer ARGS` against this bus.
-    @discardableResult
+    /// Runs `biomatimer ARGS` against this bus; its exit code is the caller's to check (a setup
+    /// step uses `cliOK`).
     func cli(_ arguments: [String], input: String? = nil, environment: [String: String]? = nil) throws -> ProcessResult {
         try runProcess(Self.binary, arguments, environment: environment ?? self.environment, input: input)
     }

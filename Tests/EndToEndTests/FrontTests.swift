@@ -156,7 +156,7 @@ struct FrontTests {
     /// a line the named command would parse alone are still the whole tree's.
     @Test func aLineRunAgainIsCheckedForItsCaller() throws {
         let f = try DaemonFixture()
-        _ = try f.cli(["add", "09:00-10:00", "--date", "2026-01-07"])
+        try f.cliOK(["add", "09:00-10:00", "--date", "2026-01-07"])
         var env = f.environment
         env["TERM"] = "xterm-256color"
         let asked = try runProcess(

@@ -108,9 +108,9 @@ extension [String: Any] {
     /// `environment` changed by `adjust`.
     static func setUp(_ adjust: (inout [String: String]) -> Void = { _ in }) throws -> (DaemonFixture, ChildProcess, [String: String]) {
         let f = try DaemonFixture()
-        try f.cli(["project", "add", "Client A", "--color", "#12AB9F"])
-        try f.cli(["project", "add", "R&D_2 <b>", "--color", "#E04010"])
-        try f.cli(["project", "start", "Client A"])
+        try f.cliOK(["project", "add", "Client A", "--color", "#12AB9F"])
+        try f.cliOK(["project", "add", "R&D_2 <b>", "--color", "#E04010"])
+        try f.cliOK(["project", "start", "Client A"])
         var environment = f.environment
         adjust(&environment)
         let tray = try ChildProcess(binary, ["tray"], environment: environment)
@@ -185,7 +185,7 @@ extension [String: Any] {
         #expect((try host.properties()["IconPixmap"] as? [[String: Any]])?.last?["centre"] as? [Int] == [255, 0xE0, 0x40, 0x10])
         // The menu's revision is the one announced.
         let beforeAdd = host.all.count
-        try f.cli(["project", "add", "Errands"])
+        try f.cliOK(["project", "add", "Errands"])
         let updated = try #require(host.wait(from: beforeAdd) { ($0["signal"] as? String) == "LayoutUpdated" })
         let announced = try #require((updated["args"] as? [Int])?.first)
         #expect(try host.rows().revision == announced)
@@ -200,6 +200,28 @@ extension [String: Any] {
         // Event (the older form) on the work row starts work again.
         try host.command("event 1 clicked")
         #expect(try waitUntil { try f.properties()["Running"]?.bool == true })
+    }
+
+    /// The lists the menu reads beside the published state (`ListProjects`, `ListTasks`,
+    /// `ListPresets`) reach it through the contract's result tables: a budget's use, a due
+    /// task, a preset.
+    @Test func theDaemonsListsReachTheMenu() throws {
+        let (f, tray, env) = try Self.setUp()
+        defer { tray.terminate() }
+        try f.cliOK(["project", "edit", "Client A", "--budget", "10h", "--per", "total"])
+        try f.cliOK(["focus", "preset", "add", "Tea", "countdown", "--duration", "4m"])
+        try f.cliOK(["task", "add", "Pay rent", "--due=-10m", "--no-remind"])
+        try f.cliOK(["task", "add", "Later", "--due", "+2h", "--no-remind"])
+        let host = try TrayHost(environment: env)
+        _ = try Self.itemShows(host, working: true)
+        let rows = try Self.rows(of: host) { $0.label == "Tasks due (1)" }
+        #expect(rows.contains { $0.label == "Tasks due (1)" }, "\(rows.map(\.label))")
+        #expect(rows.contains { $0.label.hasPrefix("⚑ Pay rent  ") })
+        #expect(!rows.contains { $0.label.hasPrefix("⚑ Later") })
+        #expect(rows.contains { $0.label == "Preset: Tea" })
+        let client = try #require(rows.first { $0.label.hasPrefix("Client A · ") })
+        #expect(client.label.contains(" · budget 0:") && client.label.hasSuffix("/10:00"), "\(client.label)")
+        _ = f
     }
 
     @Test func hostileCallsAnswerErrorsAndChangeNothing() throws {
@@ -234,7 +256,7 @@ extension [String: Any] {
         defer { tray.terminate() }
         let host = try TrayHost(environment: env)
         _ = try Self.itemShows(host, working: true)
-        try f.cli(["stop"])
+        try f.cliOK(["stop"])
         _ = try Self.itemShows(host, working: false)
         // Stopped: the tray does not wake up (no context switch in any of its threads).
         _ = host.wait(timeout: 0.3) { _ in false }
@@ -245,7 +267,7 @@ extension [String: Any] {
         #expect(host.all.count == start, "signals while nothing changed")
 
         // One change: one of each New* signal whose value changed (the status stays Active).
-        try f.cli(["project", "start", "R&D_2 <b>"])
+        try f.cliOK(["project", "start", "R&D_2 <b>"])
         #expect(host.wait(from: start) { ($0["signal"] as? String) == "NewToolTip" } != nil)
         _ = host.wait(from: host.all.count, timeout: 0.5) { _ in false }
         #expect(host.signals(from: start, "NewIcon") == 1)
