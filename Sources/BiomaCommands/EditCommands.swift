@@ -57,8 +57,7 @@ struct Log: ParsableCommand {
         }
         let rows = IntervalListing.table.rows(
             try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first, over: IntervalListing())
-        let names = Dictionary(
-            (try client.workStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = try client.workStatus().projectNames
         let now = SystemClock().now()
         if json {
             say(

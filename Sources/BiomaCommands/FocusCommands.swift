@@ -228,7 +228,7 @@ struct FocusHistoryCommand: ParsableCommand {
         let phases = (try client.call(
             "FocusHistory", [.string(first), .string(to ?? first)], interface: ContractNames.focusInterface
         ).first?.array ?? []).compactMap(\.vardict)
-        let names = Dictionary(status.projects.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let names = status.projectNames
         say(json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names), terminator: "")
     }
 }

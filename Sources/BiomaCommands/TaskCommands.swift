@@ -65,8 +65,7 @@ struct TaskList: ParsableCommand {
         let tasks = TaskListing.table.rows(
             try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: ContractNames.tasksInterface).first,
             over: TaskListing())
-        let names = Dictionary(
-            (try client.workStatus()).projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = try client.workStatus().projectNames
         if json {
             say(
                 JSON.array(

@@ -51,6 +51,11 @@ public struct WorkStatus: Sendable, Equatable {
 
     public init() {}
 
+    /// Each project's name by its id (what a listing that names projects by id shows).
+    public var projectNames: [String: String] {
+        Dictionary(projects.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The properties of `org.biomatimer.Timer1`, in the order of the contract and of
     /// dbus/org.biomatimer.Timer1.xml. The time values are sent with every change.
     public static let table = PropertyTable<WorkStatus>(
