@@ -26,7 +26,14 @@ uint64_t baseline_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static void close_connection(DBusConnection *connection) {
+    dbus_connection_close(connection);
+    dbus_connection_unref(connection);
+}
+
+// A private connection registered with the bus at `address`, or NULL (said on stderr).
 static DBusConnection *open_connection(const char *address) {
+    dbus_threads_init_default();
     DBusError error;
     dbus_error_init(&error);
     DBusConnection *connection = dbus_connection_open_private(address, &error);
@@ -39,8 +46,7 @@ static DBusConnection *open_connection(const char *address) {
     if (!dbus_bus_register(connection, &error)) {
         fprintf(stderr, "baseline: cannot register: %s\n", error.message);
         dbus_error_free(&error);
-        dbus_connection_close(connection);
-        dbus_connection_unref(connection);
+        close_connection(connection);
         return NULL;
     }
     return connection;
@@ -76,11 +82,8 @@ static void *service_loop(void *arg) {
 }
 
 baseline_service *baseline_service_start(const char *address, const char *name) {
-    dbus_threads_init_default();
     baseline_service *service = calloc(1, sizeof *service);
-    if (service == NULL) return NULL;
-    service->connection = open_connection(address);
-    if (service->connection == NULL) {
+    if (service == NULL || (service->connection = open_connection(address)) == NULL) {
         free(service);
         return NULL;
     }
@@ -104,8 +107,7 @@ baseline_service *baseline_service_start(const char *address, const char *name) 
     return service;
 fail:
     dbus_error_free(&error);
-    dbus_connection_close(service->connection);
-    dbus_connection_unref(service->connection);
+    close_connection(service->connection);
     free(service);
     return NULL;
 }
@@ -114,17 +116,13 @@ void baseline_service_stop(baseline_service *service) {
     if (service == NULL) return;
     atomic_store(&service->stop, 1);
     pthread_join(service->thread, NULL);
-    dbus_connection_close(service->connection);
-    dbus_connection_unref(service->connection);
+    close_connection(service->connection);
     free(service);
 }
 
 baseline_client *baseline_client_open(const char *address) {
-    dbus_threads_init_default();
     baseline_client *client = calloc(1, sizeof *client);
-    if (client == NULL) return NULL;
-    client->connection = open_connection(address);
-    if (client->connection == NULL) {
+    if (client != NULL && (client->connection = open_connection(address)) == NULL) {
         free(client);
         return NULL;
     }
@@ -133,8 +131,7 @@ baseline_client *baseline_client_open(const char *address) {
 
 void baseline_client_close(baseline_client *client) {
     if (client == NULL) return;
-    dbus_connection_close(client->connection);
-    dbus_connection_unref(client->connection);
+    close_connection(client->connection);
     free(client);
 }
 
