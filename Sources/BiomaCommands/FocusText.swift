@@ -28,33 +28,28 @@ enum FocusText {
         ])
     }
 
-    static func historyTable(_ phases: [[String: DBusValue]], names: [String: String]) -> String {
+    static func historyTable(_ phases: [PhaseListing], names: [String: String]) -> String {
         guard !phases.isEmpty else { return "No focus phases in that range.\n" }
         var out = ""
         for p in phases {
-            let start = p["Start"]?.int64 ?? 0
-            let end = p["End"]?.int64 ?? 0
-            let project = names[p["Project"]?.string ?? ""].map { "  " + Terminal.singleLine($0) } ?? ""
-            let label = (p["Label"]?.string).flatMap { $0.isEmpty ? nil : "  " + Terminal.singleLine($0) } ?? ""
-            out += "\(WhenText.describe(start, now: start)) – \(WhenText.describe(end, now: start))  "
-            out += Terminal.pad(phaseName(p["Phase"]?.string ?? ""), 11)
-            out += " \(Terminal.padLeft(DurationFormat.clock(end - start), 8))"
-            out += (p["Completed"]?.bool ?? false) ? "  done" : "      "
+            let project = names[p.project].map { "  " + Terminal.singleLine($0) } ?? ""
+            let label = p.label.isEmpty ? "" : "  " + Terminal.singleLine(p.label)
+            out += "\(WhenText.describe(p.start, now: p.start)) – \(WhenText.describe(p.end, now: p.start))  "
+            out += Terminal.pad(phaseName(p.phase), 11)
+            out += " \(Terminal.padLeft(DurationFormat.clock(p.end - p.start), 8))"
+            out += p.completed ? "  done" : "      "
             out += label + project + "\n"
         }
         return out
     }
 
-    static func historyJSON(_ phases: [[String: DBusValue]], names: [String: String]) -> String {
+    static func historyJSON(_ phases: [PhaseListing], names: [String: String]) -> String {
         JSON.array(
             phases.map { p in
-                let project = p["Project"]?.string ?? ""
-                return .object([
-                    "kind": .string(p["Kind"]?.string ?? ""), "phase": .string(p["Phase"]?.string ?? ""),
-                    "round": .int(p["Round"]?.int64 ?? 0), "label": .string(p["Label"]?.string ?? ""),
-                    "project": .string(project), "project_name": .string(names[project] ?? ""),
-                    "start": .int(p["Start"]?.int64 ?? 0), "end": .int(p["End"]?.int64 ?? 0),
-                    "planned": .int(p["Planned"]?.int64 ?? 0), "completed": .bool(p["Completed"]?.bool ?? false),
+                .object([
+                    "kind": .string(p.kind), "phase": .string(p.phase), "round": .int(Int64(p.round)),
+                    "label": .string(p.label), "project": .string(p.project), "project_name": .string(names[p.project] ?? ""),
+                    "start": .int(p.start), "end": .int(p.end), "planned": .int(p.planned), "completed": .bool(p.completed),
                 ])
             }
         ).text + "\n"

@@ -61,13 +61,12 @@ extension FocusService {
         return entries
     }
 
-    static func encode(_ record: FocusRecord) -> DBusValue {
-        .vardict(ordered: [
-            ("Kind", .string(record.kind.rawValue)), ("Phase", .string(record.phase.rawValue)),
-            ("Round", .uint32(UInt32(clamping: record.round))), ("Label", .string(record.label)),
-            ("Project", .string(record.project ?? "")), ("Start", .int64(record.start)), ("End", .int64(record.end)),
-            ("Planned", .int64(record.planned)), ("Completed", .boolean(record.completed)),
-        ])
+    static func listing(_ record: FocusRecord) -> PhaseListing {
+        var row = PhaseListing()
+        (row.kind, row.phase, row.round) = (record.kind.rawValue, record.phase.rawValue, UInt32(clamping: record.round))
+        (row.label, row.project) = (record.label, record.project ?? "")
+        (row.start, row.end, row.planned, row.completed) = (record.start, record.end, record.planned, record.completed)
+        return row
     }
 
     static func kind(_ text: String) throws -> FocusKind {
@@ -246,7 +245,7 @@ extension FocusService {
         let to = try WorkService.optionalDay(call.arguments[1].string!, "to_day")
         do {
             let records = try tracker.focusHistory(from: from, to: to)
-            return [.array(.array(.dictEntry(.string, .variant)), records.map(Self.encode))]
+            return [PhaseListing.table.list(records.map(Self.listing))]
         } catch {
             throw DaemonAPI.dbusError(error)
         }

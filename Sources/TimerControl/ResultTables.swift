@@ -57,6 +57,36 @@ public struct PresetListing: Sendable, Equatable {
         interface: ContractNames.focusInterface, [.init("Id", \.id), .init("Name", \.name)])
 }
 
+/// One row of `FocusHistory`: a focus phase that ended.
+public struct PhaseListing: Sendable, Equatable {
+    /// `pomodoro`, `countdown` or `intervals`.
+    public var kind = ""
+    /// `work`, `short-break`, `long-break`, `countdown`, `active` or `rest`.
+    public var phase = ""
+    /// The work phase's or the round's number, from 1.
+    public var round: UInt32 = 0
+    public var label = ""
+    /// The project's id, `""` for none.
+    public var project = ""
+    /// µs since the epoch.
+    public var start: Int64 = 0
+    public var end: Int64 = 0
+    /// The planned length (µs), extensions included.
+    public var planned: Int64 = 0
+    /// Ran to its end (not skipped or stopped).
+    public var completed = false
+
+    public init() {}
+
+    public static let table = PropertyTable<PhaseListing>(
+        interface: ContractNames.focusInterface,
+        [
+            .init("Kind", \.kind), .init("Phase", \.phase), .init("Round", \.round), .init("Label", \.label),
+            .init("Project", \.project), .init("Start", \.start), .init("End", \.end), .init("Planned", \.planned),
+            .init("Completed", \.completed),
+        ])
+}
+
 /// One row of `ListTasks`.
 public struct TaskListing: Sendable, Equatable {
     /// `t1`, `t2`, …

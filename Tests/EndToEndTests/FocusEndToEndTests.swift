@@ -226,6 +226,17 @@ struct FocusEndToEndTests {
         let history = try #require(
             try focus(f, "FocusHistory", [.string("2026-11-22"), .string("2026-11-23")]).first?.array)
         #expect(history.count == 1)
+        // `focus history` reads it through the same table: JSON for scripts, and a line a phase.
+        let json = try f.cliOK(["focus", "history", "--from", "2026-11-22", "--to", "2026-11-23", "--json"], environment: env)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.count == 1)
+        #expect(rows.first?["kind"] as? String == "pomodoro" && rows.first?["phase"] as? String == "work")
+        #expect(rows.first?["round"] as? Int == 1 && rows.first?["completed"] as? Bool == true)
+        #expect(rows.first?["planned"] as? Int == 4_000_000)
+        let (start, end) = (rows.first?["start"] as? Int ?? 0, rows.first?["end"] as? Int ?? 0)
+        #expect(end - start == 4_000_000, "\(json.stdout)")
+        let table = try f.cliOK(["focus", "history", "--from", "2026-11-22", "--to", "2026-11-23"], environment: env).stdout
+        #expect(table.split(separator: "\n").count == 1 && table.contains("Work") && table.hasSuffix("0:04  done\n"), "\(table)")
     }
 
     /// Bad input gets its named error and changes nothing.
