@@ -148,16 +148,16 @@ struct ProjectList: ParsableCommand {
     func run() throws {
         let projects = ProjectListing.table.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_PROJECTS).first, over: ProjectListing())
         if json {
-            let items = projects.map { p -> JSON in
-                .object([
+            let items = JSON.objects(projects) { p in
+                [
                     "id": .string(p.id), "name": .string(p.name), "color": .string(p.color),
                     "position": .integer(p.position), "running": .bool(p.running), "session_time": .int(p.sessionTime),
                     "daily_total": .int(p.dailyTotal), "budget": p.budget > 0 ? .int(p.budget) : .null,
                     "budget_period": p.budget > 0 ? .string(p.budgetPeriod) : .null,
                     "budget_used": p.budget > 0 ? .int(p.budgetUsed) : .null,
-                ])
+                ]
             }
-            say(JSON.array(items).text)
+            say(items.text)
             return
         }
         if projects.isEmpty {

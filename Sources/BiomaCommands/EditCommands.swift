@@ -60,18 +60,15 @@ struct Log: ParsableCommand {
         let names = try client.workStatus().projectNames
         let now = SystemClock().now()
         if json {
-            say(
-                JSON.array(
-                    rows.map { r in
-                        .object([
-                            "id": .string(r.id), "project": .string(r.project),
-                            "project_name": .string(names[r.project] ?? ""), "start": .int(r.start),
-                            "end": r.end == 0 ? .null : .int(r.end), "running": .bool(r.end == 0),
-                            "duration": .int(max(0, (r.end == 0 ? now : r.end) - r.start)),
-                            "note": r.note.isEmpty ? .null : .string(r.note),
-                        ])
-                    }
-                ).text)
+            let items = JSON.objects(rows) { r in
+                [
+                    "id": .string(r.id), "project": .string(r.project), "project_name": .string(names[r.project] ?? ""),
+                    "start": .int(r.start), "end": r.end == 0 ? .null : .int(r.end), "running": .bool(r.end == 0),
+                    "duration": .int(max(0, (r.end == 0 ? now : r.end) - r.start)),
+                    "note": r.note.isEmpty ? .null : .string(r.note),
+                ]
+            }
+            say(items.text)
             return
         }
         if rows.isEmpty {

@@ -44,15 +44,13 @@ enum FocusText {
     }
 
     static func historyJSON(_ phases: [PhaseListing], names: [String: String]) -> String {
-        JSON.array(
-            phases.map { p in
-                .object([
-                    "kind": .string(p.kind), "phase": .string(p.phase), "round": .int(Int64(p.round)),
-                    "label": .string(p.label), "project": .string(p.project), "project_name": .string(names[p.project] ?? ""),
-                    "start": .int(p.start), "end": .int(p.end), "planned": .int(p.planned), "completed": .bool(p.completed),
-                ])
-            }
-        ).text + "\n"
+        JSON.objects(phases) { p in
+            [
+                "kind": .string(p.kind), "phase": .string(p.phase), "round": .int(Int64(p.round)),
+                "label": .string(p.label), "project": .string(p.project), "project_name": .string(names[p.project] ?? ""),
+                "start": .int(p.start), "end": .int(p.end), "planned": .int(p.planned), "completed": .bool(p.completed),
+            ]
+        }.text + "\n"
     }
 
     /// One line per preset: id, name, kind and its lengths.
@@ -78,22 +76,20 @@ enum FocusText {
     }
 
     static func presetsJSON(_ presets: [[String: DBusValue]]) -> String {
-        JSON.array(
-            presets.map { p in
-                var fields: [String: JSON] = [:]
-                for (key, value) in p {
-                    let name = snakeCase(key)
-                    if let text = value.string {
-                        fields[name] = .string(text)
-                    } else if let flag = value.bool {
-                        fields[name] = .bool(flag)
-                    } else if let number = value.int64 {
-                        fields[name] = .int(number)
-                    }
+        JSON.objects(presets) { p in
+            var fields: [String: JSON] = [:]
+            for (key, value) in p {
+                let name = snakeCase(key)
+                if let text = value.string {
+                    fields[name] = .string(text)
+                } else if let flag = value.bool {
+                    fields[name] = .bool(flag)
+                } else if let number = value.int64 {
+                    fields[name] = .int(number)
                 }
-                return .object(fields)
             }
-        ).text + "\n"
+            return fields
+        }.text + "\n"
     }
 
     /// `ShortBreak` → `short_break`.

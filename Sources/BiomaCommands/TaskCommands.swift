@@ -67,17 +67,14 @@ struct TaskList: ParsableCommand {
             over: TaskListing())
         let names = try client.workStatus().projectNames
         if json {
-            say(
-                JSON.array(
-                    tasks.map { t in
-                        .object([
-                            "id": .string(t.id), "title": .string(t.title),
-                            "project": .string(t.project), "project_name": .string(names[t.project] ?? ""),
-                            "due": t.due == 0 ? .null : .int(t.due), "remind": .bool(t.remind),
-                            "done": .bool(t.done), "done_at": t.doneAt == 0 ? .null : .int(t.doneAt),
-                        ])
-                    }
-                ).text)
+            let items = JSON.objects(tasks) { t in
+                [
+                    "id": .string(t.id), "title": .string(t.title), "project": .string(t.project),
+                    "project_name": .string(names[t.project] ?? ""), "due": t.due == 0 ? .null : .int(t.due),
+                    "remind": .bool(t.remind), "done": .bool(t.done), "done_at": t.doneAt == 0 ? .null : .int(t.doneAt),
+                ]
+            }
+            say(items.text)
             return
         }
         if tasks.isEmpty {

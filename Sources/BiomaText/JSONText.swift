@@ -12,6 +12,11 @@ public enum JSON: Sendable {
     /// An object whose keys keep the order written (the bars' JSON lines).
     case fields([(String, JSON)])
 
+    /// An array of objects, one a row: a listing's `--json`.
+    public static func objects<Row>(_ rows: [Row], _ fields: (Row) -> [String: JSON]) -> JSON {
+        .array(rows.map { .object(fields($0)) })
+    }
+
     /// Any integer, as `int`.
     public static func integer(_ value: some BinaryInteger) -> JSON { .int(Int64(value)) }
 
