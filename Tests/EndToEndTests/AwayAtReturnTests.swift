@@ -12,33 +12,29 @@ import TestSupport
 /// the kernel's clock, has not fired.
 @Suite(.ownThread, .timeLimit(.minutes(2)))
 struct AwayAtReturnTests {
-    /// A daemon whose clock the test moves with `move(to:)` (an offset in seconds from now).
+    /// A daemon whose clock the test moves with `move(to:)` (seconds after where it started,
+    /// at noon today).
     final class MovedDaemon: @unchecked Sendable {
         let f: DaemonFixture
-        let clockFile: URL
+        let clock: MovableClock
         var process: ChildProcess?
 
         init(_ f: DaemonFixture) throws {
             self.f = f
-            clockFile = f.dataDirectory.deletingLastPathComponent().appendingPathComponent("faketime-away-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-            try move(to: 0)
+            clock = try MovableClock(
+                file: f.dataDirectory.deletingLastPathComponent().appendingPathComponent(
+                    "faketime-away-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"))
         }
 
         deinit {
             process?.terminate()
-            try? FileManager.default.removeItem(at: clockFile)
+            try? FileManager.default.removeItem(at: clock.file)
         }
 
-        func move(to offset: Int) throws {
-            try "+\(offset)\n".write(to: clockFile, atomically: true, encoding: .utf8)
-        }
+        func move(to offset: Int) throws { try clock.set(ahead: offset) }
 
         func start() throws {
-            var env = f.environment
-            env["LD_PRELOAD"] = libfaketime
-            env["FAKETIME_TIMESTAMP_FILE"] = clockFile.path
-            env["FAKETIME_NO_CACHE"] = "1"
-            env["DONT_FAKE_MONOTONIC"] = "1"
+            var env = clock.environment(f.environment)
             env["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/system_bus_socket"
             process = try ChildProcess(
                 DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path, "--away-after", "10m"], environment: env)

@@ -31,9 +31,9 @@ struct AwayTests {
         // Three seconds pass on the daemon's clock (and the CLI's, which shares it).
         try f.moveClock(by: 3)
         let signalsBefore = monitor.waitFor(2).count
-        // Idle for the last 3 s: past the 2 s threshold, so removed from its start. The
-        // daemon's now is the real one plus 3 s, so the absence began about now, real time.
-        let expectedSince = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        // Idle for the last 3 s: past the 2 s threshold, so removed from its start, 3 s before
+        // the daemon's now.
+        let expectedSince = f.daemonNow - 3_000_000
         let r = try f.cli(["away", "idle", "--since", "-3s"], environment: f.clockEnvironment)
         #expect(r.status == 0, "\(r.stderr)")
         let p = try f.properties()

@@ -11,18 +11,17 @@ final class DaemonFixture: @unchecked Sendable {
     let dataDirectory: URL
     static let binary = productsDirectory.appendingPathComponent("biomatimer").path
 
-    /// With `movableClock`, the daemon the bus starts runs under libfaketime, its clock read
-    /// from `clockFile` at every look (`+0` at first): `moveClock(by:)` moves it.
-    let clockFile: URL?
+    /// With `movableClock`, the daemon the bus starts runs under libfaketime on `clock`, which
+    /// starts at noon today and which `moveClock(by:)` moves.
+    let clock: MovableClock?
 
     init(activation: Bool = true, extraDaemonArguments: String = "", movableClock: Bool = false) throws {
         bus = try PrivateBus()
         dataDirectory = try makeTemporaryDirectory("biomatimer-data")
-        clockFile = movableClock ? bus.directory.appendingPathComponent("faketime") : nil
+        clock = movableClock ? try MovableClock(file: bus.directory.appendingPathComponent("faketime")) : nil
         var exec = "\(Self.binary) daemon --data-dir \(dataDirectory.path) \(extraDaemonArguments)"
-        if let clockFile {
-            try "+0\n".write(to: clockFile, atomically: true, encoding: .utf8)
-            exec = "/usr/bin/env LD_PRELOAD=\(libfaketime) FAKETIME_TIMESTAMP_FILE=\(clockFile.path) FAKETIME_NO_CACHE=1 "
+        if let clock {
+            exec = "/usr/bin/env LD_PRELOAD=\(libfaketime) FAKETIME_TIMESTAMP_FILE=\(clock.file.path) FAKETIME_NO_CACHE=1 "
                 + "DONT_FAKE_MONOTONIC=1 " + exec
         }
         if activation {
@@ -31,22 +30,17 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     /// `environment` with the movable clock of the daemon, for a client that must share it.
-    var clockEnvironment: [String: String] {
-        var env = environment
-        if let clockFile {
-            env["LD_PRELOAD"] = libfaketime
-            env["FAKETIME_TIMESTAMP_FILE"] = clockFile.path
-            env["FAKETIME_NO_CACHE"] = "1"
-            env["DONT_FAKE_MONOTONIC"] = "1"
-        }
-        return env
+    var clockEnvironment: [String: String] { clock?.environment(environment) ?? environment }
+
+    /// Moves the daemon's clock to `seconds` after where it started (a fixture with
+    /// `movableClock`).
+    func moveClock(by seconds: Int) throws {
+        guard let clock else { throw TestSupportError("this fixture's daemon has the real clock") }
+        try clock.set(ahead: seconds)
     }
 
-    /// Sets the daemon's clock `seconds` ahead of the real one (a fixture with `movableClock`).
-    func moveClock(by seconds: Int) throws {
-        guard let clockFile else { throw TestSupportError("this fixture's daemon has the real clock") }
-        try "+\(seconds)\n".write(to: clockFile, atomically: true, encoding: .utf8)
-    }
+    /// What the daemon's clock reads now (µs since the epoch): the movable clock, else the real one.
+    var daemonNow: Int64 { clock?.now ?? Int64(Date().timeIntervalSince1970 * 1_000_000) }
 
     deinit {
         // Stop the daemon the bus started (it exits when its bus goes), then the bus.

@@ -11,8 +11,6 @@ import TestSupport
 /// return. And a daemon with no system bus at all.
 @Suite(.ownThread, .timeLimit(.minutes(2)))
 struct LogindTests {
-    static let faketime = libfaketime
-
     /// The mock logind on `bus`, with a session of this uid.
     final class Logind: @unchecked Sendable {
         let process: ChildProcess
@@ -63,15 +61,11 @@ struct LogindTests {
         let system = try PrivateBus()
         let logind = try Logind(system)
         let server = try NotificationServer(busAddress: f.bus.address)
-        let clockFile = f.dataDirectory.deletingLastPathComponent().appendingPathComponent("faketime-\(getpid())")
-        try "+0\n".write(to: clockFile, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: clockFile) }
-        var env = f.environment
+        let clock = try MovableClock(
+            file: f.dataDirectory.deletingLastPathComponent().appendingPathComponent("faketime-\(getpid())"))
+        defer { try? FileManager.default.removeItem(at: clock.file) }
+        var env = clock.environment(f.environment)
         env["DBUS_SYSTEM_BUS_ADDRESS"] = system.address
-        env["LD_PRELOAD"] = Self.faketime
-        env["FAKETIME_TIMESTAMP_FILE"] = clockFile.path
-        env["FAKETIME_NO_CACHE"] = "1"
-        env["DONT_FAKE_MONOTONIC"] = "1"
         let daemon = try ChildProcess(
             DaemonFixture.binary, ["daemon", "--data-dir", f.dataDirectory.path, "--away-after", "1h"], environment: env)
         defer { daemon.terminate() }
@@ -88,7 +82,7 @@ struct LogindTests {
         #expect(try f.properties()["Running"] == .boolean(false))
         #expect(waitUntil(timeout: 5) { (try? logind.inhibitors()) == [] }, "the delay lock is released after the stop")
         // An hour passes asleep.
-        try "+3600\n".write(to: clockFile, atomically: true, encoding: .utf8)
+        try clock.set(ahead: 3600)
         try await Task.sleep(for: .seconds(0.3))
         try logind.prepareForSleep(false)
         #expect(waitUntil(timeout: 5) { (try? f.properties()["Away"]) == .string("") })

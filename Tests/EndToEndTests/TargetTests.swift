@@ -172,7 +172,7 @@ struct TargetEndToEndTests {
 }
 
 /// The one notice the moment the day's target is reached: the real daemon under libfaketime
-/// (the real clock plus a movable offset), python3-dbusmock's notification server beside it.
+/// (a movable clock that starts at noon today), python3-dbusmock's notification server beside it.
 @Suite(.ownThread, .timeLimit(.minutes(2)))
 struct TargetNoticeTests {
     func notices(_ server: NotificationServer) throws -> [NotificationServer.Notification] {
@@ -210,7 +210,7 @@ struct TargetNoticeTests {
         let p = try f.properties()
         let reach = try #require(p["UpdatedAt"]?.int64) + 2_000_000 - (try #require(p["DailyTotal"]?.int64))
         #expect(waitUntil(timeout: 6) { (try? notices(server).count) == 1 })
-        let seen = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let seen = f.daemonNow
         #expect(seen >= reach, "the notice came \(reach - seen) µs before the instant")
         #expect(try f.properties()["TargetProgress"]?.double ?? 0 >= 1)
     }

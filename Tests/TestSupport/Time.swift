@@ -39,6 +39,46 @@ public final class ManualClock: TimeSource, @unchecked Sendable {
 /// libfaketime, preloaded into a program whose clock a test sets.
 public let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 
+/// A libfaketime clock a test moves (`FAKETIME_TIMESTAMP_FILE` with `FAKETIME_NO_CACHE=1`): it
+/// starts at noon today, local time, and runs on from there, so moving it by hours never crosses
+/// midnight, whenever the suite runs. `now` is what the clock reads; `set(ahead:)` moves it.
+public final class MovableClock: Sendable {
+    /// The file the preloaded library reads at every look at the clock.
+    public let file: URL
+    /// Seconds from the real time to the clock at its start.
+    public let base: Int
+
+    public init(file: URL, start: Date = Date()) throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        let noon = calendar.date(bySettingHour: 12, minute: 0, second: 0, of: start) ?? start
+        (self.file, self.base) = (file, Int(noon.timeIntervalSince(start).rounded()))
+        try set(ahead: 0)
+    }
+
+    /// Moves the clock to `seconds` after where it started (plus the real time gone since).
+    public func set(ahead seconds: Int) throws {
+        let offset = base + seconds
+        try "\(offset >= 0 ? "+" : "")\(offset)\n".write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    /// What the clock reads now, µs since the epoch.
+    public var now: Micros {
+        let text = (try? String(contentsOf: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return Int64(Date().timeIntervalSince1970 * 1_000_000) + Int64(text.flatMap { Int($0) } ?? base) * 1_000_000
+    }
+
+    /// `environment` for a program that runs on this clock.
+    public func environment(_ environment: [String: String]) -> [String: String] {
+        var environment = environment
+        environment["LD_PRELOAD"] = libfaketime
+        environment["FAKETIME_TIMESTAMP_FILE"] = file.path
+        environment["FAKETIME_NO_CACHE"] = "1"
+        environment["DONT_FAKE_MONOTONIC"] = "1"
+        return environment
+    }
+}
+
 /// `environment` with libfaketime preloaded and the clock starting at `instant`
 /// (`2026-11-22 23:59:58`, in the environment's `TZ`) and running on from there. The library
 /// is preloaded directly: the `faketime` wrapper now and then fails to start a program
