@@ -146,7 +146,7 @@ struct ProjectList: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List projects with today's times.")
     @Flag(help: "JSON for scripts.") var json = false
     func run() throws {
-        let projects = ProjectListing.table.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_PROJECTS).first, over: ProjectListing())
+        let projects = ProjectListing.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_PROJECTS).first)
         if json {
             let items = JSON.objects(projects) { p in
                 [
@@ -525,8 +525,8 @@ extension CompletionKind {
     /// no daemon answers).
     static var projects: CompletionKind {
         .custom { _, _, prefix in
-            let projects = (try? daemonClient().call(BIOMATIMER_TIMER1_LIST_PROJECTS))?.first?.array ?? []
-            return projects.compactMap { $0.vardict?["Name"]?.string }.filter { $0.hasPrefix(prefix) }
+            let projects = ProjectListing.rows((try? daemonClient().call(BIOMATIMER_TIMER1_LIST_PROJECTS))?.first)
+            return projects.map(\.name).filter { $0.hasPrefix(prefix) }
         }
     }
 }

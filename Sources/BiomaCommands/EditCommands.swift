@@ -55,8 +55,8 @@ struct Log: ParsableCommand {
             from = report["From"]?.string ?? ""
             to = report["To"]?.string ?? ""
         }
-        let rows = IntervalListing.table.rows(
-            try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first, over: IntervalListing())
+        let rows = IntervalListing.rows(
+            try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first)
         let names = try client.workStatus().projectNames
         let now = SystemClock().now()
         if json {

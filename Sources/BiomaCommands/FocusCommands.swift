@@ -225,10 +225,10 @@ struct FocusHistoryCommand: ParsableCommand {
         let client = try daemonClient()
         let status = try client.workStatus()
         let first = from ?? to ?? status.day
-        let phases = PhaseListing.table.rows(
+        let phases = PhaseListing.rows(
             try client.call(
                 BIOMATIMER_FOCUS1_FOCUS_HISTORY, [.string(first), .string(to ?? first)], interface: ContractNames.focusInterface
-            ).first, over: PhaseListing())
+            ).first)
         let names = status.projectNames
         say(json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names), terminator: "")
     }

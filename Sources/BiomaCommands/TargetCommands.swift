@@ -66,16 +66,9 @@ struct TargetShow: ParsableCommand {
 
     func run() throws {
         let client = try daemonClient()
-        let listing = try client.call(BIOMATIMER_TIMER1_LIST_TARGETS).first?.vardict ?? [:]
+        let listing = try client.call(BIOMATIMER_TIMER1_LIST_TARGETS).first.flatMap(TargetsListing.init) ?? TargetsListing()
         let status = try client.workStatus()
-        let days: [(day: String, target: Int64, source: String)] = (listing["Days"]?.array ?? []).compactMap {
-            guard let row = $0.vardict, let day = row["Day"]?.string, let target = row["Target"]?.int64,
-                let source = row["Source"]?.string
-            else { return nil }
-            return (day, target, source)
-        }
-        let since = listing["BalanceSince"]?.string ?? ""
-        let sinceSource = listing["BalanceSinceSource"]?.string ?? ""
+        let (days, since, sinceSource) = (listing.days, listing.balanceSince, listing.balanceSinceSource)
         let now = SystemClock().now()
         let elapsed = status.running ? max(0, now - status.updatedAt) : 0
         let worked = status.dailyTotal + elapsed

@@ -62,9 +62,8 @@ struct TaskList: ParsableCommand {
 
     func run() throws {
         let client = try daemonClient()
-        let tasks = TaskListing.table.rows(
-            try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: ContractNames.tasksInterface).first,
-            over: TaskListing())
+        let tasks = TaskListing.rows(
+            try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: ContractNames.tasksInterface).first)
         let names = try client.workStatus().projectNames
         if json {
             let items = JSON.objects(tasks) { t in

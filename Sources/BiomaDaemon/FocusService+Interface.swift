@@ -108,7 +108,7 @@ extension FocusService {
                     out: [.init("phases", "aa{sv}")]
                 ) { [self] in try focusHistory($0) },
             ],
-            signals: [DBusSignal("PhaseEnded", [.init("phase", "a{sv}")])])
+            signals: [DBusSignal(BIOMATIMER_FOCUS1_PHASE_ENDED, [.init("phase", "a{sv}")])])
     }
 
     // MARK: - Handlers
@@ -245,7 +245,7 @@ extension FocusService {
         let to = try WorkService.optionalDay(call.arguments[1].string!, "to_day")
         do {
             let records = try tracker.focusHistory(from: from, to: to)
-            return [PhaseListing.table.list(records.map(Self.listing))]
+            return [PhaseListing.list(records.map(Self.listing))]
         } catch {
             throw DaemonAPI.dbusError(error)
         }

@@ -1,6 +1,7 @@
 import BiomaCore
 import BiomaReports
 import BiomaStore
+import CContract
 import DBusKit
 import Foundation
 
@@ -170,7 +171,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     private func announce(_ end: FocusPhaseEnd) {
         do {
             try bus.emit(
-                path: DaemonAPI.objectPath, interface: ContractNames.focusInterface, member: "PhaseEnded",
+                path: DaemonAPI.objectPath, interface: ContractNames.focusInterface, member: BIOMATIMER_FOCUS1_PHASE_ENDED,
                 [Self.encode(end, projects: tracker.projects)])
         } catch {
             log("cannot emit PhaseEnded: \(error)")

@@ -69,7 +69,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
                     try disable()
                 },
             ],
-            signals: [DBusSignal("Merged", [.init("ops", "u"), .init("devices", "as")])])
+            signals: [DBusSignal(BIOMATIMER_SYNC1_MERGED, [.init("ops", "u"), .init("devices", "as")])])
     }
 
     public func attach(_ deadlines: Deadlines) {
@@ -345,7 +345,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             if count > 0 {
                 do {
                     try bus.emit(
-                        path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: "Merged",
+                        path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,
                         [.uint32(UInt32(clamping: count)), .array(.string, devices.sorted().map { .string($0) })])
                 } catch {
                     log("sync: cannot send Merged (\(error))")

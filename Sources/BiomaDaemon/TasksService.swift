@@ -193,7 +193,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                 },
                 DBusMethod(BIOMATIMER_TASKS1_LIST_TASKS, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
                     let includeDone = call.arguments[0].bool ?? false
-                    return [TaskListing.table.list(tracker.tasks.filter { includeDone || !$0.done }.map(Self.listing))]
+                    return [TaskListing.list(tracker.tasks.filter { includeDone || !$0.done }.map(Self.listing))]
                 },
             ])
     }

@@ -43,7 +43,7 @@ extension WorkService {
         } catch {
             throw DaemonAPI.dbusError(error)
         }
-        return [IntervalListing.table.list(rows.map(Self.listing))]
+        return [IntervalListing.list(rows.map(Self.listing))]
     }
 
     private func addInterval(_ call: MethodCall) throws -> [DBusValue] {

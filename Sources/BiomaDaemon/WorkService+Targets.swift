@@ -99,23 +99,21 @@ extension WorkService {
     /// `first-recorded-day` or `today`).
     func listTargets() -> DBusValue {
         let targets = targets
-        let days: [DBusValue] = [2, 3, 4, 5, 6, 7, 1].map { weekday in
-            let value = targets.byWeekday[weekday - 1]
-            let source = storedTargets[weekday] != nil ? "store" : goals.targets.byWeekday[weekday - 1] > 0 ? "config" : "none"
-            return .vardict(ordered: [
-                ("Day", .string(Self.targetKeys[weekday - 1])), ("Target", .int64(value)), ("Source", .string(source)),
-            ])
+        var listing = TargetsListing()
+        listing.days = [2, 3, 4, 5, 6, 7, 1].map { weekday in
+            var day = TargetDayListing()
+            (day.day, day.target) = (Self.targetKeys[weekday - 1], targets.byWeekday[weekday - 1])
+            day.source = storedTargets[weekday] != nil ? "store" : goals.targets.byWeekday[weekday - 1] > 0 ? "config" : "none"
+            return day
         }
         let today = tracker.rules.day(containing: clock.now())
         let since = balanceSince(today: today)
         // Only the label: `balanceSince` above read the same day and logged a failure (the
         // balance then starts today, and so does the label).
-        let sinceSource =
+        listing.balanceSinceSource =
             goals.balanceSince != nil ? "config" : (try? tracker.firstRecordedDay()) != nil ? "first-recorded-day" : "today"
-        return .vardict(ordered: [
-            ("Days", .array(.array(.dictEntry(.string, .variant)), days)),
-            ("BalanceSince", .string(since.description)), ("BalanceSinceSource", .string(sinceSource)),
-        ])
+        listing.balanceSince = since.description
+        return listing.dbusValue
     }
 
     /// The report's target rows up to today (days still to come owe nothing yet) and the

@@ -411,7 +411,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         } catch {
             throw DaemonAPI.dbusError(error)
         }
-        return ProjectListing.table.list(
+        return ProjectListing.list(
             snapshot.projects.map { p in
                 let times = snapshot.projectTimes[p.id]
                 var row = ProjectListing()

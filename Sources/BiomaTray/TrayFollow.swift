@@ -104,14 +104,14 @@ extension TrayService {
         guard input.state.online else { return }
         if projects {
             daemonCall(ContractNames.interface, BIOMATIMER_TIMER1_LIST_PROJECTS) { [self] values in
-                input.projects = ProjectListing.table.rows(values.first, over: ProjectListing()).filter { !$0.id.isEmpty }
+                input.projects = ProjectListing.rows(values.first).filter { !$0.id.isEmpty }
                 publish()
             }
         }
         if tasks {
             daemonCall(ContractNames.tasksInterface, BIOMATIMER_TASKS1_LIST_TASKS, [false]) { [self] values in
                 let now = clock.now()
-                input.dueTasks = TaskListing.table.rows(values.first, over: TaskListing()).filter { task in
+                input.dueTasks = TaskListing.rows(values.first).filter { task in
                     !task.id.isEmpty && !task.done && task.due > 0 && task.due <= now
                 }
                 publish()
@@ -119,7 +119,7 @@ extension TrayService {
         }
         if presets {
             daemonCall(ContractNames.focusInterface, BIOMATIMER_FOCUS1_LIST_PRESETS) { [self] values in
-                input.presets = PresetListing.table.rows(values.first, over: PresetListing()).filter { !$0.id.isEmpty }
+                input.presets = PresetListing.rows(values.first).filter { !$0.id.isEmpty }
                 publish()
             }
         }

@@ -1,6 +1,6 @@
 import CContract
 
-/// The methods of the contract's interfaces and its error names, as the C header defines them
+/// The methods and signals of the contract's interfaces and its error names, as the C header defines them
 /// (`BIOMATIMER_TIMER1_START_PROJECT`, `BIOMATIMER_ERROR_NO_SUCH_PROJECT`, …) for the C front,
 /// the tool and the daemon alike; a test requires these lists to be exactly the methods of
 /// dbus/org.biomatimer.Timer1.xml and the errors of dbus/README.md.
@@ -37,6 +37,10 @@ public enum ContractMembers {
     ]
     /// `org.biomatimer.Sync1`.
     public static let sync1 = [BIOMATIMER_SYNC1_ENABLE, BIOMATIMER_SYNC1_DISABLE]
+    /// The signals of the contract's interfaces, by interface.
+    public static let signals = [
+        ContractNames.focusInterface: [BIOMATIMER_FOCUS1_PHASE_ENDED], ContractNames.syncInterface: [BIOMATIMER_SYNC1_MERGED],
+    ]
     /// `org.biomatimer.Command1`, the front's.
     public static let command1 = [BIOMATIMER_COMMAND1_RUN]
     /// Error names after `ContractNames.errorPrefix`.

@@ -1,23 +1,34 @@
 import DBusCore
 
 /// Method results decoded through tables, as properties are: a result row is a struct with a
-/// `PropertyTable`; the daemon writes rows with `list`, clients read them with `rows`, so no
-/// key is spelt at either end.
-extension PropertyTable {
-    /// `rows` as an `aa{sv}` result, each row's entries in the table's order.
-    public func list(_ rows: [Root]) -> DBusValue {
-        .array(.array(.dictEntry(.string, .variant)), rows.map { .vardict(ordered: entries(of: $0)) })
+/// `PropertyTable`, travelling as an `a{sv}`; the daemon writes rows with `list`, clients read
+/// them with `rows`, so no key is spelt at either end. A row may also be an element of a
+/// property (`Sync1.Devices`) or of another row (`ListTargets`' days).
+public protocol ResultRow: DBusPropertyValue, Equatable {
+    static var table: PropertyTable<Self> { get }
+    /// Every field at its default: what an entry missing from an answer keeps.
+    init()
+}
+
+extension ResultRow {
+    public static var dbusType: DBusType { .array(.dictEntry(.string, .variant)) }
+    public var dbusValue: DBusValue { .vardict(ordered: Self.table.entries(of: self)) }
+
+    /// A row from its `a{sv}`: an entry missing, unknown or of another type keeps `init()`'s value.
+    public init?(dbusValue: DBusValue) {
+        guard let entries = dbusValue.vardict else { return nil }
+        self = Self.table.decode(entries, over: Self())
     }
 
-    /// The rows of an `aa{sv}` result; a missing entry, or one of another type, keeps
-    /// `fallback`'s value.
-    public func rows(_ result: DBusValue?, over fallback: Root) -> [Root] {
-        (result?.array ?? []).compactMap(\.vardict).map { decode($0, over: fallback) }
-    }
+    /// `rows` as an `aa{sv}` result, each row's entries in the table's order.
+    public static func list(_ rows: [Self]) -> DBusValue { rows.dbusValue }
+
+    /// The rows of an `aa{sv}` result; none when the result is missing or of another type.
+    public static func rows(_ result: DBusValue?) -> [Self] { (result?.array ?? []).compactMap(Self.init(dbusValue:)) }
 }
 
 /// One row of `ListProjects`: a project with today's times.
-public struct ProjectListing: Sendable, Equatable {
+public struct ProjectListing: ResultRow, Sendable {
     public var id = ""
     public var name = ""
     /// `#RRGGBB`.
@@ -47,7 +58,7 @@ public struct ProjectListing: Sendable, Equatable {
 
 /// The start of each `ListPresets` row: the preset's id and name. The plan's options follow,
 /// named as the `Start…` methods take them (`Kind`, `Work`, `Duration`, …, `Label`, `Project`).
-public struct PresetListing: Sendable, Equatable {
+public struct PresetListing: ResultRow, Sendable {
     public var id = ""
     public var name = ""
 
@@ -58,7 +69,7 @@ public struct PresetListing: Sendable, Equatable {
 }
 
 /// One row of `FocusHistory`: a focus phase that ended.
-public struct PhaseListing: Sendable, Equatable {
+public struct PhaseListing: ResultRow, Sendable {
     /// `pomodoro`, `countdown` or `intervals`.
     public var kind = ""
     /// `work`, `short-break`, `long-break`, `countdown`, `active` or `rest`.
@@ -88,7 +99,7 @@ public struct PhaseListing: Sendable, Equatable {
 }
 
 /// One row of `ListTasks`.
-public struct TaskListing: Sendable, Equatable {
+public struct TaskListing: ResultRow, Sendable {
     /// `t1`, `t2`, …
     public var id = ""
     public var title = ""
@@ -112,7 +123,7 @@ public struct TaskListing: Sendable, Equatable {
 }
 
 /// One row of `ListIntervals`.
-public struct IntervalListing: Sendable, Equatable {
+public struct IntervalListing: ResultRow, Sendable {
     public var id = ""
     /// µs since the epoch; `end` 0 while running.
     public var start: Int64 = 0
@@ -130,4 +141,35 @@ public struct IntervalListing: Sendable, Equatable {
             .init("Id", \.id), .init("Start", \.start), .init("End", \.end), .init("Project", \.project),
             .init("Note", \.note),
         ])
+}
+
+/// `ListTargets`' answer: each weekday's target, and where the balance starts.
+public struct TargetsListing: ResultRow, Sendable {
+    /// Monday to Sunday.
+    public var days: [TargetDayListing] = []
+    /// The balance's first day, `YYYY-MM-DD`.
+    public var balanceSince = ""
+    /// Where that day comes from: `config`, `first-recorded-day` or `today`.
+    public var balanceSinceSource = ""
+
+    public init() {}
+
+    public static let table = PropertyTable<TargetsListing>(
+        interface: ContractNames.interface,
+        [.init("Days", \.days), .init("BalanceSince", \.balanceSince), .init("BalanceSinceSource", \.balanceSinceSource)])
+}
+
+/// One weekday of `ListTargets`.
+public struct TargetDayListing: ResultRow, Sendable {
+    /// `Mon` … `Sun`.
+    public var day = ""
+    /// µs, 0 for none.
+    public var target: Int64 = 0
+    /// `store` (`SetTargets`), `config` (the config file) or `none`.
+    public var source = ""
+
+    public init() {}
+
+    public static let table = PropertyTable<TargetDayListing>(
+        interface: ContractNames.interface, [.init("Day", \.day), .init("Target", \.target), .init("Source", \.source)])
 }

@@ -2,7 +2,7 @@ import DBusCore
 
 /// One entry of `Sync1.Devices`: a device writing in the sync folder (this one first), as an
 /// `a{sv}`.
-public struct SyncDeviceRow: Sendable, Equatable, DBusPropertyValue {
+public struct SyncDeviceRow: ResultRow, Sendable {
     /// Its UUID (the name of its directory in the folder).
     public var id = ""
     /// The name it gave itself (`sync enable --name`), `""` if unknown.
@@ -23,13 +23,6 @@ public struct SyncDeviceRow: Sendable, Equatable, DBusPropertyValue {
             .init("Id", \.id), .init("Name", \.name), .init("LastOp", \.lastOp), .init("ReadUpTo", \.readUpTo),
             .init("Problem", \.problem),
         ])
-
-    public static var dbusType: DBusType { .array(.dictEntry(.string, .variant)) }
-    public var dbusValue: DBusValue { .vardict(ordered: Self.table.entries(of: self)) }
-    public init?(dbusValue: DBusValue) {
-        guard let entries = dbusValue.vardict else { return nil }
-        self = Self.table.decode(entries, over: SyncDeviceRow())
-    }
 }
 
 /// The state `org.biomatimer.Sync1` publishes; `table` is that interface's list of properties.

@@ -78,7 +78,7 @@ struct ProjectBudgetTests {
         func summaries() throws -> [String] { try server.notifications().map(\.body) }
 
         func row() throws -> ProjectListing {
-            ProjectListing.table.rows(try call("ListProjects", at: "2027-03-01T08:00:00+01:00").first, over: ProjectListing())[0]
+            ProjectListing.rows(try call("ListProjects", at: "2027-03-01T08:00:00+01:00").first)[0]
         }
     }
 

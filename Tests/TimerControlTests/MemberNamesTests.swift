@@ -8,15 +8,15 @@ import TimerControl
 /// the contract's: the methods of dbus/org.biomatimer.Timer1.xml (which the daemon serves byte
 /// for byte) and the errors of dbus/README.md.
 @Suite struct MemberNamesTests {
-    /// Each interface's method names, in the order the file lists them.
-    static func methods() throws -> [String: [String]] {
+    /// Each interface's method (or signal) names, in the order the file lists them.
+    static func methods(_ element: String = "method") throws -> [String: [String]] {
         let xml = try String(
             contentsOf: repositoryRoot.appendingPathComponent("dbus/org.biomatimer.Timer1.xml"), encoding: .utf8)
         var result: [String: [String]] = [:]
         for part in xml.components(separatedBy: "<interface name=\"").dropFirst() {
             let name = String(part.prefix { $0 != "\"" })
             let body = part.components(separatedBy: "</interface>")[0]
-            result[name] = body.components(separatedBy: "<method name=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            result[name] = body.components(separatedBy: "<\(element) name=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
         }
         return result
     }
@@ -34,6 +34,12 @@ import TimerControl
                 ContractNames.syncInterface, ContractNames.commandInterface,
             ])
         #expect(BIOMATIMER_TIMER1_START_PROJECT == "StartProject" && BIOMATIMER_FOCUS1_TOGGLE_PAUSE == "TogglePause")
+    }
+
+    @Test func signalsAreTheIntrospectionData() throws {
+        let signals = try Self.methods("signal").filter { $0.key.hasPrefix("org.biomatimer.") && !$0.value.isEmpty }
+        #expect(signals == ContractMembers.signals)
+        #expect(BIOMATIMER_FOCUS1_PHASE_ENDED == "PhaseEnded" && BIOMATIMER_SYNC1_MERGED == "Merged")
     }
 
     @Test func errorsAreTheDocumentedOnes() throws {

@@ -11,30 +11,41 @@ import TimerControl
         (a.sessionTime, a.dailyTotal) = (5_000_000, 90_000_000)
         var b = ProjectListing()
         (b.id, b.name, b.color, b.position) = ("p2", "R&D \u{1B}", "#00AA00", 1)
-        let result = ProjectListing.table.list([a, b])
+        let result = ProjectListing.list([a, b])
         #expect(result.signature == "aa{sv}")
         let first = try #require(result.array?.first?.vardict)
         #expect(first["Position"] == .uint32(0) && first["SessionTime"] == .int64(5_000_000) && first["Name"] == .string("Client A"))
-        #expect(ProjectListing.table.rows(result, over: ProjectListing()) == [a, b])
+        #expect(ProjectListing.rows(result) == [a, b])
     }
 
     @Test func listTasksRoundTrips() throws {
         var t = TaskListing()
         (t.id, t.title, t.project, t.due, t.remind, t.done, t.doneAt) = ("t1", "Call", "p1", 7, true, true, 9)
-        let result = TaskListing.table.list([t, TaskListing()])
+        let result = TaskListing.list([t, TaskListing()])
         let first = try #require(result.array?.first?.vardict)
         #expect(first["Due"] == .int64(7) && first["Remind"] == .boolean(true) && first["DoneAt"] == .int64(9))
-        #expect(TaskListing.table.rows(result, over: TaskListing()) == [t, TaskListing()])
+        #expect(TaskListing.rows(result) == [t, TaskListing()])
     }
 
-    /// A missing entry, or one of another type, keeps the fallback's value.
-    @Test func missingAndMistypedEntriesKeepTheFallback() {
-        var fallback = ProjectListing()
-        fallback.name = "?"
+    /// A missing entry, or one of another type, keeps the default; an element that is not an
+    /// `a{sv}` is no row.
+    @Test func missingAndMistypedEntriesKeepTheDefault() {
         let result = DBusValue.array(
             .array(.dictEntry(.string, .variant)), [.vardict(ordered: [("Id", .string("p3")), ("Name", .int64(3))])])
-        let rows = ProjectListing.table.rows(result, over: fallback)
-        #expect(rows.count == 1 && rows[0].id == "p3" && rows[0].name == "?")
-        #expect(ProjectListing.table.rows(nil, over: fallback).isEmpty)
+        let rows = ProjectListing.rows(result)
+        #expect(rows.count == 1 && rows[0].id == "p3" && rows[0].name == "" && rows[0].color == "")
+        #expect(ProjectListing.rows(nil).isEmpty)
+        #expect(ProjectListing.rows(.array(.string, [.string("p4")])).isEmpty)
+    }
+
+    /// A row inside a property: `Sync1.Devices` is an array of rows.
+    @Test func rowsNestInProperties() {
+        var row = SyncDeviceRow()
+        (row.id, row.name, row.readUpTo) = ("d1", "Laptop", 42)
+        var status = SyncStatus()
+        status.devices = [row, SyncDeviceRow()]
+        let entries = Dictionary(uniqueKeysWithValues: SyncStatus.table.entries(of: status))
+        #expect(entries["Devices"]?.signature == "aa{sv}")
+        #expect(SyncStatus.table.decode(entries, over: SyncStatus()).devices == [row, SyncDeviceRow()])
     }
 }

@@ -81,9 +81,11 @@
 #define BIOMATIMER_FOCUS1_UPDATE_PRESET "UpdatePreset"
 #define BIOMATIMER_FOCUS1_DELETE_PRESET "DeletePreset"
 #define BIOMATIMER_FOCUS1_FOCUS_HISTORY "FocusHistory"
+#define BIOMATIMER_FOCUS1_PHASE_ENDED "PhaseEnded" /* a signal */
 // org.biomatimer.Sync1
 #define BIOMATIMER_SYNC1_ENABLE "Enable"
 #define BIOMATIMER_SYNC1_DISABLE "Disable"
+#define BIOMATIMER_SYNC1_MERGED "Merged" /* a signal */
 // Error names after BIOMATIMER_ERROR_PREFIX (dbus/README.md, "Errors").
 #define BIOMATIMER_ERROR_NO_SUCH_PROJECT "NoSuchProject"
 #define BIOMATIMER_ERROR_NO_SUCH_TASK "NoSuchTask"
