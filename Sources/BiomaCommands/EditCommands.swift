@@ -51,9 +51,9 @@ struct Log: ParsableCommand {
         var to = date ?? ""
         if period == .week {
             // The daemon knows where weeks start (week_start, day_start).
-            let report = try client.call(BIOMATIMER_TIMER1_REPORT, [.string("week"), .string(date ?? "")]).first?.vardict ?? [:]
-            from = report["From"]?.string ?? ""
-            to = report["To"]?.string ?? ""
+            let answer = try client.call(BIOMATIMER_TIMER1_REPORT, [.string("week"), .string(date ?? "")]).first
+            let report = answer.flatMap(ReportListing.init) ?? ReportListing()
+            (from, to) = (report.from, report.to)
         }
         let rows = IntervalListing.rows(
             try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first)

@@ -441,39 +441,23 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     }
 
     public static func encode(_ report: Report) -> DBusValue {
-        .vardict(ordered: [
-            ("From", .string(report.from.description)), ("To", .string(report.to.description)),
-            ("WorkTotal", .int64(report.workTotal)), ("NoProjectTotal", .int64(report.noProjectTotal)),
-            (
-                "Projects",
-                .array(
-                    .array(.dictEntry(.string, .variant)),
-                    report.projects.map {
-                        .vardict(ordered: [
-                            ("Id", .string($0.id)), ("Name", .string($0.name)), ("Color", .string($0.color)),
-                            ("Total", .int64($0.total)), ("Percent", .double($0.percent)),
-                            ("Completed", .uint32(UInt32(clamping: $0.completed))),
-                        ])
-                    })
-            ),
-            (
-                "Days",
-                .array(
-                    .array(.dictEntry(.string, .variant)),
-                    report.days.map { .vardict(ordered: [("Day", .string($0.day.description)), ("WorkTotal", .int64($0.workTotal))]) })
-            ),
-            (
-                "Focus",
-                .array(
-                    .array(.dictEntry(.string, .variant)),
-                    report.days.map {
-                        .vardict(ordered: [
-                            ("Day", .string($0.day.description)), ("Completed", .uint32(UInt32(clamping: $0.focusCompleted))),
-                            ("FocusTime", .int64($0.focusTime)),
-                        ])
-                    })
-            ),
-        ])
+        var listing = ReportListing()
+        (listing.from, listing.to) = (report.from.description, report.to.description)
+        (listing.workTotal, listing.noProjectTotal) = (report.workTotal, report.noProjectTotal)
+        listing.projects = report.projects.map { project in
+            var row = ReportProjectRow()
+            (row.id, row.name, row.color) = (project.id, project.name, project.color)
+            (row.total, row.percent, row.completed) = (project.total, project.percent, UInt32(clamping: project.completed))
+            return row
+        }
+        for day in report.days {
+            var (work, focus) = (ReportDayRow(), ReportFocusRow())
+            (work.day, work.workTotal) = (day.day.description, day.workTotal)
+            (focus.day, focus.completed, focus.focusTime) = (day.day.description, UInt32(clamping: day.focusCompleted), day.focusTime)
+            listing.days.append(work)
+            listing.focus.append(focus)
+        }
+        return listing.dbusValue
     }
 
     static func optionalDay(_ text: String, _ what: String) throws -> Day? {

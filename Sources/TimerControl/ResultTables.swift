@@ -173,3 +173,75 @@ public struct TargetDayListing: ResultRow, Sendable {
     public static let table = PropertyTable<TargetDayListing>(
         interface: ContractNames.interface, [.init("Day", \.day), .init("Target", \.target), .init("Source", \.source)])
 }
+
+/// `Report`'s answer: the totals of a range of days, by project and by day.
+public struct ReportListing: ResultRow, Sendable {
+    /// The range's first and last day, `YYYY-MM-DD`.
+    public var from = ""
+    public var to = ""
+    /// µs of work in the range, and of work without a project.
+    public var workTotal: Int64 = 0
+    public var noProjectTotal: Int64 = 0
+    /// Projects with time in the range, largest total first.
+    public var projects: [ReportProjectRow] = []
+    /// Every day of the range, in order.
+    public var days: [ReportDayRow] = []
+    /// Every day of the range, in order: the focus phases completed and their time.
+    public var focus: [ReportFocusRow] = []
+
+    public init() {}
+
+    public static let table = PropertyTable<ReportListing>(
+        interface: ContractNames.interface,
+        [
+            .init("From", \.from), .init("To", \.to), .init("WorkTotal", \.workTotal), .init("NoProjectTotal", \.noProjectTotal),
+            .init("Projects", \.projects), .init("Days", \.days), .init("Focus", \.focus),
+        ])
+}
+
+/// One project of a `Report`.
+public struct ReportProjectRow: ResultRow, Sendable {
+    public var id = ""
+    public var name = ""
+    public var color = ""
+    /// µs in the range, and its share of the range's work, 0…100.
+    public var total: Int64 = 0
+    public var percent: Double = 0
+    /// Focus work phases and rounds completed for it.
+    public var completed: UInt32 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<ReportProjectRow>(
+        interface: ContractNames.interface,
+        [
+            .init("Id", \.id), .init("Name", \.name), .init("Color", \.color), .init("Total", \.total),
+            .init("Percent", \.percent), .init("Completed", \.completed),
+        ])
+}
+
+/// One day of a `Report`: its work.
+public struct ReportDayRow: ResultRow, Sendable {
+    public var day = ""
+    public var workTotal: Int64 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<ReportDayRow>(
+        interface: ContractNames.interface, [.init("Day", \.day), .init("WorkTotal", \.workTotal)])
+}
+
+/// One day of a `Report`: its focus phases.
+public struct ReportFocusRow: ResultRow, Sendable {
+    public var day = ""
+    /// Work phases and rounds completed.
+    public var completed: UInt32 = 0
+    /// µs spent in focus phases.
+    public var focusTime: Int64 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<ReportFocusRow>(
+        interface: ContractNames.interface,
+        [.init("Day", \.day), .init("Completed", \.completed), .init("FocusTime", \.focusTime)])
+}
