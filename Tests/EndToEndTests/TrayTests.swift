@@ -214,7 +214,12 @@ extension [String: Any] {
         try f.cliOK(["task", "add", "Later", "--due", "+2h", "--no-remind"])
         let host = try TrayHost(environment: env)
         _ = try Self.itemShows(host, working: true)
-        let rows = try Self.rows(of: host) { $0.label == "Tasks due (1)" }
+        // The three lists are three calls, and each answer rebuilds the menu: wait for the last.
+        var rows = try host.rows().rows
+        _ = try waitUntil {
+            rows = try host.rows().rows
+            return rows.contains { $0.label == "Tasks due (1)" } && rows.contains { $0.label == "Preset: Tea" }
+        }
         #expect(rows.contains { $0.label == "Tasks due (1)" }, "\(rows.map(\.label))")
         #expect(rows.contains { $0.label.hasPrefix("⚑ Pay rent  ") })
         #expect(!rows.contains { $0.label.hasPrefix("⚑ Later") })
