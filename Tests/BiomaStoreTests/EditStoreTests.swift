@@ -174,7 +174,8 @@ import Testing
         }
     }
 
-    @Test func resetHistoryIsUndoneExactly() throws {
+    // 20,000 rows written, reset and undone: seconds of synchronous work, on a thread of its own.
+    @Test(.ownThread) func resetHistoryIsUndoneExactly() throws {
         try withTemporaryDirectory { dir in
             let tracker = try fixture(dir)
             let count = 20_000
@@ -268,7 +269,9 @@ import Testing
     /// Random edits through the store — adds, moves, project changes, splits, deletes, with
     /// and without replace, of the running interval too, and history resets — then undone
     /// newest first, across a restart: every row comes back exactly, and the stopwatch.
-    @Test func undoOfAnySequenceRestoresTheStoreExactly() async throws {
+    // Seconds of synchronous SQLite work: on a thread of its own, so that it does not hold
+    // one of the cooperative pool's threads (one per core) from the tests that await.
+    @Test(.ownThread) func undoOfAnySequenceRestoresTheStoreExactly() async throws {
         await propertyCheck(count: 25, input: Gen.int(in: 0...10_000_000).array(of: 1...25)) { codes in
             withTemporaryDirectory { dir in
                 do {

@@ -25,7 +25,9 @@ import Testing
         }
     }
 
-    @Test func trackerMatchesTheCoreRules() async throws {
+    // Seconds of synchronous SQLite work: on a thread of its own, so that it does not hold
+    // one of the cooperative pool's threads (one per core) from the tests that await.
+    @Test(.ownThread) func trackerMatchesTheCoreRules() async throws {
         await propertyCheck(count: 25, input: Gen.int(in: 0...200_000).array(of: 1...40)) { codes in
             withTemporaryDirectory { dir in
                 do {
