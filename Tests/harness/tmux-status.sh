@@ -3,16 +3,19 @@
 # server, attaches a client in a pseudo-terminal (script(1)), captures the terminal
 # output, stops everything, and prints the status line's right part.
 #
-# usage: tmux-status.sh (--command COMMAND | --config FILE) [--wait SECONDS] [--raw]
-#                        [--keep FILE] [--keys FILE]
+# usage: tmux-status.sh (--command COMMAND | --config FILE) [--wait SECONDS] [--until TEXT]
+#                        [--raw] [--keep FILE] [--keys FILE] [--type TEXT]
 #   --command  what #() runs, e.g. 'biomatimer status --format tmux'
 #   --config   source FILE (e.g. Widgets/tmux/tmux.conf) instead: its status-right and key
 #              bindings as a user has them; its commands run with this script's PATH and
 #              environment (tmux's server inherits them). An error in FILE fails the run.
 #   --keys     write the server's key bindings (list-keys) to FILE
 #   --type     TEXT (a printf format, e.g. '\002T' for prefix T) typed into the client's
-#              terminal one second after it attached, as a user's keystrokes
+#              terminal once it has drawn its first status line, as a user's keystrokes
 #   --wait     seconds the client stays attached (default 3)
+#   --until    detach as soon as a status line drawn (after --type's keys) has TEXT in its
+#              right part; --wait is then the most it waits. Without it, the line printed
+#              is the last one drawn in --wait seconds
 #   --raw      print the captured segment with its escape sequences, made visible
 #              (e.g. the project colour \x1b[38;5;33m), instead of plain text
 #   --keep     also save the whole terminal capture to FILE
@@ -21,7 +24,7 @@
 # Needs (Debian): tmux, util-linux (script), python3.
 
 set -u
-cmd="" wait_s=3 raw=0 keep="" config="" keys="" type=""
+cmd="" wait_s=3 raw=0 keep="" config="" keys="" type="" until=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --command) cmd=${2:?}; shift 2 ;;
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
     --config) config=${2:?}; shift 2 ;;
     --keys) keys=${2:?}; shift 2 ;;
     --type) type=${2:?}; shift 2 ;;
+    --until) until=${2:?}; shift 2 ;;
     *) echo "tmux-status.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -57,30 +61,73 @@ else
 fi
 [ -n "$keys" ] && tmux -S "$socket" list-keys >"$keys"
 
-# The client draws the status line into the capture; timeout detaches it.
-# Its stdin is a pipe: idle, or carrying --type's keystrokes after a second.
-{
-    if [ -n "$type" ]; then sleep 1; printf "$type"; fi
-    sleep "$wait_s"
-} | TERM=xterm-256color timeout "$wait_s" script -qfc "tmux -S $socket attach" \
-    "$work/capture" >/dev/null 2>&1
-[ -n "$keep" ] && cp "$work/capture" "$keep"
+# The client, attached inside script(1) whose capture is the terminal output, runs in
+# the Python below: it types --type's keystrokes once the status line is drawn, and stays
+# attached --wait seconds, or with --until only until the right part shows TEXT.
+keystrokes=""
+[ -n "$type" ] && keystrokes=$(printf "$type")
+TERM=xterm-256color python3 - "$socket" "$work/capture" "$wait_s" "$keystrokes" "$until" "$raw" <<'EOF'
+import os, re, subprocess, sys, time
 
-python3 - "$work/capture" "$raw" <<'EOF'
-import re, sys
-capture, raw = sys.argv[1], sys.argv[2] == "1"
-text = open(capture, "rb").read().decode("utf-8", "replace")
-# The client redraws the status line by cursor movement, so one captured "line" may hold
-# several redraws: take the text after the last window list ("[0] 0:…"), up to the
-# sequence that ends a redraw (cursor shown again) or the end of the line.
-at = text.rfind("[0] 0:")
-if at < 0:
-    sys.exit("tmux-status.sh: no status line captured")
-line = re.split(r"\x1b\[\?12l|\r|\n", text[at:], maxsplit=1)[0]
+socket, capture, wait_s, type_, until, raw = sys.argv[1:7]
+raw = raw == "1"
 escapes = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]")
-plain = escapes.sub("", line)
-# The right part follows the run of spaces after the window list.
-right = re.split(r"\s{3,}", plain.rstrip(), maxsplit=1)[-1]
+REDRAWN = "\x1b[?12l"  # ends every redraw: the cursor shown again
+
+
+def redraws(text):
+    """Each drawn status line, oldest first: (the raw line, its right part as plain text).
+
+    The client redraws the status line by cursor movement, so one captured "line" may hold
+    several redraws: each starts with the window list ("[0] 0:…") and ends where the
+    cursor is shown again. A redraw still being written (no end yet) is not counted."""
+    lines = []
+    for piece in text.split("[0] 0:")[1:]:
+        end = piece.find(REDRAWN)
+        if end < 0:
+            continue
+        line = re.split(r"\r|\n", piece[:end], maxsplit=1)[0]
+        plain = escapes.sub("", "[0] 0:" + line)
+        # The right part follows the run of spaces after the window list.
+        right = re.split(r"\s{3,}", plain.rstrip(), maxsplit=1)[-1]
+        lines.append((line, right))
+    return lines
+
+
+def read():
+    try:
+        with open(capture, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
+
+
+client = subprocess.Popen(
+    ["script", "-qfc", f"tmux -S {socket} attach", capture],
+    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+deadline = time.monotonic() + float(wait_s)
+typed_after = None  # how many redraws there were when the keys were typed
+while time.monotonic() < deadline and client.poll() is None:
+    drawn = redraws(read())
+    if type_ and typed_after is None and drawn:
+        client.stdin.write(os.fsencode(type_))
+        client.stdin.flush()
+        typed_after = len(drawn)
+    elif until and any(until in right for _, right in drawn[typed_after or 0:]):
+        break
+    time.sleep(0.05)
+# Detached, tmux's client exits and script(1) with it.
+subprocess.run(["tmux", "-S", socket, "detach-client", "-s", "0"], stderr=subprocess.DEVNULL)
+try:
+    client.wait(timeout=5)
+except subprocess.TimeoutExpired:
+    client.kill()
+    client.wait()
+client.stdin.close()
+drawn = redraws(read())
+if not drawn:
+    sys.exit("tmux-status.sh: no status line captured")
+line, right = drawn[-1]
 if raw:
     # From the right part's first character, with escapes shown as \x1b[...
     visible = line.replace("\x1b", "\\x1b")
@@ -89,3 +136,6 @@ if raw:
 else:
     print(right)
 EOF
+status=$?
+[ -n "$keep" ] && cp "$work/capture" "$keep"
+exit $status
