@@ -45,7 +45,13 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
         Glibc.close(wakeFD)
     }
 
+    /// Makes the loop thread look again. On the loop thread itself there is nothing to do:
+    /// every turn dispatches what libdbus holds and rebuilds its descriptors and deadlines
+    /// before it polls, and polls without waiting when work was queued during the turn.
+    /// (libdbus asks for a wake-up from inside the loop's own calls, e.g. each time it reads
+    /// a message; writing the eventfd then cost a write, a poll and a read per message.)
     func wake() {
+        guard !isLoopThread else { return }
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
     }
@@ -209,6 +215,11 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
             for bus in buses {
                 if let remaining = bus.nextTimeout(now: now) { wait = wait < 0 ? remaining : min(wait, remaining) }
             }
+            // Work queued or a stop asked for during this turn, on this thread, wrote no
+            // wake-up (see `wake`): then the poll only collects what is ready.
+            lock.lock()
+            if !queue.isEmpty || stopping { wait = 0 }
+            lock.unlock()
             let ready = poll(&fds, nfds_t(fds.count), wait)
             if ready < 0 && errno != EINTR {
                 // Cannot happen with valid descriptors; close rather than spin.

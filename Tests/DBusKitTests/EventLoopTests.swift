@@ -104,4 +104,51 @@ struct EventLoopTests {
         #expect(try loop.sync { () throws(BusError) in 42 } == 42)
         withExtendedLifetime(deadlines) {}
     }
+
+    /// Serving calls writes no wake-up: libdbus asks for one from inside the loop's own calls
+    /// (each message it reads), where the loop will look again anyway. Work the loop thread
+    /// queues for itself (`later`, `stop`) still runs at the next turn with nothing else
+    /// happening, because that turn polls without waiting.
+    @Test func theLoopThreadWakesItselfWithoutWritingAndRunsWhatItQueues() throws {
+        let bus = try PrivateBus()
+        let loop = try EventLoop()
+        let service = try Bus(.address(bus.address), loop: loop)
+        try BusTests.startService(service)
+        // The loop thread's write(2) calls (the eventfd's; sending on a socket is not one).
+        let task = try loop.sync { () throws(BusError) in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+        }
+        func writes() throws -> Int {
+            let io = try String(contentsOfFile: "/proc/\(task)/io", encoding: .utf8)
+            let line = try #require(io.split(separator: "\n").first { $0.hasPrefix("syscw:") })
+            return try #require(Int(line.dropFirst("syscw:".count).trimmingCharacters(in: CharacterSet.whitespaces)))
+        }
+        let client = try BlockingBus(.address(bus.address))
+        func echo(_ n: Int32) throws {
+            let reply = try client.call(
+                destination: BusTests.name, path: BusTests.path, interface: BusTests.iface, member: "Echo", [.variant(.int32(n))])
+            #expect(reply == [.variant(.int32(n))])
+        }
+        try echo(0)
+        let before = try writes()
+        for n in 1...50 { try echo(Int32(n)) }
+        let written = try writes() - before
+        #expect(written < 5, "the loop thread wrote \(written) times for 50 calls")
+
+        // Queued from the loop thread, once and from inside queued work: each runs.
+        let ran = Received()
+        loop.perform { loop.later { ran.count() } }
+        #expect(ran.wait(count: 1, timeout: 5), "later from the loop thread did not run")
+        loop.perform { loop.later { loop.later { ran.count() } } }
+        #expect(ran.wait(count: 2, timeout: 5), "later from queued work did not run")
+        // A stop asked for on the loop thread ends it.
+        loop.perform { loop.stop() }
+        let stopped = Received()
+        Thread.detachNewThread {
+            loop.wait()
+            stopped.count()
+        }
+        #expect(stopped.wait(count: 1, timeout: 5), "stop from the loop thread did not end the loop")
+        #expect(!service.isConnected)
+    }
 }
