@@ -389,14 +389,15 @@ struct DaemonIdleTests {
 }
 
 /// The real daemon under libfaketime (which fakes clock_gettime and timerfd_settime), started
-/// two seconds before midnight: its day timer fires at the boundary and publishes the new day.
+/// five seconds before midnight: its day timer fires at the boundary and publishes the new day.
+/// (Five, not two: the daemon's start and `Start` must come before midnight on a loaded machine.)
 @Suite(.ownThread, .timeLimit(.minutes(1)))
 struct DaemonDayBoundaryTests {
     @Test func dayBoundarySignalFromTheRealTimer() throws {
         let f = try DaemonFixture(activation: false)
         var env = f.environment
         env["TZ"] = "UTC"
-        let daemon = try f.startDaemon(at: "2026-11-22 23:59:58", environment: env)
+        let daemon = try f.startDaemon(at: "2026-11-22 23:59:55", environment: env)
         defer { daemon.terminate() }
         #expect(waitUntil { (try? f.daemonPID()) != nil }, "the daemon did not start under faketime")
         let monitor = try PropertiesMonitor(environment: f.environment)

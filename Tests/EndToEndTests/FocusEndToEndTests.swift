@@ -72,10 +72,13 @@ struct FocusEndToEndTests {
         #expect(first["Label"] == .string("Tea <green>") && first["Rounds"] == .uint32(1))
         let endsAt = try #require(first["PhaseEndsAt"]?.int64)
 
-        // The end: one PhaseEnded within 50 ms of PhaseEndsAt, and one PropertiesChanged.
+        // The end: one PhaseEnded at PhaseEndsAt, and one PropertiesChanged. It is sent after
+        // the phase's end is committed (fsynced), so on a loaded machine it may come a little
+        // late: half a second is the bound here, which a once-a-second tick would miss half the
+        // time; `make bench` measures the lateness itself (median and p99).
         #expect(signals.ended.wait(count: 1, timeout: 5))
         let arrival = try #require(signals.arrivals.first)
-        #expect(arrival >= endsAt && arrival - endsAt < 50_000, "PhaseEnded came \(arrival - endsAt) µs after PhaseEndsAt")
+        #expect(arrival >= endsAt && arrival - endsAt < 500_000, "PhaseEnded came \(arrival - endsAt) µs after PhaseEndsAt")
         let end = try #require(signals.ended.all.first)
         #expect(end["Kind"] == .string("countdown") && end["Phase"] == .string("countdown"))
         #expect(end["End"] == .int64(endsAt) && end["Completed"] == .boolean(true) && end["Late"] == .boolean(false))
@@ -204,24 +207,25 @@ struct FocusEndToEndTests {
     }
 
     /// A pomodoro work phase across midnight under libfaketime: the history has it once, the
-    /// reports split its time between the two days and count it on the day it ended.
+    /// reports split its time between the two days and count it on the day it ended. The daemon
+    /// starts five seconds before midnight, so the phase starts before it on a loaded machine.
     @Test func aPhaseAcrossMidnightSplits() throws {
         let f = try DaemonFixture(activation: false)
         var env = f.environment
         env["TZ"] = "UTC"
-        let daemon = try f.startDaemon(at: "2026-11-22 23:59:58", environment: env)
+        let daemon = try f.startDaemon(at: "2026-11-22 23:59:55", environment: env)
         defer { daemon.terminate() }
         #expect(waitUntil { (try? f.daemonPID()) != nil }, "the daemon did not start under faketime")
-        _ = try focus(f, "StartPomodoro", [.vardict(["Work": .int64(4_000_000)])])
-        #expect(waitUntil(timeout: 10) { (try? focusProperties(f))?["Phase"] == .string("short-break") })
+        _ = try focus(f, "StartPomodoro", [.vardict(["Work": .int64(8_000_000)])])
+        #expect(waitUntil(timeout: 20) { (try? focusProperties(f))?["Phase"] == .string("short-break") })
         let first = try #require(try f.method("Report", [.string("day"), .string("2026-11-22")]).first?.vardict)
         let second = try #require(try f.method("Report", [.string("day"), .string("2026-11-23")]).first?.vardict)
         let a = try #require(first["Focus"]?.array?.first?.vardict)
         let b = try #require(second["Focus"]?.array?.first?.vardict)
         let before = a["FocusTime"]?.int64 ?? 0
         let after = b["FocusTime"]?.int64 ?? 0
-        #expect(before > 1_000_000 && before <= 2_100_000, "\(before)")
-        #expect(before + after == 4_000_000)
+        #expect(before > 1_000_000 && before <= 5_100_000, "\(before)")
+        #expect(before + after == 8_000_000)
         #expect(a["Completed"] == .uint32(0) && b["Completed"] == .uint32(1))
         let history = try #require(
             try focus(f, "FocusHistory", [.string("2026-11-22"), .string("2026-11-23")]).first?.array)
@@ -232,11 +236,11 @@ struct FocusEndToEndTests {
         #expect(rows.count == 1)
         #expect(rows.first?["kind"] as? String == "pomodoro" && rows.first?["phase"] as? String == "work")
         #expect(rows.first?["round"] as? Int == 1 && rows.first?["completed"] as? Bool == true)
-        #expect(rows.first?["planned"] as? Int == 4_000_000)
+        #expect(rows.first?["planned"] as? Int == 8_000_000)
         let (start, end) = (rows.first?["start"] as? Int ?? 0, rows.first?["end"] as? Int ?? 0)
-        #expect(end - start == 4_000_000, "\(json.stdout)")
+        #expect(end - start == 8_000_000, "\(json.stdout)")
         let table = try f.cliOK(["focus", "history", "--from", "2026-11-22", "--to", "2026-11-23"], environment: env).stdout
-        #expect(table.split(separator: "\n").count == 1 && table.contains("Work") && table.hasSuffix("0:04  done\n"), "\(table)")
+        #expect(table.split(separator: "\n").count == 1 && table.contains("Work") && table.hasSuffix("0:08  done\n"), "\(table)")
     }
 
     /// Bad input gets its named error and changes nothing.

@@ -11,7 +11,9 @@ import TestSupport
 struct WaybarFocusTests {
     /// Runs the harness on one output; the module's lines and the screenshot's pixel counts
     /// of [running countdown #fab387, paused #f9e2af, idle work #9399b2, background #1e1e2e].
-    func run(_ session: UserSession, name: String, clicks: [String]) throws -> (lines: [String], pixels: [Int]) {
+    func run(_ session: UserSession, name: String, clicks: [String], thenExpect: String? = nil) throws
+        -> (lines: [String], pixels: [Int])
+    {
         let out = repositoryRoot.appendingPathComponent(".build/artefacts/\(name)")
         try? FileManager.default.removeItem(at: out)
         var arguments = [
@@ -24,6 +26,7 @@ struct WaybarFocusTests {
             "--expect", "Countdown · Tea", "--wait", "1.5", "--after", "1", "--out", out.path,
         ]
         for click in clicks { arguments += ["--click", click] }
+        if let thenExpect { arguments += ["--expect-after", thenExpect] }
         if let user = session.user { arguments += ["--user", user] }
         let run = try runProcess("/bin/sh", arguments, timeout: 40)
         print("waybar artefacts (screenshot.png, waybar.log, module-output.log): \(out.path)")
@@ -52,9 +55,14 @@ struct WaybarFocusTests {
 
         // Running: the countdown leads, in the focus CSS's orange, counting down.
         let running = try run(session, name: "waybar-focus", clicks: [])
-        let line = #/\{"text":"◷ (10:00|9:[0-5]\d) Countdown · Tea","alt":"focus-running","tooltip":"Focus: Countdown, (10:00|9:[0-5]\d) left · Tea\\nCompleted today: 0\\nWork: 0:00:00 session, 0:00:00 today\\nNo project running","class":\["idle","focus","focus-running","kind-countdown","phase-countdown"\],"percentage":[01]\}/#
+        let line = #/\{"text":"◷ (10:00|9:[0-5]\d) Countdown · Tea","alt":"focus-running","tooltip":"Focus: Countdown, (10:00|9:[0-5]\d) left · Tea\\nCompleted today: 0\\nWork: 0:00:00 session, 0:00:00 today\\nNo project running","class":\["idle","focus","focus-running","kind-countdown","phase-countdown"\],"percentage":(\d{1,2})\}/#
         #expect(running.lines.count >= 2 && running.lines.allSatisfy { $0.wholeMatch(of: line) != nil }, "lines: \(running.lines)")
         let left = running.lines.compactMap(focusSeconds)
+        // The progress is the share of the ten minutes gone, in whole percent rounded down.
+        let percentages = running.lines.compactMap { $0.wholeMatch(of: line).flatMap { Int($0.3) } }
+        #expect(
+            percentages.count == left.count && zip(percentages, left).allSatisfy { abs($0 - (600 - $1) / 6) <= 1 },
+            "percentages \(percentages) for time left \(left)")
         #expect(zip(left, left.dropFirst()).allSatisfy { $0 - $1 == 1 }, "time left \(left)")
         if running.pixels.count == 4 {
             #expect(running.pixels[0] > 100, "the countdown is not drawn in the focus-running colour")
@@ -64,7 +72,7 @@ struct WaybarFocusTests {
 
         // A middle click (the sample's `on-click-middle: biomatimer focus toggle`): paused,
         // the time left frozen, drawn in the paused colour.
-        let paused = try run(session, name: "waybar-focus-paused", clicks: ["950,15,2"])
+        let paused = try run(session, name: "waybar-focus-paused", clicks: ["950,15,2"], thenExpect: "focus-paused")
         let last = try #require(paused.lines.last.flatMap(jsonObject), "lines: \(paused.lines)")
         #expect((last["text"] as? String)?.wholeMatch(of: #/‖ 9:[0-5]\d Countdown · Tea/#) != nil, "\(last)")
         #expect(last["class"] as? [String] == ["idle", "focus", "focus-paused", "kind-countdown", "phase-countdown"])

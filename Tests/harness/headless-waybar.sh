@@ -5,7 +5,7 @@
 # usage: headless-waybar.sh --config CONFIG.jsonc --style STYLE.css --out DIR
 #                           [--exec COMMAND] [--expect TEXT] [--wait SECONDS]
 #                           [--size WxH] [--user NAME] [--env NAME=VALUE]...
-#                           [--outputs N] [--click X,Y,BUTTON]... [--after SECONDS]
+#                           [--outputs N] [--click X,Y,BUTTON]... [--expect-after TEXT] [--after SECONDS]
 #
 #   --config   waybar config (JSON with comments), e.g. Widgets/waybar/config.jsonc
 #   --style    waybar CSS, e.g. Widgets/waybar/style.css
@@ -26,6 +26,8 @@
 #   --click    after --wait and --expect, click at X,Y (layout pixels) with BUTTON (1 left,
 #              2 middle, 3 right, 4/5 scroll up/down) through a virtual pointer
 #              (wl-click.py); repeatable, in order; output in actions.log
+#   --expect-after  after the clicks, wait (at most 10 s) until the module's latest line holds
+#              TEXT (needs --exec), then --after: the screenshot shows what the clicks did
 #   --after    seconds to wait after the clicks before the screenshot (default 1)
 #
 # Exit status: 0 when the screenshot was taken (and --expect matched), 1 otherwise,
@@ -36,7 +38,7 @@
 set -u
 
 config="" style="" out="" exec_cmd="" expect="" wait_s=3 size=1000x200 user=biomatest
-extra_env="" outputs=1 actions="" after_s=1
+extra_env="" outputs=1 actions="" after_s=1 expect_after=""
 die_usage() { echo "headless-waybar.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -53,7 +55,8 @@ ${2:?}"; shift 2 ;;
     --outputs) outputs=${2:?}; shift 2 ;;
     --click) actions="$actions ${2:?}"; shift 2 ;;
     --after) after_s=${2:?}; shift 2 ;;
-    -h | --help) sed -n '2,34p' "$0"; exit 0 ;;
+    --expect-after) expect_after=${2:?}; shift 2 ;;
+    -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
     *) die_usage "unknown argument $1" ;;
     esac
 done
@@ -241,6 +244,13 @@ if [ -n "$actions" ]; then
         python3 "$work/wl-click.py" --extent "${size%x*}x$((height * outputs))" $(echo $actions | tr ',' ' ') \
         >>"$work/files/actions.log" 2>&1 || { set +f; fail "the clicks failed; see $out/actions.log"; }
     set +f
+    if [ -n "$expect_after" ]; then
+        i=0
+        while ! tail -n 1 "$module_log" 2>/dev/null | grep -qF -- "$expect_after"; do
+            [ $i -ge 100 ] && fail "after the clicks the module's line never held \"$expect_after\""
+            sleep 0.1; i=$((i + 1))
+        done
+    fi
     sleep "$after_s"
 fi
 

@@ -5,7 +5,7 @@
 #
 # usage: xvfb-polybar.sh --config MODULE.ini --out DIR [--module NAME]
 #                        [--exec COMMAND] [--expect TEXT] [--wait SECONDS] [--size WxH]
-#                        [--click X,Y,BUTTON]... [--after SECONDS]
+#                        [--click X,Y,BUTTON]... [--expect-after TEXT] [--after SECONDS]
 #
 #   --config   ini file defining [module/NAME] (default NAME: biomatimer)
 #   --exec     runs COMMAND instead of the module's exec (through a module that
@@ -15,6 +15,8 @@
 #   --size     screen size (default 800x60)
 #   --click    after --wait and --expect, click at X,Y with BUTTON (1 left, 2 middle,
 #              3 right, 4/5 scroll) through xdotool; repeatable; each logged to clicks.log
+#   --expect-after  after the clicks, wait (at most 10 s) until the module's latest line holds
+#              TEXT (needs --exec), then --after: the screenshot shows what the clicks did
 #   --after    seconds between the last click and the screenshot (default 1)
 #   --out      artefacts: screenshot.png, polybar.log, module-output.log, bar.ini
 #
@@ -24,7 +26,7 @@
 # and xdotool for --click.
 
 set -u
-config="" out="" module=biomatimer exec_cmd="" expect="" wait_s=3 size=800x60 clicks="" after_s=1
+config="" out="" module=biomatimer exec_cmd="" expect="" wait_s=3 size=800x60 clicks="" after_s=1 expect_after=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --config) config=${2:?}; shift 2 ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --size) size=${2:?}; shift 2 ;;
     --click) clicks="$clicks ${2:?}"; shift 2 ;;
     --after) after_s=${2:?}; shift 2 ;;
+    --expect-after) expect_after=${2:?}; shift 2 ;;
     *) echo "xvfb-polybar.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -141,6 +144,13 @@ if [ -n "$clicks" ]; then
         echo "$click" >>"$work/clicks.log"
         sleep 0.5
     done
+    if [ -n "$expect_after" ]; then
+        i=0
+        while ! tail -n 1 "$work/module-output.log" 2>/dev/null | grep -qF -- "$expect_after"; do
+            [ $i -ge 100 ] && fail "after the clicks the module's line never held \"$expect_after\""
+            sleep 0.1; i=$((i + 1))
+        done
+    fi
     sleep "$after_s"
 fi
 xwd -display "$display" -root -silent | xwdtopnm 2>/dev/null | pnmtopng >"$out/screenshot.png" 2>/dev/null ||
