@@ -5,7 +5,7 @@ import TestSupport
 
 @testable import BiomaStore
 
-@Suite(.ownThread) struct DurabilityTests {
+@Suite(.ownThread, .timeLimit(.minutes(1))) struct DurabilityTests {
     @Test func sigkillMidSessionThenReopen() throws {
         guard let executable = benchStoreExecutable() else {
             Issue.record("BenchStore is not built next to the tests (\(CommandLine.arguments[0]))")
@@ -13,17 +13,10 @@ import TestSupport
         }
         try withTemporaryDirectory { dir in
             let t0 = t("2024-05-01T09:00:00Z")
-            let child = Process()
-            child.executableURL = executable
-            child.arguments = ["crash-child", dir.path, boot, String(t0)]
-            let pipe = Pipe()
-            child.standardOutput = pipe
-            try child.run()
-            let line = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
-            #expect(line == "ready\n")
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            #expect(child.terminationReason == .uncaughtSignal)
+            let child = try ChildProcess(executable.path, ["crash-child", dir.path, boot, String(t0)])
+            #expect(child.readLine() == "ready")
+            kill(child.pid, SIGKILL)
+            #expect(child.wait() == 128 + SIGKILL)
             // Same boot: the session goes on as if nothing happened.
             let later = t0 + 2 * hour
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: later, bootID: boot)
@@ -81,15 +74,10 @@ import TestSupport
                 for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] where name != Tracker.databaseFileName {
                     chmod(dir.appendingPathComponent(name).path, 0o777)
                 }
-                let child = Process()
-                child.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-                child.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path, "open-child", dir.path]
-                let err = Pipe()
-                child.standardError = err
-                try child.run()
-                let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                child.waitUntilExit()
-                #expect(child.terminationStatus == 1, "\(text)")
+                let child = try ChildProcess(
+                    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path, "open-child", dir.path])
+                let text = String(decoding: try #require(child.stderr).readDataToEndOfFile(), as: UTF8.self)
+                #expect(child.wait() == 1, "\(text)")
                 message = text
             } else {
                 message = storageMessage { _ = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot) }

@@ -39,10 +39,11 @@ struct DeadlinesTests {
         let seen = log.all
         #expect(seen.map(\.0) == ["early", "late"])
         #expect(seen.allSatisfy { $0.1 == .due })
-        // On time: not before the instant, and within 50 ms after it.
+        // On time: not before the instant, and soon after it (a quarter of a second, for a
+        // loaded machine; `make bench` measures the lateness itself).
         for (name, _, at) in seen {
             let due = start + (name == "early" ? 150_000 : 300_000)
-            #expect(at >= due && at - due < 50_000, "\(name) fired \(at - due) µs after its instant")
+            #expect(at >= due && at - due < 250_000, "\(name) fired \(at - due) µs after its instant")
         }
         withExtendedLifetime(deadlines) {}
     }

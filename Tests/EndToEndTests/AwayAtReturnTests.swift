@@ -71,7 +71,7 @@ struct AwayAtReturnTests {
         #expect(p["Running"] == .boolean(false), "policy stop: work stopped at the lock")
         let work = try daily(f)
         #expect(work < 60_000_000, "the lock counted as work: \(work) µs")
-        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 1 })
         #expect(try server.notifications().first?.summary == "Welcome back: work is stopped")
         // The same facts decide at any change, not only at the return: a call while still
         // away past the threshold removes the absence first.
@@ -127,7 +127,7 @@ struct AwayAtReturnTests {
         // A change of the task list makes the daemon look now (its deadline is on the
         // kernel's clock, not due).
         #expect(try f.cli(["task", "add", "Garden"]).status == 0)
-        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 1 })
         let first = try #require(try server.notifications().first)
         #expect(first.replacesID == 0 && first.summary.hasSuffix("Water the plants"))
         daemon.stop()
@@ -135,7 +135,7 @@ struct AwayAtReturnTests {
         #expect(try f.cli(["task", "snooze", "t1", "1m"]).status == 0)
         try daemon.move(to: 301 + 61)
         #expect(try f.cli(["task", "add", "Kitchen"]).status == 0)
-        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 2 })
+        #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 2 })
         #expect(try server.notifications().last?.replacesID == 1, "the reminder after the restart was added beside the old one")
     }
 }

@@ -52,7 +52,7 @@ struct AwayTests {
         // Back: not away any more; a notification offers to resume or to count the time.
         #expect(try f.cli(["away", "back"]).status == 0)
         #expect(try property(f, "Away") == .string("") && property(f, "AwaySince") == .int64(0))
-        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 1 })
         let note = try #require(try server.notifications().first)
         #expect(note.summary == "Welcome back: work is stopped")
         #expect(note.actions == ["resume", "Resume", "keep", "Count the time away", "keep-project:p1", "Count it for Client A"])
@@ -84,7 +84,7 @@ struct AwayTests {
         try f.cliOK(["start"])
         try f.cliOK(["away", "idle", "--since", "-5s"])
         try f.cliOK(["away", "back"])
-        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 1 })
         let note = try #require(try server.notifications().first)
         // The first three projects of the list, after resume and keep.
         #expect(
@@ -148,7 +148,7 @@ struct AwayTests {
         #expect(try property(paused, "Running") == .boolean(false))
         #expect(try paused.cli(["away", "back"]).status == 0)
         #expect(try property(paused, "Running") == .boolean(true), "pause: work goes on by itself")
-        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 1 })
         #expect(try server.notifications().first?.actions == ["keep", "Count the time away"])
 
         let kept = try DaemonFixture(extraDaemonArguments: "--away keep --away-after 1s")

@@ -249,15 +249,20 @@ struct DaemonTests {
         for (a, b) in zip(intervals, intervals.dropFirst()) {
             #expect(a.end <= b.start, "intervals overlap: \(a) \(b)")
         }
-        // What the signals said last is what the daemon holds.
-        let signals = monitor.waitFor(1)
-        var state: [String: String] = [:]
-        for s in signals {
-            for key in ["Running", "ActiveProject"] where s[key] != nil { state[key] = "\(s[key]!)" }
+        // What the signals said last is what the daemon holds, once the monitor has read the
+        // signal of the Stop above (the last change).
+        func lastSaid() -> [String: String] {
+            var state: [String: String] = [:]
+            for s in monitor.signals {
+                for key in ["Running", "ActiveProject"] where s[key] != nil { state[key] = "\(s[key]!)" }
+            }
+            return state
         }
         let props = try f.properties()
-        #expect(state["Running"] == (props["Running"]?.bool == true ? "1" : "0") || state["Running"] == "\(props["Running"]?.bool ?? false)")
-        #expect(state["ActiveProject"] == props["ActiveProject"]?.string)
+        #expect(props["Running"]?.bool == false)
+        #expect(
+            waitUntil { ["0", "false"].contains(lastSaid()["Running"] ?? "") && lastSaid()["ActiveProject"] == props["ActiveProject"]?.string },
+            "the signals said \(lastSaid()), the daemon holds \(props)")
     }
 
     @Test func killedDaemonIsRestartedByActivationAndContinues() throws {
@@ -375,14 +380,12 @@ struct DaemonIdleTests {
         let f = try DaemonFixture()
         _ = try f.properties()
         let pid = try #require(try f.daemonPID())
-        Thread.sleep(forTimeInterval: 0.3)  // let start-up settle
-        var before = try #require(contextSwitches(of: pid))
+        var before = try #require(quietContextSwitches(of: pid))  // start-up settled
         Thread.sleep(forTimeInterval: 1)  // a per-second tick would show in this window
         #expect(contextSwitches(of: pid) == before, "woke up while stopped")
 
         _ = try f.method("Start")
-        Thread.sleep(forTimeInterval: 0.3)
-        before = try #require(contextSwitches(of: pid))
+        before = try #require(quietContextSwitches(of: pid))
         Thread.sleep(forTimeInterval: 1)
         #expect(contextSwitches(of: pid) == before, "woke up while running")
     }

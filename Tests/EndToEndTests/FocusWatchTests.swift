@@ -57,7 +57,7 @@ struct FocusWatchTests {
         let paused = try #require(watch.lines.next(timeout: 3) { $0.hasPrefix("‖") }, "no paused line")
         #expect(paused.text.hasSuffix(" Countdown · Tea"), "\(paused.text)")
         #expect(watch.lines.collect(for: 0.3).map(\.text) == [])
-        let pausedSwitches = try #require(contextSwitches(of: watch.process.pid))
+        let pausedSwitches = try #require(quietContextSwitches(of: watch.process.pid))
         #expect(watch.lines.collect(for: 1.2).map(\.text) == [], "lines while paused")
         #expect(contextSwitches(of: watch.process.pid) == pausedSwitches, "the watch woke while paused")
 

@@ -92,7 +92,7 @@ struct LogindTests {
         let work = try #require(report["WorkTotal"]?.int64)
         #expect(work >= 900_000 && work < 60_000_000, "work \(work) µs; the sleeping hour was counted")
         // One offer on return, and only one: the clock gap does not record the same sleep again.
-        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 1 })
         #expect(try server.notifications().first?.summary == "Welcome back: work is stopped")
         #expect(try f.cli(["start"]).status == 0)
         try await Task.sleep(for: .seconds(0.5))

@@ -125,6 +125,15 @@ struct SyncEndToEndTests {
             environment: b.env)
         defer { monitor.terminate(grace: 1) }
         let lines = LineReader(monitor)
+        // gdbus says who owns the name (or that nobody does) once it is listening.
+        var listening = false
+        while let line = lines.next(timeout: 10) {
+            if line.text.contains("is owned by") || line.text.contains("does not have an owner") {
+                listening = true
+                break
+            }
+        }
+        #expect(listening, "gdbus monitor did not start listening")
         try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
         try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
         // A project and a start on A reach B: B's Timer1 says it runs, under that project.

@@ -65,7 +65,7 @@ struct TargetDeadlineTests {
         // announces it, once, and nothing is scheduled any more.
         clock.set(Self.at("2027-03-28T00:10:00+01:00"))
         try service.sync { () throws(BusError) in timer.checkDayBoundary() }
-        #expect(waitUntil(timeout: 5) { (try? server.notifications().count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 1 })
         #expect(try server.notifications().first?.summary == "Daily target reached")
         #expect(try tracker.targetAnnouncedDay() == Day("2027-03-27"))
         #expect(try due() == nil)

@@ -189,7 +189,7 @@ struct TargetNoticeTests {
         #expect(try notices(server).isEmpty)
         try f.moveClock(by: 65)
         #expect(try f.cli(["project", "add", "Client A"], environment: f.clockEnvironment).status == 0)
-        #expect(waitUntil(timeout: 30) { (try? notices(server).count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? notices(server).count) == 1 })
         let note = try #require(try notices(server).first)
         #expect(note.body.hasSuffix("worked today, target 0:01."), "\(note.body)")
         #expect(try f.cli(["project", "add", "Client B"], environment: f.clockEnvironment).status == 0)
@@ -209,7 +209,7 @@ struct TargetNoticeTests {
         #expect(try f.cli(["start"], environment: f.clockEnvironment).status == 0)
         let p = try f.properties()
         let reach = try #require(p["UpdatedAt"]?.int64) + 2_000_000 - (try #require(p["DailyTotal"]?.int64))
-        #expect(waitUntil(timeout: 6) { (try? notices(server).count) == 1 })
+        #expect(waitUntil(timeout: notificationWait) { (try? notices(server).count) == 1 })
         let seen = f.daemonNow
         #expect(seen >= reach, "the notice came \(reach - seen) µs before the instant")
         #expect(try f.properties()["TargetProgress"]?.double ?? 0 >= 1)

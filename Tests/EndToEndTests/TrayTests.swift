@@ -264,8 +264,8 @@ extension [String: Any] {
         try f.cliOK(["stop"])
         _ = try Self.itemShows(host, working: false)
         // Stopped: the tray does not wake up (no context switch in any of its threads).
-        _ = host.wait(timeout: 0.3) { _ in false }
-        let idle = try #require(contextSwitches(of: tray.pid))
+        let idle = try #require(quietContextSwitches(of: tray.pid))
+        _ = host.wait(timeout: 0.3) { _ in false }  // what the tray sent before has arrived
         let start = host.all.count
         _ = host.wait(from: start, timeout: 1.5) { _ in false }
         #expect(contextSwitches(of: tray.pid) == idle, "the idle tray woke up")

@@ -8,7 +8,9 @@ import Testing
 /// virtual pointer of wl-click.py; it once seemed not to because the stopped tray was `Passive`,
 /// which waybar hides, so the click hit no icon.
 @Suite(.ownThread, .serialized) struct TrayWaybarTests {
-    static func harness(_ session: UserSession, out name: String, clicks: [String], after: String = "1") throws -> (ProcessResult, URL) {
+    static func harness(_ session: UserSession, out name: String, clicks: [String], after: String = "1", gap: String = "0.2")
+        throws -> (ProcessResult, URL)
+    {
         let out = repositoryRoot.appendingPathComponent(".build/artefacts/\(name)")
         try? FileManager.default.removeItem(at: out)
         var arguments = [
@@ -16,7 +18,7 @@ import Testing
             "--config", repositoryRoot.appendingPathComponent("Tests/harness/tray/config.jsonc").path,
             "--style", repositoryRoot.appendingPathComponent("Tests/harness/tray/style.css").path,
             "--env", "DBUS_SESSION_BUS_ADDRESS=\(session.address)",
-            "--size", "400x300", "--wait", "2", "--after", after, "--out", out.path,
+            "--size", "400x300", "--wait", "2", "--after", after, "--click-gap", gap, "--out", out.path,
         ]
         for click in clicks { arguments += ["--click", click] }
         if let user = session.user { arguments += ["--user", user] }
@@ -64,7 +66,9 @@ import Testing
         // A left click on the icon (the bar's right end) stops work.
         let (clicked, clickOut) = try Self.harness(session, out: "tray-waybar-click", clicks: ["387,15,1"])
         #expect(clicked.status == 0, "\(clicked.stderr)")
-        #expect(try session.cli(["status", "--format", "json"]).stdout.contains(#""running":false"#), "\(clickOut.path)")
+        #expect(
+            waitUntil { (try? session.cli(["status", "--format", "json"]).stdout.contains(#""running":false"#)) == true },
+            "work still runs after the click: \(clickOut.path)")
     }
 
     /// With work stopped (the item once was `Passive`, which waybar hides: the icon was not in
@@ -85,8 +89,10 @@ import Testing
         #expect(below.count == 2 && below[0] > 20, "no Client A dot below the bar: the menu did not open (\(out.path))")
         #expect(below.count == 2 && below[1] > 20, "no Errands dot below the bar: the menu did not open (\(out.path))")
 
-        // A right click, then a left click on the Errands row: Errands runs.
-        let (started, startOut) = try Self.harness(session, out: "tray-waybar-menu-click", clicks: ["387,15,3", "230,83,1"])
+        // A right click, then (once the menu had a second to open) a left click on the Errands
+        // row: Errands runs.
+        let (started, startOut) = try Self.harness(
+            session, out: "tray-waybar-menu-click", clicks: ["387,15,3", "230,83,1"], gap: "1")
         #expect(started.status == 0, "\(started.stderr)")
         #expect(
             waitUntil { (try? session.cli(["status"]).stdout.contains("Errands")) == true },

@@ -24,7 +24,7 @@ struct WatchTests {
         // Idle: nothing moves, so nothing is printed, and (once the start-up replies are
         // handled) no thread of the watch even wakes.
         #expect(watch.lines.collect(for: 0.3).map(\.text) == [])
-        let idleSwitches = try #require(contextSwitches(of: watch.process.pid))
+        let idleSwitches = try #require(quietContextSwitches(of: watch.process.pid))
         #expect(watch.lines.collect(for: 1.0).map(\.text) == [])
         #expect(contextSwitches(of: watch.process.pid) == idleSwitches, "the idle watch woke up")
 
@@ -64,7 +64,7 @@ struct WatchTests {
         // Stopped: the watch does not wake up (no context switch in any of its threads), so
         // it prints nothing more.
         #expect(watch.lines.collect(for: 0.3).map(\.text) == [])
-        let stoppedSwitches = try #require(contextSwitches(of: watch.process.pid))
+        let stoppedSwitches = try #require(quietContextSwitches(of: watch.process.pid))
         #expect(watch.lines.collect(for: 1.5).map(\.text) == [])
         #expect(contextSwitches(of: watch.process.pid) == stoppedSwitches, "the stopped watch woke up")
         // And the paused line shows the stopwatch as the daemon holds it.

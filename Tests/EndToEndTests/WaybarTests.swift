@@ -48,6 +48,9 @@ struct WaybarTests {
             "--click", "950,215,3",  // right on bar 2: next project (the first: the hostile name)
             "--click", "950,15,4",  // scroll up on bar 1: previous (wraps to Client A)
             "--click", "950,215,5",  // scroll down on bar 2: next (the hostile name again)
+            // Each click's command (started by waybar on its own) has taken effect before the
+            // next click, and the last one's line is there before the screenshot.
+            "--click-follow", "--expect-after", "R&amp;D",
             "--after", "1",
             "--out", out.path,
         ]

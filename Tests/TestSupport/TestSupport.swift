@@ -289,6 +289,12 @@ private final class Collected: @unchecked Sendable {
     }
 }
 
+/// How long a test waits for a notification to reach the stand-in notification server:
+/// the daemon asks the server's capabilities first, and on a loaded machine the two round
+/// trips through dbus-daemon and python3-dbusmock have taken over five seconds. A wait ends as
+/// soon as the notification is there, so the bound costs nothing when it is.
+public let notificationWait: TimeInterval = 30
+
 /// Polls `condition` every 10 ms until it holds or `timeout` passes. For waiting on other
 /// processes only; never a substitute for an event the code under test can report.
 public func waitUntil(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
@@ -312,4 +318,21 @@ public func contextSwitches(of pid: pid_t) -> Int? {
         }
     }
     return total
+}
+
+/// The context switches of `pid` once none of its threads has run for `quiet` seconds (waiting
+/// at most `timeout`): where a window that checks the process does not wake may start. A fixed
+/// settle time after the last request is not enough on a loaded machine, where the process
+/// may still be finishing it (the signals after a reply, a commit). A process that ticks once
+/// a second still shows: the window that follows is longer than the quiet span.
+public func quietContextSwitches(of pid: pid_t, quiet: TimeInterval = 0.3, timeout: TimeInterval = 10) -> Int? {
+    let end = Date().addingTimeInterval(timeout)
+    var last = contextSwitches(of: pid)
+    while Date() < end {
+        Thread.sleep(forTimeInterval: quiet)
+        let now = contextSwitches(of: pid)
+        if now == last { return now }
+        last = now
+    }
+    return last
 }

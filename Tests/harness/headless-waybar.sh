@@ -5,7 +5,8 @@
 # usage: headless-waybar.sh --config CONFIG.jsonc --style STYLE.css --out DIR
 #                           [--exec COMMAND] [--expect TEXT] [--wait SECONDS]
 #                           [--size WxH] [--user NAME] [--env NAME=VALUE]...
-#                           [--outputs N] [--click X,Y,BUTTON]... [--expect-after TEXT] [--after SECONDS]
+#                           [--outputs N] [--click X,Y,BUTTON]... [--click-gap SECONDS] [--click-follow]
+#                           [--expect-after TEXT] [--after SECONDS]
 #
 #   --config   waybar config (JSON with comments), e.g. Widgets/waybar/config.jsonc
 #   --style    waybar CSS, e.g. Widgets/waybar/style.css
@@ -26,6 +27,11 @@
 #   --click    after --wait and --expect, click at X,Y (layout pixels) with BUTTON (1 left,
 #              2 middle, 3 right, 4/5 scroll up/down) through a virtual pointer
 #              (wl-click.py); repeatable, in order; output in actions.log
+#   --click-gap  seconds between one click and the next (default 0.2), e.g. for a menu
+#              the first click opens and the next clicks in
+#   --click-follow  before each click after the first, wait (at most 10 s) until the module
+#              printed a new line, digits aside (needs --exec): each click's command has
+#              taken effect before the next, as a person clicking sees
 #   --expect-after  after the clicks, wait (at most 10 s) until the module's latest line holds
 #              TEXT (needs --exec), then --after: the screenshot shows what the clicks did
 #   --after    seconds to wait after the clicks before the screenshot (default 1)
@@ -38,7 +44,7 @@
 set -u
 
 config="" style="" out="" exec_cmd="" expect="" wait_s=3 size=1000x200 user=biomatest
-extra_env="" outputs=1 actions="" after_s=1 expect_after=""
+extra_env="" outputs=1 actions="" after_s=1 expect_after="" click_gap=0.2 click_follow=""
 die_usage() { echo "headless-waybar.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -56,7 +62,9 @@ ${2:?}"; shift 2 ;;
     --click) actions="$actions ${2:?}"; shift 2 ;;
     --after) after_s=${2:?}; shift 2 ;;
     --expect-after) expect_after=${2:?}; shift 2 ;;
-    -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
+    --click-gap) click_gap=${2:?}; shift 2 ;;
+    --click-follow) click_follow=1; shift ;;
+    -h | --help) sed -n '2,42p' "$0"; exit 0 ;;
     *) die_usage "unknown argument $1" ;;
     esac
 done
@@ -241,7 +249,7 @@ if [ -n "$actions" ]; then
     set -f
     # shellcheck disable=SC2046 # X,Y,BUTTON triples become words on purpose
     as_user env XDG_RUNTIME_DIR="$runtime" WAYLAND_DISPLAY="$display" BIOMATIMER_HARNESS_TAG="$tag" \
-        python3 "$work/wl-click.py" --extent "${size%x*}x$((height * outputs))" $(echo $actions | tr ',' ' ') \
+        python3 "$work/wl-click.py" --extent "${size%x*}x$((height * outputs))" --gap "$click_gap" ${click_follow:+--follow "$module_log"} $(echo $actions | tr ',' ' ') \
         >>"$work/files/actions.log" 2>&1 || { set +f; fail "the clicks failed; see $out/actions.log"; }
     set +f
     if [ -n "$expect_after" ]; then

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Clicks at a point of a wlroots compositor (sway) through a virtual pointer.
 
-usage: wl-click.py X Y BUTTON [X Y BUTTON]...
+usage: wl-click.py [--extent WxH] [--gap SECONDS] [--follow FILE] X Y BUTTON [X Y BUTTON]...
     X, Y    layout coordinates (pixels); BUTTON 1 left, 2 middle, 3 right, 4 scroll up,
             5 scroll down
     needs WAYLAND_DISPLAY and XDG_RUNTIME_DIR; --extent WxH gives the layout size
-    (default 1000x200) that motion_absolute maps onto
+    (default 1000x200) that motion_absolute maps onto; --gap the pause after each click
+    (default 0.2 s; longer when a click opens a menu the next one clicks in); --follow a
+    file a bar module's lines are written to: after each click but the last, wait (at most
+    10 s) until its latest line, digits aside, is a new one, so each click's command has
+    taken effect before the next click (the bar starts each command on its own)
 
 A headless sway has no input devices, so its seat has no pointer and clients never bind
 one: `swaymsg seat - cursor press` reaches nobody. This speaks the Wayland wire protocol
@@ -14,6 +18,7 @@ the seat as a pointer device, waits until clients had time to bind their pointer
 moves and clicks. Exit status 0 when every event was sent.
 """
 import os
+import re
 import socket
 import struct
 import sys
@@ -24,9 +29,16 @@ BUTTONS = {1: 0x110, 2: 0x112, 3: 0x111}  # BTN_LEFT, BTN_MIDDLE, BTN_RIGHT
 
 def main(argv):
     extent = (1000, 200)
-    if len(argv) >= 2 and argv[0] == "--extent":
-        w, h = argv[1].split("x")
-        extent = (int(w), int(h))
+    gap = 0.2
+    follow = None
+    while len(argv) >= 2 and argv[0] in ("--extent", "--gap", "--follow"):
+        if argv[0] == "--extent":
+            w, h = argv[1].split("x")
+            extent = (int(w), int(h))
+        elif argv[0] == "--gap":
+            gap = float(argv[1])
+        else:
+            follow = argv[1]
         argv = argv[2:]
     if not argv or len(argv) % 3:
         sys.exit(__doc__)
@@ -89,7 +101,17 @@ def main(argv):
     time.sleep(0.5)
 
     ms = lambda: int(time.monotonic() * 1000) & 0xFFFFFFFF
-    for x, y, button in clicks:
+    def latest():
+        """The followed file's last line with its digits (the ticking times) taken out."""
+        try:
+            with open(follow, "rb") as f:
+                lines = f.read().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return None
+        return re.sub(r"\d", "", lines[-1]) if lines else None
+
+    for index, (x, y, button) in enumerate(clicks):
+        before = latest() if follow else None
         # motion_absolute(time, x, y, x_extent, y_extent), frame
         send(5, 1, struct.pack("=IIIII", ms(), x, y, extent[0], extent[1]))
         send(5, 4)
@@ -107,7 +129,11 @@ def main(argv):
             send(5, 4)
         else:
             sys.exit("wl-click.py: button %d is not 1-5" % button)
-        time.sleep(0.2)
+        time.sleep(gap)
+        if follow and index < len(clicks) - 1:
+            deadline = time.monotonic() + 10
+            while latest() == before and time.monotonic() < deadline:
+                time.sleep(0.05)
     send(1, 0, struct.pack("=I", 7))
     events_until_sync(7)
     send(5, 8)  # destroy
