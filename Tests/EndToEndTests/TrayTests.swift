@@ -204,7 +204,9 @@ extension [String: Any] {
 
     /// The lists the menu reads beside the published state (`ListProjects`, `ListTasks`,
     /// `ListPresets`) reach it through the contract's result tables: a budget's use, a due
-    /// task, a preset.
+    /// task, a preset. Presets have no change signal: the tray reads them when the menu is
+    /// opened (`AboutToShow` on the root, which every host calls first), so one added while
+    /// the tray runs is in the menu the next time it opens.
     @Test func theDaemonsListsReachTheMenu() throws {
         let (f, tray, env) = try Self.setUp()
         defer { tray.terminate() }
@@ -214,7 +216,9 @@ extension [String: Any] {
         try f.cliOK(["task", "add", "Later", "--due", "+2h", "--no-remind"])
         let host = try TrayHost(environment: env)
         _ = try Self.itemShows(host, working: true)
-        // The three lists are three calls, and each answer rebuilds the menu: wait for the last.
+        // The menu opens. The three lists are three calls, and each answer rebuilds the menu:
+        // wait for the last.
+        _ = try host.command("abouttoshow 0")
         var rows = try host.rows().rows
         _ = try waitUntil {
             rows = try host.rows().rows
@@ -226,7 +230,12 @@ extension [String: Any] {
         #expect(rows.contains { $0.label == "Preset: Tea" })
         let client = try #require(rows.first { $0.label.hasPrefix("Client A · ") })
         #expect(client.label.contains(" · budget 0:") && client.label.hasSuffix("/10:00"), "\(client.label)")
-        _ = f
+
+        // A preset added now is in the menu when it next opens.
+        try f.cliOK(["focus", "preset", "add", "Coffee", "countdown", "--duration", "3m"])
+        _ = try host.command("abouttoshow 0")
+        let reopened = try Self.rows(of: host) { $0.label == "Preset: Coffee" }
+        #expect(reopened.contains { $0.label == "Preset: Coffee" }, "\(reopened.map(\.label))")
     }
 
     @Test func hostileCallsAnswerErrorsAndChangeNothing() throws {
