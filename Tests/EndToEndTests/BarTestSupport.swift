@@ -185,50 +185,7 @@ final class UserSession: @unchecked Sendable {
     }
 }
 
-/// Python (no modules beyond the standard library): counts the pixels of a PNG's rows
-/// TOP..<TOP+ROWS within 8 per channel of each given colour. argv: file top rows colour…
-let pngColourCounter = #"""
-import struct, sys, zlib
-path, top, rows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-colours = [tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c in sys.argv[4:]]
-data = open(path, "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat = 8, b""
-while pos < len(data):
-    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + length]
-    pos += 12 + length
-    if kind == b"IHDR":
-        width, height, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-    elif kind == b"IDAT":
-        idat += body
-assert depth == 8 and interlace == 0 and ctype in (2, 6), (depth, ctype, interlace)
-bpp = 3 if ctype == 2 else 4
-raw = zlib.decompress(idat)
-stride = width * bpp
-prev = bytearray(stride)
-counts = [0] * len(colours)
-i = 0
-for y in range(min(top + rows, height)):
-    kind = raw[i]
-    line = bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b = prev[x]
-        c = prev[x - bpp] if x >= bpp else 0
-        if kind == 1: line[x] = (line[x] + a) & 255
-        elif kind == 2: line[x] = (line[x] + b) & 255
-        elif kind == 3: line[x] = (line[x] + ((a + b) >> 1)) & 255
-        elif kind == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(width if y >= top else 0):
-        pixel = line[x * bpp:x * bpp + 3]
-        for k, colour in enumerate(colours):
-            if all(abs(pixel[j] - colour[j]) <= 8 for j in range(3)):
-                counts[k] += 1
-    prev = line
-print(" ".join(map(str, counts)))
-"""#
+/// Tests/peers/png_pixels.py with `--count` (run by /usr/bin/python3) counts the pixels of a
+/// PNG's rows TOP..<TOP+ROWS within 8 per channel of each given colour: arguments
+/// `pngColourCounter + [file, top, rows, colour…]`.
+let pngColourCounter = [repositoryRoot.appendingPathComponent("Tests/peers/png_pixels.py").path, "--count"]

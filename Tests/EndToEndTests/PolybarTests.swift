@@ -35,7 +35,7 @@ struct PolybarTests {
             .split(separator: "\n").map(String.init)
         let counts = try runProcess(
             "/usr/bin/python3",
-            ["-c", pngColourCounter, out.appendingPathComponent("screenshot.png").path, "0", "30", "cdd6f4", "ff0000", "1e1e2e"])
+            pngColourCounter + [out.appendingPathComponent("screenshot.png").path, "0", "30", "cdd6f4", "ff0000", "1e1e2e"])
         let pixels = counts.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         #expect(pixels.count == 3, "pixel count failed: \(counts.stderr)")
         print("polybar \(name) screenshot, pixels [text, red, background]: \(pixels)")

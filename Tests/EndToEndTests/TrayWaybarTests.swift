@@ -8,9 +8,11 @@ import Testing
 /// virtual pointer of wl-click.py; it once seemed not to because the stopped tray was `Passive`,
 /// which waybar hides, so the click hit no icon.
 @Suite(.ownThread, .serialized) struct TrayWaybarTests {
-    static func harness(_ session: UserSession, out name: String, clicks: [String], after: String = "1", gap: String = "0.2")
-        throws -> (ProcessResult, URL)
-    {
+    /// `icon`: the colour the tray icon is drawn in (RRGGBB); the harness waits until the bar
+    /// shows it before its screenshot or clicks.
+    static func harness(
+        _ session: UserSession, out name: String, icon: String, clicks: [String], after: String = "1", gap: String = "0.2"
+    ) throws -> (ProcessResult, URL) {
         let out = repositoryRoot.appendingPathComponent(".build/artefacts/\(name)")
         try? FileManager.default.removeItem(at: out)
         var arguments = [
@@ -18,7 +20,8 @@ import Testing
             "--config", repositoryRoot.appendingPathComponent("Tests/harness/tray/config.jsonc").path,
             "--style", repositoryRoot.appendingPathComponent("Tests/harness/tray/style.css").path,
             "--env", "DBUS_SESSION_BUS_ADDRESS=\(session.address)",
-            "--size", "400x300", "--wait", "2", "--after", after, "--click-gap", gap, "--out", out.path,
+            "--size", "400x300", "--wait", "0.5", "--after", after, "--click-gap", gap, "--expect-colour", icon,
+            "--out", out.path,
         ]
         for click in clicks { arguments += ["--click", click] }
         if let user = session.user { arguments += ["--user", user] }
@@ -28,7 +31,7 @@ import Testing
 
     /// Pixels of the screenshot's rows TOP..<TOP+ROWS near each colour.
     static func count(_ screenshot: URL, top: Int, rows: Int, _ colours: [String]) throws -> [Int] {
-        let pixels = try runProcess("/usr/bin/python3", ["-c", pngColourCounter, screenshot.path, "\(top)", "\(rows)"] + colours)
+        let pixels = try runProcess("/usr/bin/python3", pngColourCounter + [screenshot.path, "\(top)", "\(rows)"] + colours)
         return pixels.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
@@ -56,7 +59,7 @@ import Testing
         defer { tray.terminate() }
 
         // The icon in the bar (y 0–30) in the running project's colour.
-        let (shown, out) = try Self.harness(session, out: "tray-waybar", clicks: [])
+        let (shown, out) = try Self.harness(session, out: "tray-waybar", icon: "ff8800", clicks: [])
         #expect(shown.status == 0, "headless-waybar.sh failed:\n\(shown.stderr)\(shown.stdout)")
         let bar = try Self.count(out.appendingPathComponent("screenshot.png"), top: 0, rows: 30, ["ff8800", "1e1e2e"])
         print("tray in waybar, pixels [project orange, background]: \(bar) — \(out.path)")
@@ -64,7 +67,7 @@ import Testing
         #expect(bar.count == 2 && bar[1] > 5_000, "the bar's background is not in the screenshot")
 
         // A left click on the icon (the bar's right end) stops work.
-        let (clicked, clickOut) = try Self.harness(session, out: "tray-waybar-click", clicks: ["387,15,1"])
+        let (clicked, clickOut) = try Self.harness(session, out: "tray-waybar-click", icon: "ff8800", clicks: ["387,15,1"])
         #expect(clicked.status == 0, "\(clicked.stderr)")
         #expect(
             waitUntil { (try? session.cli(["status", "--format", "json"]).stdout.contains(#""running":false"#)) == true },
@@ -82,7 +85,7 @@ import Testing
 
         // The menu opens below the bar (400 px wide: it ends at the icon, rows about 25 px apart
         // from y 32: the work row, Client A, Errands).
-        let (opened, out) = try Self.harness(session, out: "tray-waybar-menu", clicks: ["387,15,3"], after: "1.5")
+        let (opened, out) = try Self.harness(session, out: "tray-waybar-menu", icon: "8a8a8a", clicks: ["387,15,3"], after: "1.5")
         #expect(opened.status == 0, "headless-waybar.sh failed:\n\(opened.stderr)\(opened.stdout)")
         let below = try Self.count(out.appendingPathComponent("screenshot.png"), top: 30, rows: 270, ["ff8800", "00c0ff"])
         print("waybar's menu below the bar, pixels [Client A orange, Errands blue]: \(below) — \(out.path)")
@@ -92,7 +95,7 @@ import Testing
         // A right click, then (once the menu had a second to open) a left click on the Errands
         // row: Errands runs.
         let (started, startOut) = try Self.harness(
-            session, out: "tray-waybar-menu-click", clicks: ["387,15,3", "230,83,1"], gap: "1")
+            session, out: "tray-waybar-menu-click", icon: "8a8a8a", clicks: ["387,15,3", "230,83,1"], gap: "1")
         #expect(started.status == 0, "\(started.stderr)")
         #expect(
             waitUntil { (try? session.cli(["status"]).stdout.contains("Errands")) == true },

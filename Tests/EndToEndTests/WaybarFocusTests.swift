@@ -35,9 +35,8 @@ struct WaybarFocusTests {
             .split(separator: "\n").map(String.init)
         let counts = try runProcess(
             "/usr/bin/python3",
-            [
-                "-c", pngColourCounter, out.appendingPathComponent("screenshot.png").path, "0", "30", "fab387", "f9e2af",
-                "9399b2", "1e1e2e",
+            pngColourCounter + [
+                out.appendingPathComponent("screenshot.png").path, "0", "30", "fab387", "f9e2af", "9399b2", "1e1e2e",
             ])
         let pixels = counts.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         #expect(pixels.count == 4, "pixel count failed: \(counts.stderr)")

@@ -89,7 +89,7 @@ struct WaybarTests {
         for top in [0, 200] {
             let pixels = try runProcess(
                 "/usr/bin/python3",
-                ["-c", pngColourCounter, screenshot.path, "\(top)", "30", "a6e3a1", "007aff", "f38ba8", "ff0000", "1e1e2e"])
+                pngColourCounter + [screenshot.path, "\(top)", "30", "a6e3a1", "007aff", "f38ba8", "ff0000", "1e1e2e"])
             bars.append(pixels.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
             #expect(bars.last?.count == 5, "pixel count failed: \(pixels.stderr)")
         }

@@ -6,7 +6,7 @@
 #                           [--exec COMMAND] [--expect TEXT] [--wait SECONDS]
 #                           [--size WxH] [--user NAME] [--env NAME=VALUE]...
 #                           [--outputs N] [--click X,Y,BUTTON]... [--click-gap SECONDS] [--click-follow]
-#                           [--expect-after TEXT] [--after SECONDS]
+#                           [--expect-colour RRGGBB] [--expect-after TEXT] [--after SECONDS]
 #
 #   --config   waybar config (JSON with comments), e.g. Widgets/waybar/config.jsonc
 #   --style    waybar CSS, e.g. Widgets/waybar/style.css
@@ -27,6 +27,9 @@
 #   --click    after --wait and --expect, click at X,Y (layout pixels) with BUTTON (1 left,
 #              2 middle, 3 right, 4/5 scroll up/down) through a virtual pointer
 #              (wl-click.py); repeatable, in order; output in actions.log
+#   --expect-colour  after --wait and --expect, wait (at most 10 s) until the top bar (its
+#              first 30 rows) shows RRGGBB, e.g. a tray icon's colour: nothing else says
+#              when a tray item is in the bar, and a click before it hits nothing
 #   --click-gap  seconds between one click and the next (default 0.2), e.g. for a menu
 #              the first click opens and the next clicks in
 #   --click-follow  before each click after the first, wait (at most 10 s) until the module
@@ -44,7 +47,7 @@
 set -u
 
 config="" style="" out="" exec_cmd="" expect="" wait_s=3 size=1000x200 user=biomatest
-extra_env="" outputs=1 actions="" after_s=1 expect_after="" click_gap=0.2 click_follow=""
+extra_env="" outputs=1 actions="" after_s=1 expect_after="" click_gap=0.2 click_follow="" expect_colour=""
 die_usage() { echo "headless-waybar.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -64,7 +67,8 @@ ${2:?}"; shift 2 ;;
     --expect-after) expect_after=${2:?}; shift 2 ;;
     --click-gap) click_gap=${2:?}; shift 2 ;;
     --click-follow) click_follow=1; shift ;;
-    -h | --help) sed -n '2,42p' "$0"; exit 0 ;;
+    --expect-colour) expect_colour=${2:?}; shift 2 ;;
+    -h | --help) sed -n '2,45p' "$0"; exit 0 ;;
     *) die_usage "unknown argument $1" ;;
     esac
 done
@@ -239,6 +243,20 @@ if [ -n "$expect" ]; then
     while ! grep -qF -- "$expect" "$module_log" 2>/dev/null; do
         [ $i -ge 50 ] && fail "the module never printed \"$expect\"; see $out/module-output.log"
         sleep 0.1; i=$((i + 1))
+    done
+fi
+
+if [ -n "$expect_colour" ]; then
+    pixels="$(dirname "$0")/../peers/png_pixels.py"
+    i=0
+    while :; do
+        if as_user env XDG_RUNTIME_DIR="$runtime" WAYLAND_DISPLAY="$display" BIOMATIMER_HARNESS_TAG="$tag" \
+            grim "$work/files/probe.png" 2>/dev/null; then
+            seen=$(python3 "$pixels" --count "$work/files/probe.png" 0 30 "$expect_colour" 2>/dev/null)
+            [ "${seen:-0}" -ge 10 ] && break
+        fi
+        [ $i -ge 40 ] && fail "the bar never showed #$expect_colour within 10 s; see $out/waybar.log"
+        sleep 0.25; i=$((i + 1))
     done
 fi
 

@@ -1,5 +1,10 @@
 #!/usr/bin/python3
-"""Prints the colour of PNG pixels: png_pixels.py FILE X,Y [X,Y ...] -> one #RRGGBB per line.
+"""Reads PNG pixels back.
+
+    png_pixels.py FILE X,Y [X,Y ...]     one #RRGGBB per point, a line each
+    png_pixels.py --count FILE TOP ROWS RRGGBB [RRGGBB ...]
+        how many pixels of the rows TOP..<TOP+ROWS are within 8 per channel of each colour,
+        on one line (what a bar's screenshot shows: its colours, not exact pixels)
 
 A minimal PNG reader (8-bit RGB or RGBA, non-interlaced: what rsvg-convert writes), with
 only the standard library: zlib for the data, the five PNG filters undone by hand.
@@ -55,7 +60,23 @@ def read(path):
     return width, height, channels, rows
 
 
+def count(path, top, rows_wanted, colours):
+    width, height, channels, rows = read(path)
+    wanted = [tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c in colours]
+    counts = [0] * len(wanted)
+    for line in rows[top:top + rows_wanted]:
+        for x in range(width):
+            pixel = line[x * channels:x * channels + 3]
+            for k, colour in enumerate(wanted):
+                if all(abs(pixel[j] - colour[j]) <= 8 for j in range(3)):
+                    counts[k] += 1
+    print(" ".join(map(str, counts)))
+
+
 def main():
+    if sys.argv[1:2] == ["--count"]:
+        count(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:])
+        return
     width, height, channels, rows = read(sys.argv[1])
     for point in sys.argv[2:]:
         x, y = (int(v) for v in point.split(","))
