@@ -54,6 +54,17 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     ) {
         (self.tracker, self.bus, self.clock, self.notifier) = (tracker, bus, clock, notifier)
         (self.configuredFolder, self.log) = (configuredFolder, log)
+        // Before the daemon takes its name: a data folder copied from another machine takes an
+        // id of its own now, so no client reads the copied one. (`start` checks again, for a
+        // folder set up later.)
+        do {
+            let device = try tracker.syncDevice()
+            if let root = device.folder, configuredFolder == nil || configuredFolder == root {
+                _ = try renewIfCopied(device, in: SyncFolder(root: root))
+            }
+        } catch {
+            log("sync: \(error)")
+        }
     }
 
     // MARK: - The interface
@@ -190,16 +201,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// waiting in the store are appended, peers are merged, and the folder is watched.
     private func start(folder root: String, turnOn: () throws -> Void = {}) throws {
         let folder = SyncFolder(root: root)
-        var device = try tracker.syncDevice()
-        if Self.isCopy(device, in: folder) {
-            // Found at start-up, with nobody to answer: the new id is taken and said.
-            let old = device.id
-            device = try tracker.renewSyncDevice()
-            notice =
-                "This data folder was copied from another machine that writes as \(old); this machine now writes as \(device.id)."
-            log("sync: \(notice!)")
-            try folder.prepare(device: device.id, name: device.name)
-        }
+        let device = try renewIfCopied(try tracker.syncDevice(), in: folder)
         self.folder = folder
         tracker.onSyncOperations = { [weak self] operations in self?.append(operations) }
         try turnOn()
@@ -212,6 +214,18 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             log("sync: cannot watch \(root) (\(error)); peers are read at the next change")
         }
         merge(peers: Set(folder.peers(except: device.id)))
+    }
+
+    /// Found at start-up, with nobody to answer: when `device`'s log in `folder` went on
+    /// without this store, a new id is taken and said. Returns the device as it is now.
+    private func renewIfCopied(_ device: SyncDevice, in folder: SyncFolder) throws -> SyncDevice {
+        guard Self.isCopy(device, in: folder) else { return device }
+        let renewed = try tracker.renewSyncDevice()
+        let text = "This data folder was copied from another machine that writes as \(device.id); this machine now writes as \(renewed.id)."
+        notice = text
+        log("sync: \(text)")
+        try folder.prepare(device: renewed.id, name: renewed.name)
+        return renewed
     }
 
     /// Whether `device`'s log in `folder` went on without this store (a copied data folder).

@@ -44,7 +44,8 @@ struct SyncEndToEndTests {
             process.signal(SIGKILL)
             process.wait()
             process = try f.startDaemon(at: clock, environment: env)
-            guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not restart") }
+            // The new daemon's: the bus may not yet have dropped the killed one's name.
+            guard waitUntil({ (try? f.daemonPID()) == process.pid }) else { throw TestSupportError("the daemon did not restart") }
         }
 
         /// Stops the daemon, puts a copy of `other`'s store in place of this one's (a backup of
@@ -62,7 +63,8 @@ struct SyncEndToEndTests {
                 }
             }
             process = try f.startDaemon(at: clock, environment: env)
-            guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not restart") }
+            // The new daemon's: the bus may not yet have dropped the killed one's name.
+            guard waitUntil({ (try? f.daemonPID()) == process.pid }) else { throw TestSupportError("the daemon did not restart") }
         }
 
         func cli(_ arguments: [String]) throws -> ProcessResult {
