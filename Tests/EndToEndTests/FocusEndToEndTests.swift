@@ -200,7 +200,7 @@ struct FocusEndToEndTests {
         // Started again: nothing more is announced.
         let again = try f.startDaemon(environment: env)
         defer { again.terminate() }
-        #expect(waitUntil { (try? f.daemonPID()) != nil })
+        #expect(waitUntil { (try? f.daemonPID()) == again.pid }, "the daemon did not start again")
         try await Task.sleep(for: .seconds(0.5))
         #expect(signals.ended.all.count == 1)
         #expect(try server.notifications().count == 1)

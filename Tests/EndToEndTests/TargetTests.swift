@@ -38,7 +38,7 @@ struct TargetEndToEndTests {
             process.terminate()
             guard waitUntil({ (try? f.daemonPID()) == nil }) else { throw TestSupportError("the daemon did not stop") }
             process = try f.startDaemon(at: TargetEndToEndTests.start, environment: env)
-            guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not restart") }
+            guard waitUntil({ (try? f.daemonPID()) == process.pid }) else { throw TestSupportError("the daemon did not restart") }
         }
 
         func cli(_ arguments: [String]) throws -> ProcessResult {
