@@ -160,12 +160,19 @@ final class LogindWatcher: @unchecked Sendable {
                 [self] _ in setLocked(member == "Lock")
             }
         }
-        // The state now, applied on the loop thread like every change after it.
-        let all = try bus.callBlocking(
+        // The state now, read after subscribing. Its answer is handled on the loop thread in
+        // the order the bus delivered it, so a change signalled after it is applied after it.
+        // (A blocking call, answered on this thread and handed over, could apply the older
+        // state last: a lock that came meanwhile was undone.)
+        let getAll = try BusMessage.methodCall(
             destination: Self.name, path: chosen, interface: "org.freedesktop.DBus.Properties", member: "GetAll",
-            [.string(Self.session)], timeout: .seconds(5)
-        ).first?.vardict ?? [:]
-        loop.perform { [self] in sessionChanged(all) }
+            arguments: [.string(Self.session)])
+        bus.send(getAll, timeout: .seconds(5)) { [self] result in
+            switch result {
+            case .success(let reply): sessionChanged(reply.first?.vardict ?? [:])
+            case .failure(let error): log("cannot read the login session's state (\(error)); its changes are followed")
+            }
+        }
     }
 
     private func property(_ bus: Bus, _ path: String, _ name: String) throws(BusError) -> DBusValue? {
