@@ -42,6 +42,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     static let lastRetry: Micros = 300_000_000
     /// A message about this device (a copied data folder that took a new id).
     private var notice: String?
+    /// Why the start-up identity check failed: sync is then not started (it might write under
+    /// another machine's id); `attach` says it.
+    private var identityError: (any Error)?
     /// Peers' operations in the folder not merged (damage or a line still being copied).
     private var behind: UInt32 = 0
     /// The peers' rows of `Devices`, as of the last read of the folder (names from their
@@ -54,17 +57,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     ) {
         (self.tracker, self.bus, self.clock, self.notifier) = (tracker, bus, clock, notifier)
         (self.configuredFolder, self.log) = (configuredFolder, log)
-        // Before the daemon takes its name: a data folder copied from another machine takes an
-        // id of its own now, so no client reads the copied one. (`start` checks again, for a
-        // folder set up later.)
-        do {
-            let device = try tracker.syncDevice()
-            if let root = device.folder, configuredFolder == nil || configuredFolder == root {
-                _ = try renewIfCopied(device, in: SyncFolder(root: root))
-            }
-        } catch {
-            log("sync: \(error)")
-        }
+        renewIfCopied()
     }
 
     // MARK: - The interface
@@ -94,6 +87,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             if let folder = configuredFolder, device.folder != folder {
                 try enable(folder: folder, name: device.name)
             } else if let folder = device.folder {
+                if let identityError { throw identityError }
                 try start(folder: folder)
             }
         } catch {
@@ -196,12 +190,13 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         }
     }
 
-    /// Starts writing to and reading from `root`: this device's identity is checked against
-    /// the folder, `turnOn` runs (enabling sync in the store, when it is not yet), operations
-    /// waiting in the store are appended, peers are merged, and the folder is watched.
+    /// Starts writing to and reading from `root`, whose identity check is done (at start-up by
+    /// `renewIfCopied`, by `enable` when asked): `turnOn` runs (enabling sync in the store,
+    /// when it is not yet), operations waiting in the store are appended, peers are merged,
+    /// and the folder is watched.
     private func start(folder root: String, turnOn: () throws -> Void = {}) throws {
         let folder = SyncFolder(root: root)
-        let device = try renewIfCopied(try tracker.syncDevice(), in: folder)
+        let device = try tracker.syncDevice()
         self.folder = folder
         tracker.onSyncOperations = { [weak self] operations in self?.append(operations) }
         try turnOn()
@@ -216,16 +211,23 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         merge(peers: Set(folder.peers(except: device.id)))
     }
 
-    /// Found at start-up, with nobody to answer: when `device`'s log in `folder` went on
-    /// without this store, a new id is taken and said. Returns the device as it is now.
-    private func renewIfCopied(_ device: SyncDevice, in folder: SyncFolder) throws -> SyncDevice {
-        guard Self.isCopy(device, in: folder) else { return device }
-        let renewed = try tracker.renewSyncDevice()
-        let text = "This data folder was copied from another machine that writes as \(device.id); this machine now writes as \(renewed.id)."
-        notice = text
-        log("sync: \(text)")
-        try folder.prepare(device: renewed.id, name: renewed.name)
-        return renewed
+    /// At start-up, before the daemon takes its name (so no client reads the copied id), for
+    /// the folder `attach` will start: when this device's log there went on without this
+    /// store, a new id is taken and said, with nobody to answer. (`enable` answers it instead.)
+    private func renewIfCopied() {
+        do {
+            let device = try tracker.syncDevice()
+            guard let root = device.folder, configuredFolder == nil || configuredFolder == root else { return }
+            let folder = SyncFolder(root: root)
+            guard Self.isCopy(device, in: folder) else { return }
+            let renewed = try tracker.renewSyncDevice()
+            let text = "This data folder was copied from another machine that writes as \(device.id); this machine now writes as \(renewed.id)."
+            notice = text
+            log("sync: \(text)")
+            try folder.prepare(device: renewed.id, name: renewed.name)
+        } catch {
+            identityError = error
+        }
     }
 
     /// Whether `device`'s log in `folder` went on without this store (a copied data folder).

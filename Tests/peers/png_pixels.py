@@ -14,7 +14,8 @@ import sys
 import zlib
 
 
-def read(path):
+def read(path, needed=None):
+    """(width, height, channels, rows): the first `needed` rows decoded (all by default)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
@@ -37,7 +38,7 @@ def read(path):
     raw = zlib.decompress(idat)
     stride = width * channels
     rows, previous, offset = [], bytearray(stride), 0
-    for _ in range(height):
+    for _ in range(height if needed is None else min(needed, height)):
         kind, line = raw[offset], bytearray(raw[offset + 1:offset + 1 + stride])
         offset += 1 + stride
         for i in range(stride):
@@ -61,7 +62,7 @@ def read(path):
 
 
 def count(path, top, rows_wanted, colours):
-    width, height, channels, rows = read(path)
+    width, height, channels, rows = read(path, needed=top + rows_wanted)
     wanted = [tuple(int(c[i:i + 2], 16) for i in (0, 2, 4)) for c in colours]
     counts = [0] * len(wanted)
     for line in rows[top:top + rows_wanted]:
