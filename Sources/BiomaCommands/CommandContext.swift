@@ -102,9 +102,15 @@ final class LocalFiles: FileAccess {
 /// could not open; the messages are those `LocalFiles` gives.
 public final class PassedFiles: FileAccess {
     let opened: [FileRequest: Result<Int32, SystemError>]
+    /// What the daemon read from the caller's descriptors before the command ran (through its
+    /// event loop, never inside a command), by request.
+    let arrived: [FileRequest: Result<[UInt8], InputUnread>]
 
     /// `descriptors` holds one per request whose error is 0, in order.
-    public init(_ requests: [FileRequest], errors: [Int32], descriptors: [Int32]) {
+    public init(
+        _ requests: [FileRequest], errors: [Int32], descriptors: [Int32], arrived: [FileRequest: Result<[UInt8], InputUnread>] = [:]
+    ) {
+        self.arrived = arrived
         var opened: [FileRequest: Result<Int32, SystemError>] = [:]
         var next = descriptors.makeIterator()
         for (index, request) in requests.enumerated() {
@@ -122,11 +128,24 @@ public final class PassedFiles: FileAccess {
 
     public func read(_ path: String) throws(ClientFailure) -> [UInt8] {
         let request: FileRequest = path == "-" ? .standardInput : .read(path)
-        let fd = opened[request] ?? .failure(SystemError(code: EBADF))
         do {
-            return try readAll(from: try fd.get())
+            if let input = arrived[request] { return try input.get() }
+            // Only a request the caller could not open comes here: its errno is the message.
+            _ = try (opened[request] ?? .failure(SystemError(code: EBADF))).get()
+            throw SystemError(code: EBADF)
         } catch {
             throw LocalFiles.readFailure(path, error)
+        }
+    }
+
+    /// The descriptors to read before a command runs: each `read` or `standardInput` request
+    /// the caller opened, with its descriptor.
+    public var toRead: [(FileRequest, Int32)] {
+        opened.compactMap { request, result in
+            switch (request, result) {
+            case (.read, .success(let fd)), (.standardInput, .success(let fd)): return (request, fd)
+            default: return nil
+            }
         }
     }
 
@@ -142,6 +161,13 @@ public final class PassedFiles: FileAccess {
 }
 
 extension FileRequest: Hashable {}
+
+/// Why a caller's input was not read (the event loop's words: "no data for 30 s", "it is a
+/// socket, not a file, a pipe or a terminal"); the command says `cannot read FILE: …`.
+public struct InputUnread: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
 
 /// Who runs a command and where: the caller's terminals, colour and width, time zone, answer
 /// to a question, files, and its way to the daemon. Commands read it as `current`.
@@ -165,6 +191,8 @@ public final class CommandContext: @unchecked Sendable {
     /// In the daemon, once the caller has opened the files a command asked for: the errno of
     /// each request (0 when opened) and the descriptors opened, in order.
     public var passedFiles: (errors: [Int32], descriptors: [Int32])?
+    /// In the daemon, what was read from the caller's descriptors before the command ran.
+    public var arrived: [FileRequest: Result<[UInt8], InputUnread>] = [:]
     public var files: any FileAccess
     let connect: () throws(ClientFailure) -> any DaemonAccess
     private var connected: (any DaemonAccess)?
@@ -302,6 +330,19 @@ final class ParsedCommands: @unchecked Sendable {
 
 /// Parses and runs one command line for a caller; what it prints goes to the context.
 public enum CommandRunner {
+    /// In the daemon: the caller's descriptors that `arguments`' command reads, to be read
+    /// through the event loop before `run` (whose `PassedFiles` then hands out what arrived).
+    /// Empty when the command reads nothing, has no files yet, or does not parse (`run` says why).
+    public static func inputs(_ arguments: [String], in context: CommandContext) -> [(FileRequest, Int32)] {
+        guard let passed = context.passedFiles else { return [] }
+        return CommandContext.$current.withValue(context) {
+            guard let command = try? ParsedCommands.shared.parse(arguments), !(command is RunsLocally),
+                let requests = (command as? UsesFiles)?.fileRequests
+            else { return [] }
+            return PassedFiles(requests, errors: passed.errors, descriptors: passed.descriptors).toRead
+        }
+    }
+
     /// Runs `arguments` (without the program's name) and returns the exit code. `daemonSide`
     /// refuses the commands that run in the caller's process and asks for files first.
     public static func run(_ arguments: [String], in context: CommandContext, daemonSide: Bool = false) -> Int32 {
@@ -316,7 +357,8 @@ public enum CommandRunner {
                     }
                     if let requests = (command as? UsesFiles)?.fileRequests, !requests.isEmpty {
                         guard let passed = context.passedFiles else { throw FilesNeeded(requests: requests) }
-                        context.files = PassedFiles(requests, errors: passed.errors, descriptors: passed.descriptors)
+                        context.files = PassedFiles(
+                            requests, errors: passed.errors, descriptors: passed.descriptors, arrived: context.arrived)
                     }
                 }
                 try command.run()

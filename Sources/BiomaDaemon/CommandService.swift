@@ -13,36 +13,58 @@ import Glibc
 /// are the same), for a caller described by its context, and answers what the command printed
 /// and its exit code. The command's calls to the daemon go straight to the handlers the bus
 /// dispatches to, on this (the loop) thread; files are the caller's descriptors.
+///
+/// A command that reads its caller's files (`import FILE`, `import -`) waits for them without
+/// holding the loop: each descriptor is read by an `InputReader` in chunks as it is ready,
+/// `Run` is answered once every input has ended (a deferred reply), and every other call,
+/// deadline and signal is served meanwhile. The command itself then runs in one piece, so
+/// nothing of it is applied before its input is complete, and a caller that leaves the bus
+/// while its input is pending (the front killed, Ctrl-C) takes its command with it.
 public final class CommandService: ObjectInterface, @unchecked Sendable {
     private let parts: [any ObjectInterface]
+    private let bus: Bus
+    private let limits: InputLimits
     /// The other interfaces of the object, built once on first use.
     private var interfaces: [String: DBusInterface]?
+    /// Commands waiting for their callers' input, by a number of their own (loop thread only).
+    private var waiting: [Int: WaitingCommand] = [:]
+    private var nextWaiting = 0
 
     public lazy var publication = Publication(self)
 
-    public init(parts: [any ObjectInterface]) { self.parts = parts }
+    /// The most a command reads from one of its caller's files: what one D-Bus message carries,
+    /// which is all an import can hand on anyway.
+    public static let maximumInput = 128 << 20
+
+    public init(parts: [any ObjectInterface], bus: Bus, inputIdleSeconds: Int = 30) {
+        self.parts = parts
+        self.bus = bus
+        limits = InputLimits(maximumBytes: Self.maximumInput, idleSeconds: inputIdleSeconds)
+    }
 
     public func attach(_ deadlines: Deadlines) {}
 
     /// Command1 has no properties: the commands it runs publish through the other parts.
     public func publish(at now: Micros) {}
 
+    /// How many commands wait for their callers' input now.
+    public var waitingCount: Int { waiting.count }
+
     public func interface() -> DBusInterface {
         DBusInterface(
             ContractNames.commandInterface,
             methods: [
-                DBusMethod(
+                DBusMethod.deferred(
                     BIOMATIMER_COMMAND1_RUN, in: [.init("argv", "as"), .init("context", "a{sv}"), .init("files", "ah")],
                     out: [.init("exit", "i"), .init("out", "s"), .init("err", "s")]
-                ) { [self] call in
-                    let descriptors = (call.arguments[2].array ?? []).compactMap { value -> Int32? in
-                        if case .unixFD(let fd) = value { return fd }
+                ) { [self] call, reply in
+                    // Each descriptor libdbus handed over has one owner from here on.
+                    let descriptors = (call.arguments[2].array ?? []).compactMap { value -> OwnedDescriptor? in
+                        if case .unixFD(let fd) = value { return OwnedDescriptor(fd) }
                         return nil
                     }
-                    defer { for fd in descriptors { close(fd) } }
                     let argv = (call.arguments[0].array ?? []).compactMap(\.string)
-                    let (code, out, err) = try run(argv, context: call.arguments[1].vardict ?? [:], descriptors: descriptors)
-                    return [.int32(code), .string(out), .string(err)]
+                    try start(argv, context: call.arguments[1].vardict ?? [:], descriptors: descriptors, reply: reply)
                 }
             ])
     }
@@ -52,7 +74,69 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         "CompletionShell", "CompletionShellVersion",
     ]
 
-    func run(_ argv: [String], context values: [String: DBusValue], descriptors: [Int32]) throws -> (Int32, String, String) {
+    /// Runs the command at once, or once the inputs it reads have arrived.
+    private func start(
+        _ argv: [String], context values: [String: DBusValue], descriptors: [OwnedDescriptor], reply: PendingReply
+    ) throws {
+        let (context, environment) = try Self.context(values, descriptors: descriptors.map(\.fd)) { [self] () throws(ClientFailure) in
+            InProcessDaemon(interfaces: allInterfaces())
+        }
+        let inputs = withEnvironment(environment) { CommandRunner.inputs(argv, in: context) }
+        guard !inputs.isEmpty else {
+            let answer = run(argv, context, environment)
+            withExtendedLifetime(descriptors) {}
+            return reply.finish(.success(answer))
+        }
+        nextWaiting += 1
+        let id = nextWaiting
+        let command = WaitingCommand(descriptors: descriptors, reply: reply, remaining: inputs.count)
+        waiting[id] = command
+        for (request, fd) in inputs {
+            guard let owned = descriptors.first(where: { $0.fd == fd }) else { continue }
+            command.readers.append(
+                InputReader(owned, loop: bus.loop, limits: limits) { [self] result in
+                    arrived(id, request, result.mapError { InputUnread($0.description) }, context: context, argv, environment)
+                })
+        }
+        command.gone = try? bus.whenGone(reply.sender) { [self] in
+            guard let command = waiting.removeValue(forKey: id) else { return }
+            command.end(on: bus)
+            reply.finish(.failure(DBusMethodError.failed("the caller left the bus before its input ended")))
+        }
+        for reader in command.readers { reader.start() }
+    }
+
+    /// One input of a waiting command has ended; with the last, the command runs and `Run` is
+    /// answered. A failed input ends the others (the command reports the failure).
+    private func arrived(
+        _ id: Int, _ request: FileRequest, _ result: Result<[UInt8], InputUnread>, context: CommandContext, _ argv: [String],
+        _ environment: [String: String?]
+    ) {
+        guard let command = waiting[id] else { return }
+        if command.arrived[request] == nil { command.arrived[request] = result }
+        command.remaining -= 1
+        if case .failure = result, command.remaining > 0 {
+            for reader in command.readers { reader.cancel() }
+            return
+        }
+        guard command.remaining <= 0 else { return }
+        waiting[id] = nil
+        context.arrived = command.arrived
+        let answer = run(argv, context, environment)
+        command.end(on: bus)
+        command.reply.finish(.success(answer))
+    }
+
+    /// The command run for its caller: exit code, standard output, standard error.
+    private func run(_ argv: [String], _ context: CommandContext, _ environment: [String: String?]) -> [DBusValue] {
+        let code = withEnvironment(environment) { CommandRunner.run(argv, in: context, daemonSide: true) }
+        return [.int32(code), .string(context.out), .string(context.err)]
+    }
+
+    /// The caller's context as a command sees it, and the variables it is run with.
+    static func context(
+        _ values: [String: DBusValue], descriptors: [Int32], daemon: @escaping () throws(ClientFailure) -> any DaemonAccess
+    ) throws -> (CommandContext, [String: String?]) {
         let options = try Options(values, allowed: Self.contextKeys)
         let openErrors: [Int32]?
         switch values["OpenErrors"] {
@@ -64,8 +148,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             direct: false, stdinTTY: try options.bool("StdinTty") ?? false, stdoutTTY: try options.bool("StdoutTty") ?? false,
             stderrTTY: try options.bool("StderrTty") ?? false, noColor: try options.bool("NoColor") ?? false,
             term: try options.string("Term"), columns: Int(try options.uint32("Columns") ?? 80),
-            files: PassedFiles([], errors: [], descriptors: []),
-            daemon: { [self] () throws(ClientFailure) in InProcessDaemon(interfaces: allInterfaces()) })
+            files: PassedFiles([], errors: [], descriptors: []), daemon: daemon)
         context.answer = try options.string("Answer")
         context.cwd = try options.string("Cwd")
         // A second Run carries the files the first one listed, matched to them again in order.
@@ -76,10 +159,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             "TZ": try options.string("TZ"), "SAP_SHELL": try options.string("CompletionShell"),
             "SAP_SHELL_VERSION": try options.string("CompletionShellVersion"),
         ]
-        let code = withEnvironment(environment) {
-            CommandRunner.run(argv, in: context, daemonSide: true)
-        }
-        return (code, context.out, context.err)
+        return (context, environment)
     }
 
     private func allInterfaces() -> [String: DBusInterface] {
@@ -115,6 +195,27 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             if zoneChanged { tzset() }
         }
         return try body()
+    }
+}
+
+/// A command waiting for its caller's input: the readers, the descriptors they read (closed
+/// when it ends), what has arrived, and the reply it owes.
+private final class WaitingCommand {
+    let descriptors: [OwnedDescriptor]
+    let reply: PendingReply
+    var readers: [InputReader] = []
+    var arrived: [FileRequest: Result<[UInt8], InputUnread>] = [:]
+    var remaining: Int
+    var gone: SubscriptionToken?
+
+    init(descriptors: [OwnedDescriptor], reply: PendingReply, remaining: Int) {
+        (self.descriptors, self.reply, self.remaining) = (descriptors, reply, remaining)
+    }
+
+    /// Stops every reader and following the caller.
+    func end(on bus: Bus) {
+        for reader in readers { reader.cancel() }
+        if let gone { bus.unsubscribe(gone) }
     }
 }
 

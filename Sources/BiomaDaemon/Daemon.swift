@@ -187,7 +187,7 @@ struct Startup: Sendable {
                     log: log),
             ]
             // The command line the front carries runs against the other parts, in process.
-            let object = DaemonObject(parts + [CommandService(parts: parts)])
+            let object = DaemonObject(parts + [CommandService(parts: parts, bus: bus, inputIdleSeconds: options.settings.inputIdleSeconds)])
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
             try notifier.start()

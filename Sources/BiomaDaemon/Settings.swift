@@ -17,6 +17,7 @@ import Foundation
 /// target = 8h            # a work target every day; target_mon … target_sun beat it
 /// balance_since = 2026-01-01   # the overtime balance counts from this day
 /// sync_dir = ~/Sync/biomatimer  # one history across machines (a folder Syncthing shares)
+/// input_timeout = 30s    # a command's input (`import -`) that sends nothing this long ends
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
@@ -37,6 +38,9 @@ public struct Settings: Equatable, Sendable {
     public var balanceSince: Day?
     /// `sync_dir = DIR` (`~/` expanded; absolute): sync is turned on for this folder at start.
     public var syncDirectory: String?
+    /// `input_timeout = 30s`: a caller's pipe or terminal that sends nothing this long ends its
+    /// command (`cannot read standard input: no data for 30 s`).
+    public var inputIdleSeconds = 30
 
     public init() {}
 
@@ -116,9 +120,14 @@ public struct Settings: Equatable, Sendable {
                 settings.exportICS = try exportPath(parts[1], where_, environment, key: "export_ics")
             case "sync_dir":
                 settings.syncDirectory = try exportPath(parts[1], where_, environment, key: "sync_dir")
+            case "input_timeout":
+                guard let limit = DurationText.parse(parts[1]), limit >= 1_000_000, limit <= 86_400_000_000 else {
+                    throw SettingsError("\(where_): input_timeout `\(parts[1])` is not a duration from 1s to 24h: use e.g. 30s, 2m")
+                }
+                settings.inputIdleSeconds = Int(limit / 1_000_000)
             default:
                 throw SettingsError(
-                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics, sync_dir, target, target_mon … target_sun, balance_since)")
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics, sync_dir, input_timeout, target, target_mon … target_sun, balance_since)")
             }
         }
         return settings

@@ -35,13 +35,32 @@ public struct MethodCall: Sendable {
 
 public struct DBusMethod: Sendable {
     public typealias Handler = @Sendable (MethodCall) throws -> [DBusValue]
+    /// A method answered later: it starts the work and keeps `PendingReply`, which it finishes
+    /// (on the loop thread, at any later turn) with the values or the error.
+    public typealias DeferredHandler = @Sendable (MethodCall, PendingReply) throws -> Void
     public var name: String
     public var inputs: [DBusArgument]
     public var outputs: [DBusArgument]
     public var handler: Handler
+    /// Set for a method whose reply comes at a later turn of the loop (`deferred`); the bus
+    /// dispatches to it instead of `handler`.
+    public var deferredHandler: DeferredHandler?
 
     public init(_ name: String, in inputs: [DBusArgument] = [], out outputs: [DBusArgument] = [], handler: @escaping Handler) {
         (self.name, self.inputs, self.outputs, self.handler) = (name, inputs, outputs, handler)
+    }
+
+    /// A method whose reply is sent when `start`'s work is done, while the loop serves every
+    /// other call meanwhile (a command waiting for its caller's input). An error thrown by
+    /// `start` is answered at once. It cannot be called in process: `handler` refuses.
+    public static func deferred(
+        _ name: String, in inputs: [DBusArgument] = [], out outputs: [DBusArgument] = [], _ start: @escaping DeferredHandler
+    ) -> DBusMethod {
+        var method = DBusMethod(name, in: inputs, out: outputs) { _ in
+            throw DBusMethodError.failed("\(name) is answered later: call it over the bus")
+        }
+        method.deferredHandler = start
+        return method
     }
 
     /// A method whose reply carries no values: `run` does the work, or throws the error that

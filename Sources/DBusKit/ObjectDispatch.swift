@@ -74,22 +74,33 @@ extension Bus {
             return DBUS_HANDLER_RESULT_HANDLED
         }
         let call = MethodCall(message: message, arguments: message.arguments)
+        if let start = method.deferredHandler {
+            let pending = PendingReply(bus: self, call: message, method: method)
+            do {
+                try start(call, pending)
+            } catch {
+                pending.finish(.failure(error))
+            }
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
         let result: Result<[DBusValue], any Error>
         do {
-            let values = try method.handler(call)
-            let produced = DBusType.signature(of: values.map(\.type))
-            if produced != method.outputSignature {
-                result = .failure(
-                    DBusMethodError.failed(
-                        "internal error: \(method.name) produced '\(produced)' instead of '\(method.outputSignature)'"))
-            } else {
-                result = .success(values)
-            }
+            result = Self.checked(try method.handler(call), of: method)
         } catch {
             result = .failure(error)
         }
         reply(to: message, result)
         return DBUS_HANDLER_RESULT_HANDLED
+    }
+
+    /// The handler's values, or an internal error when their types are not the method's.
+    static func checked(_ values: [DBusValue], of method: DBusMethod) -> Result<[DBusValue], any Error> {
+        let produced = DBusType.signature(of: values.map(\.type))
+        guard produced == method.outputSignature else {
+            return .failure(
+                DBusMethodError.failed("internal error: \(method.name) produced '\(produced)' instead of '\(method.outputSignature)'"))
+        }
+        return .success(values)
     }
 
     func handleProperties(_ object: ExportedObject, member: String, message: BusMessage) -> Result<[DBusValue], any Error> {
@@ -184,5 +195,37 @@ public struct ExportedObject: Sendable {
     public init(path: String, interfaces: [DBusInterface]) {
         self.path = path
         self.interfaces = interfaces
+    }
+}
+
+/// The reply a deferred method (`DBusMethod.deferred`) owes its caller: finished once, on the
+/// loop thread, with the values (checked against the method's output types) or an error. One
+/// that is dropped unfinished answers an error, so no caller waits for a reply that never comes.
+public final class PendingReply: @unchecked Sendable {
+    private weak var bus: Bus?
+    private let call: BusMessage
+    private let method: DBusMethod
+    private var finished = false
+
+    init(bus: Bus, call: BusMessage, method: DBusMethod) {
+        (self.bus, self.call, self.method) = (bus, call, method)
+    }
+
+    /// The caller's unique name.
+    public var sender: String { call.sender ?? "" }
+
+    /// Sends the reply (the first call only; later ones do nothing).
+    public func finish(_ result: Result<[DBusValue], any Error>) {
+        guard !finished else { return }
+        finished = true
+        guard let bus else { return }
+        let checked = result.flatMap { Bus.checked($0, of: method) }
+        bus.perform { [call] in bus.reply(to: call, checked) }
+    }
+
+    deinit {
+        guard !finished, let bus else { return }
+        let (call, name) = (call, method.name)
+        bus.perform { bus.reply(to: call, .failure(DBusMethodError.failed("internal error: \(name) was never answered"))) }
     }
 }

@@ -58,6 +58,51 @@ extension Bus {
     }
 }
 
+extension Bus {
+    /// Runs `handler` once, on the loop thread, when the connection `uniqueName` (a caller
+    /// waiting for a deferred reply) leaves the bus, or at once if it already has. Nothing here
+    /// waits for the bus: the match rule is sent without waiting for its answer, and a
+    /// `GetNameOwner` sent after it (the bus handles a connection's messages in order) tells
+    /// whether the name was gone before the rule took effect. Stop with `unsubscribe`.
+    public func whenGone(_ uniqueName: String, _ handler: @escaping @Sendable () -> Void) throws(BusError) -> SubscriptionToken {
+        try Validate.busName(uniqueName)
+        let rule = MatchRule(
+            type: .signal, sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: uniqueName)
+        let text = try rule.text()
+        let once = Once(handler)
+        let token = SubscriptionToken(id: try sync { [self] () throws(BusError) -> Int in
+            dbus_bus_add_match(connection, text, nil)
+            let id = nextSubscriptionID
+            nextSubscriptionID += 1
+            subscriptions[id] = Subscription(rule: rule, text: text) { message in
+                let args = message.arguments
+                if args.count == 3, args[0].string == uniqueName, args[2].string == "" { once.run() }
+            }
+            return id
+        })
+        let ask = try BusMessage.methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetNameOwner", arguments: [.string(uniqueName)])
+        send(ask) { result in
+            if case .failure = result { once.run() }
+        }
+        return token
+    }
+}
+
+/// A handler that runs at most once.
+private final class Once: @unchecked Sendable {
+    private var handler: (@Sendable () -> Void)?
+    init(_ handler: @escaping @Sendable () -> Void) { self.handler = handler }
+    /// On the loop thread only.
+    func run() {
+        let pending = handler
+        handler = nil
+        pending?()
+    }
+}
+
 public struct SubscriptionToken: Sendable, Hashable {
     let id: Int
 }

@@ -39,12 +39,15 @@ static int session_address(char *buffer, size_t size) {
 }
 
 /// BIOMATIMER_TIMEOUT seconds when it is a number above 0, else the default (as DaemonClient).
-static int call_timeout_ms(void) {
+/// A call that hands the daemon files to read waits as long as they take to arrive (a pipe, a
+/// terminal being typed at): the daemon bounds that wait itself, by the input's silence.
+static int call_timeout_ms(int reading) {
     const char *text = getenv(BIOMATIMER_TIMEOUT_VARIABLE);
     char *end = NULL;
     errno = 0;
     double seconds = text && *text ? strtod(text, &end) : 0;
-    if (!text || !*text || errno != 0 || end == text || *end != '\0' || !(seconds > 0)) return BIOMATIMER_DEFAULT_TIMEOUT_MS;
+    if (!text || !*text || errno != 0 || end == text || *end != '\0' || !(seconds > 0))
+        return reading ? DBUS_TIMEOUT_INFINITE : BIOMATIMER_DEFAULT_TIMEOUT_MS;
     double ms = seconds * 1000;
     return ms > 2147483000.0 ? 2147483000 : ms < 1 ? 1 : (int)ms;
 }
@@ -154,11 +157,11 @@ int main(int argc, char **argv) {
     dbus_connection_set_exit_on_disconnect(connection, FALSE);       // a lost bus is reported
     if (!dbus_bus_register(connection, &error)) return exec_sibling("biomatimer-tool", argv);
     dbus_int32_t errors[MAX_FILES];
-    int fds[MAX_FILES], requests = -1, nfds = 0;
+    int fds[MAX_FILES], requests = -1, nfds = 0, reading = 0;
     for (;;) {
         DBusMessage *call = run_call(argc, argv, asked, requests, errors, fds, nfds);
         if (!call) return fail(BIOMATIMER_EXIT_REFUSED, BIOMATIMER_MSG_OUT_OF_MEMORY, NULL);
-        DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, call, call_timeout_ms(), &error);
+        DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, call, call_timeout_ms(reading), &error);
         if (!reply) {
             const char *name = error.name ? error.name : DBUS_ERROR_FAILED;
             const char *text = error.message ? error.message : name;
@@ -185,6 +188,7 @@ int main(int argc, char **argv) {
             requests = 0;
             for (char *line = strtok(strdup(out), "\n"); line && requests < MAX_FILES; line = strtok(NULL, "\n")) {
                 int fd = line[0] == 'i' ? dup(0) : open(line + 2, O_RDONLY | O_CLOEXEC | (line[0] == 'd' ? O_DIRECTORY : 0));
+                reading |= fd >= 0 && line[0] != 'd';
                 errors[requests++] = fd < 0 ? errno : 0;
                 if (fd >= 0) fds[nfds++] = fd;
             }

@@ -22,6 +22,7 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "First day of the week: monday or sunday.") var weekStart: String?
     @Option(help: "What time away does: stop, pause or keep.") var away: String?
     @Option(help: "Lock and idle absences shorter than this count as work (e.g. 10m).") var awayAfter: String?
+    @Option(help: "A command's input (import -) that sends nothing this long ends it (default 30s).") var inputTimeout: String?
 
     func run() throws {
         var settings: Settings
@@ -51,6 +52,12 @@ struct DaemonCommand: ParsableCommand {
                 throw ValidationError("--away-after \(awayAfter) is not a duration: use e.g. 10m, 90s, 1h.")
             }
             settings.away.threshold = threshold
+        }
+        if let inputTimeout {
+            guard let limit = DurationText.parse(inputTimeout), limit >= 1_000_000, limit <= 86_400_000_000 else {
+                throw ValidationError("--input-timeout \(inputTimeout) is not a duration from 1s to 24h: use e.g. 30s, 2m.")
+            }
+            settings.inputIdleSeconds = Int(limit / 1_000_000)
         }
         if let dataDir { settings.dataDirectory = URL(fileURLWithPath: dataDir, isDirectory: true) }
         var options = DaemonOptions()

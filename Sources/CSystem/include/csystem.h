@@ -8,6 +8,15 @@
 #include <malloc.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/ioctl.h>
+
+/// How many bytes a pipe, FIFO or terminal holds ready to read now (FIONREAD), or -1. A read
+/// of at most that many never blocks, without setting O_NONBLOCK on a description the caller
+/// shares (its terminal, its shell's pipe).
+static inline int csystem_bytes_ready(int fd) {
+    int n = 0;
+    return ioctl(fd, FIONREAD, &n) == 0 ? n : -1;
+}
 
 /// `clock`'s reading in microseconds (CLOCK_REALTIME: since the Unix epoch). The one place
 /// the daemon, the loop and the bars read a clock.
