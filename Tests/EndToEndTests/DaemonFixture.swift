@@ -21,7 +21,10 @@ final class DaemonFixture: @unchecked Sendable {
         clock = movableClock ? try MovableClock(file: bus.directory.appendingPathComponent("faketime")) : nil
         var exec = "\(Self.binary) daemon --data-dir \(dataDirectory.path) \(extraDaemonArguments)"
         if let clock {
-            exec = "/usr/bin/env LD_PRELOAD=\(libfaketime) FAKETIME_TIMESTAMP_FILE=\(clock.file.path) FAKETIME_NO_CACHE=1 "
+            // The crash watch's close check is preloaded after libfaketime (this LD_PRELOAD
+            // replaces the one the watch sets).
+            let preload = ([libfaketime] + (CrashWatch.closeCheck.map { [$0] } ?? [])).joined(separator: ":")
+            exec = "/usr/bin/env LD_PRELOAD=\(preload) FAKETIME_TIMESTAMP_FILE=\(clock.file.path) FAKETIME_NO_CACHE=1 "
                 + "DONT_FAKE_MONOTONIC=1 " + exec
         }
         if activation {
@@ -44,7 +47,12 @@ final class DaemonFixture: @unchecked Sendable {
 
     deinit {
         // Stop the daemon the bus started (it exits when its bus goes), then the bus.
-        if let pid = try? daemonPID() { kill(pid, SIGTERM) }
+        if let pid = try? daemonPID() {
+            kill(pid, SIGTERM)
+            // Gone before the bus is: a crash on the way out is in the bus's crash log then.
+            let end = Date().addingTimeInterval(5)
+            while kill(pid, 0) == 0, Date() < end { usleep(10_000) }
+        }
         bus.stop()
         try? FileManager.default.removeItem(at: dataDirectory)
     }

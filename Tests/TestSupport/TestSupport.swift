@@ -39,7 +39,14 @@ public final class ChildProcess: @unchecked Sendable {
     /// The write end of the child's stdin (nil when not piped).
     public let stdin: FileHandle?
     private let lock = NSLock()
-    private var exitStatus: Int32?
+    private var exitStatus: Int32? {
+        didSet {
+            // Reaped: a product of this package that crashed or closed a stray descriptor fails the test.
+            if let exitStatus, oldValue == nil, let watched { CrashWatch.check(pid: pid, executable: watched, status: exitStatus) }
+        }
+    }
+    /// The executable, when it is one of this package's products (watched by `CrashWatch`).
+    private let watched: String?
 
     /// `captureOutput`: pipe stdout and stderr to this process; otherwise they go to /dev/null.
     public init(
@@ -69,7 +76,10 @@ public final class ChildProcess: @unchecked Sendable {
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let isProduct = executable.hasPrefix(productsDirectory.path + "/")
+        watched = isProduct ? URL(fileURLWithPath: executable).lastPathComponent : nil
+        let given = environment ?? ProcessInfo.processInfo.environment
+        let env = (isProduct ? CrashWatch.environment(given) : given).map { "\($0.key)=\($0.value)" }
         let argv = [executable] + arguments
         var cArgv = argv.map { strdup($0) } + [nil]
         var cEnv = env.map { strdup($0) } + [nil]
@@ -100,6 +110,11 @@ public final class ChildProcess: @unchecked Sendable {
         stdout = captureOutput ? FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true) : nil
         stderr = captureOutput ? FileHandle(fileDescriptor: errPipe[0], closeOnDealloc: true) : nil
         stdin = pipeInput ? FileHandle(fileDescriptor: inPipe[1], closeOnDealloc: true) : nil
+    }
+
+    /// Runs `executable` to its end with no output and no crash watch; its exit status.
+    static func spawnUnwatched(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        try ChildProcess(executable, arguments, captureOutput: false).wait()
     }
 
     /// Reads stdout up to and including the next newline (nil at end of file).
@@ -174,6 +189,7 @@ public final class PrivateBus: @unchecked Sendable {
     public let directory: URL
     public let serviceDirectory: URL
     private let process: ChildProcess
+    private let stopped = Flag()
 
     public init() throws {
         directory = try makeTemporaryDirectory("biomatimer-bus")
@@ -206,17 +222,23 @@ public final class PrivateBus: @unchecked Sendable {
     }
 
     /// Writes an activation file so a call to `name` starts `exec`.
+    /// Installs an activation file for `name`; its command runs under the crash watch.
     public func installService(name: String, exec: String) throws {
-        let text = "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n"
+        let text = "[D-BUS Service]\nName=\(name)\nExec=\(CrashWatch.wrap(exec, log: crashLog))\n"
         try text.write(to: serviceDirectory.appendingPathComponent("\(name).service"), atomically: true, encoding: .utf8)
     }
 
     public var pid: Int32 { process.pid }
 
     public func stop() {
+        guard !stopped.swap(true) else { return }
         process.terminate()
+        CrashWatch.check(busLog: crashLog)
         try? FileManager.default.removeItem(at: directory)
     }
+
+    /// Where the services this bus activates (run under `CrashWatch.wrap`) write their crashes.
+    public var crashLog: URL { directory.appendingPathComponent("crashes") }
 
     deinit { stop() }
 }
@@ -335,4 +357,12 @@ public func quietContextSwitches(of pid: pid_t, quiet: TimeInterval = 0.3, timeo
         last = now
     }
     return last
+}
+
+/// A flag set once, from any thread.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    /// Sets the flag; whether it was set before.
+    func swap(_ new: Bool) -> Bool { lock.withLock { defer { value = new }; return value } }
 }
