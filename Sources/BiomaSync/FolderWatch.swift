@@ -13,38 +13,40 @@ import Glibc
 /// renames it into place (`IN_MOVED_TO`); a plain copy or an appending writer ends with
 /// `IN_CLOSE_WRITE` or shows as `IN_MODIFY`.
 public final class FolderWatch {
-    public let fd: Int32
+    /// The inotify descriptor, for the event loop; closed once, with the watch.
+    public var fd: Int32 { inotify.fd }
+    private let inotify: Descriptor
     private let folder: SyncFolder
     private let device: String
     private var devicesWatch: Int32 = -1
     /// inotify watch descriptor → the device whose directory it watches.
     private var watched: [Int32: String] = [:]
 
-    /// Starts watching; a folder without `devices/` is an error naming it.
+    /// Starts watching; a folder without `devices/`, or with a symbolic link there (not
+    /// followed, as nothing in the folder is), is an error naming it.
     public init(folder: SyncFolder, device: String) throws(SyncFolderError) {
         self.folder = folder
         self.device = device
-        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw SyncFolderError("inotify", errno) }
+        // The watch's alone from here on. Should the init throw below, Swift destroys the
+        // half-made watch (every property is set) and the descriptor with it: closed once.
+        inotify = Descriptor(fd)
         let devices = folder.root + "/devices"
-        devicesWatch = inotify_add_watch(fd, devices, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+        devicesWatch = inotify_add_watch(fd, devices, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW))
         guard devicesWatch >= 0 else {
-            let code = errno
-            close(fd)
-            throw SyncFolderError(devices, code)
+            throw FolderRefusal(devices, code: errno, at: AT_FDCWD, devices, wanted: .directory).error
         }
         for peer in folder.peers(except: device) { add(peer) }
     }
-
-    deinit { close(fd) }
 
     /// The peers watched now.
     public var peers: [String] { watched.values.sorted() }
 
     private func add(_ peer: String) {
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MODIFY | IN_CREATE | IN_ONLYDIR)
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MODIFY | IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW)
         let wd = inotify_add_watch(fd, folder.directory(of: peer), mask)
-        if wd >= 0 { watched[wd] = peer }  // gone again already: the next scan finds it
+        if wd >= 0 { watched[wd] = peer }  // gone again already (or a link, not followed): reading it says so
     }
 
     /// Reads every pending event: the peers whose files changed, and new peers (now watched

@@ -55,47 +55,67 @@ public struct SyncFolder: Sendable {
 
     /// Makes the folder ready for `device`: its directory, `device.json` with its name, and
     /// the ignore patterns in `.stignore` (added to a file already there). A folder that is
-    /// missing, not a directory or not writable is an error naming it.
+    /// missing, not a directory or not writable is an error naming it, and so is a symbolic
+    /// link at `devices`, at the device's directory or at `.stignore`: nothing in the folder
+    /// is followed through a link, since another machine may have put it there. (A link at
+    /// `device.json` is not written through either: the card is written whole under a
+    /// temporary name and renamed over it.)
     public func prepare(device: String, name: String) throws(SyncFolderError) {
         precondition(UUIDText.isValid(device))
-        var status = stat()
-        guard stat(root, &status) == 0 else { throw SyncFolderError(root, errno) }
-        guard status.st_mode & S_IFMT == S_IFDIR else { throw SyncFolderError("\(root) is not a folder") }
-        for path in [root + "/devices", directory(of: device)] {
-            guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SyncFolderError(path, errno) }
+        do {
+            let folder = try Descriptor.folder(root)
+            let devices = try Self.directory("devices", in: folder, creating: true, naming: root + "/devices")
+            let own = try Self.directory(device, in: devices, creating: true, naming: directory(of: device))
+            let ignore = root + "/.stignore"
+            var lines: [String] = []
+            do throws(FolderRefusal) {
+                let file = try Descriptor.open(".stignore", in: folder, kind: .file, naming: ignore)
+                lines = String(decoding: try file.contents(naming: ignore), as: UTF8.self).split(separator: "\n").map(String.init)
+            } catch where error.isMissing {}
+            let missing = Self.ignoredPatterns.filter { !lines.contains($0) }
+            if !missing.isEmpty {
+                let text = (lines + ["// biomatimer: its database never travels"] + missing).joined(separator: "\n") + "\n"
+                try Self.write(Array(text.utf8), to: ".stignore", in: folder, naming: ignore)
+            }
+            let card = JSON.fields([("id", .string(device)), ("name", .string(name))]).text + "\n"
+            try Self.write(Array(card.utf8), to: "device.json", in: own, naming: directory(of: device) + "/device.json")
+        } catch {
+            throw error.error
         }
-        let ignore = root + "/.stignore"
-        var lines: [String] = []
-        switch Self.read(ignore) {
-        case .success(let bytes): lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
-        case .failure(let error) where error.code == ENOENT: break
-        case .failure(let error): throw SyncFolderError(ignore, error.code)
-        }
-        let missing = Self.ignoredPatterns.filter { !lines.contains($0) }
-        if !missing.isEmpty {
-            let text = (lines + ["// biomatimer: its database never travels"] + missing).joined(separator: "\n") + "\n"
-            try write(Array(text.utf8), to: ".stignore", in: root)
-        }
-        let card = JSON.fields([("id", .string(device)), ("name", .string(name))]).text + "\n"
-        try write(Array(card.utf8), to: "device.json", in: directory(of: device))
     }
 
-    /// The other devices writing in the folder: each directory under `devices/` named by a UUID.
+    /// The other devices writing in the folder: each entry of `devices/` named by a UUID (none
+    /// when `devices` is not a real directory).
     public func peers(except device: String) -> [String] {
-        guard let dir = opendir(root + "/devices") else { return [] }
-        defer { closedir(dir) }
-        var found: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name != device && UUIDText.isValid(name) { found.append(name) }
+        do {
+            let devices = try devicesDirectory(naming: "")
+            return devices.names().filter { $0 != device && UUIDText.isValid($0) }.sorted()
+        } catch {
+            return []
         }
-        return found.sorted()
     }
 
-    /// The name a device gave itself in its `device.json`, if it is readable.
-    public func name(of device: String) -> String? {
-        guard case .success(let bytes) = Self.read(directory(of: device) + "/device.json"),
-            let text = String(validating: bytes, as: UTF8.self), let json = try? StrictJSON.parse(text),
+    /// The name a device gave itself in its `device.json`, if it is readable (see `readName`).
+    public func name(of device: String) -> String? { (try? readName(of: device)) ?? nil }
+
+    /// The name `device` gave itself in its `device.json`: nil while it has none or the card is
+    /// not (yet) whole, when the device goes by its id; an error naming the card when it
+    /// cannot be read. A symbolic link there is refused, like any link in the folder, and so
+    /// is a card longer than 64 KiB (a card is a line of some hundred bytes; a peer's files
+    /// are read with bounds).
+    public func readName(of device: String) throws(SyncFolderError) -> String? {
+        let path = directory(of: device) + "/device.json"
+        let bytes: [UInt8]
+        do {
+            let directory = try deviceDirectory(device, naming: root + "/")
+            let file = try Descriptor.open("device.json", in: directory, kind: .file, naming: path)
+            bytes = try file.contents(naming: path, limit: SyncOperation.maxLineBytes)
+        } catch where error.isMissing {
+            return nil
+        } catch {
+            throw error.error
+        }
+        guard let text = String(validating: bytes, as: UTF8.self), let json = try? StrictJSON.parse(text),
             case .string(let name) = json["name"]
         else { return nil }  // a card not (yet) whole: the device goes by its id
         return Terminal.singleLine(name)
@@ -110,85 +130,89 @@ public struct SyncFolder: Sendable {
 
     /// Appends operations (in sequence order, continuing the device's log) to its segments and
     /// flushes them to disk before returning: a change is acknowledged only once its line is
-    /// durable. A segment is started when the sequence reaches it.
+    /// durable. A segment is started when the sequence reaches it. Nothing is written through
+    /// a symbolic link: a link at `devices`, at the device's directory or at the segment is an
+    /// error naming it.
     public func append(_ operations: [SyncOperation], device: String) throws(SyncFolderError) {
-        var index = 0
-        while index < operations.count {
-            let segment = segment(holding: operations[index].sequence)
-            var text = ""
-            while index < operations.count && self.segment(holding: operations[index].sequence) == segment {
-                text += operations[index].line + "\n"
-                index += 1
-            }
-            let path = segmentPath(of: device, segment)
-            let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw SyncFolderError(path, errno) }
-            let bytes = Array(text.utf8)
-            var written = 0
-            var failure: Int32 = 0
-            while written < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 {
-                    failure = n < 0 ? errno : EIO
-                    break
+        guard !operations.isEmpty else { return }
+        do throws(FolderRefusal) {
+            let own = try deviceDirectory(device, naming: root + "/")
+            var index = 0
+            while index < operations.count {
+                let segment = segment(holding: operations[index].sequence)
+                var text = ""
+                while index < operations.count && self.segment(holding: operations[index].sequence) == segment {
+                    text += operations[index].line + "\n"
+                    index += 1
                 }
-                written += n
+                let path = segmentPath(of: device, segment)
+                let file = try Descriptor.open(
+                    SyncLog.segmentName(segment), in: own, kind: .file, flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644,
+                    naming: path)
+                let bytes = Array(text.utf8)
+                var written = 0
+                var failure: Int32 = 0
+                while written < bytes.count {
+                    let n = bytes.withUnsafeBytes { Glibc.write(file.fd, $0.baseAddress! + written, $0.count - written) }
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 {
+                        failure = n < 0 ? errno : EIO
+                        break
+                    }
+                    written += n
+                }
+                if failure == 0 && fsync(file.fd) != 0 { failure = errno }
+                // A line cut short by a full disk is ignored by readers until it is whole; the
+                // next append would complete it with other text, so it is cut off again here.
+                if failure != 0 {
+                    if written > 0, let size = try? file.size() {
+                        _ = ftruncate(file.fd, off_t(size - written))  // best effort: readers skip a partial line anyway
+                    }
+                    throw FolderRefusal(path, .system(failure))
+                }
             }
-            if failure == 0 && fsync(fd) != 0 { failure = errno }
-            close(fd)
-            // A line cut short by a full disk is ignored by readers until it is whole; the next
-            // append would complete it with other text, so it is cut off again here.
-            if failure != 0 {
-                if written > 0 { truncateTail(path, by: written) }
-                throw SyncFolderError(path, failure)
-            }
+        } catch {
+            throw error.error
         }
     }
 
-    private func truncateTail(_ path: String, by count: Int) {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return }
-        _ = truncate(path, status.st_size - off_t(count))  // best effort: readers skip a partial line anyway
-    }
-
     /// Reads `device`'s new whole lines from `cursor`, about `limit` bytes at once (at least
-    /// one line's longest, 64 KiB; `more` says whether to read again at once).
-    /// Every line is checked: it must be an operation written by `device`, with the next
-    /// sequence number, in the segment that holds that number. Damage stops the reading with
-    /// a message naming the file and byte; the cursor stays before it.
+    /// one line's longest, 64 KiB; `more` says whether to read again at once), so a peer's log
+    /// of any length is read in bounded steps. Every line is checked: it must be an operation
+    /// written by `device`, with the next sequence number, in the segment that holds that
+    /// number, and at most 64 KiB long. Damage stops the reading with a message naming the
+    /// file and byte; the cursor stays before it. A symbolic link at the device's directory
+    /// or at a segment is not followed: it stops the reading, named.
     public func read(_ device: String, from cursor: SyncCursor, limit: Int = 4 << 20) -> PeerBatch {
         var batch = PeerBatch(cursor: cursor)
+        let directory: Descriptor
+        do { directory = try deviceDirectory(device, naming: "") } catch {
+            if !error.isMissing { batch.problem = error.description }
+            return batch  // not there yet, or the folder is away
+        }
         var budget = max(limit, SyncOperation.maxLineBytes + 1)
         while budget > 0 {
-            let path = segmentPath(of: device, batch.cursor.segment)
             let name = SyncLog.segmentName(batch.cursor.segment)
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                if errno != ENOENT { batch.problem = "\(name): \(String(cString: strerror(errno)))" }
+            let file: Descriptor
+            do { file = try Descriptor.open(name, in: directory, kind: .file, naming: name) } catch {
+                if !error.isMissing { batch.problem = error.description }
                 return batch  // not there yet
             }
-            defer { close(fd) }
-            var status = stat()
-            guard fstat(fd, &status) == 0 else {
-                batch.problem = "\(name): \(String(cString: strerror(errno)))"
+            let size: Int
+            do { size = try file.size() } catch {
+                batch.problem = "\(name): \(error)"
                 return batch
             }
-            let size = Int(status.st_size)
             guard size >= batch.cursor.offset else {
                 batch.problem = "\(name) is shorter (\(size) bytes) than what was read of it (\(batch.cursor.offset)): it was cut"
                 return batch
             }
-            let want = min(size - batch.cursor.offset, budget)
-            var bytes = [UInt8](repeating: 0, count: want)
-            var got = 0
-            while got < want {
-                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, want - got, off_t(batch.cursor.offset + got)) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                got += n
+            let bytes: [UInt8]
+            do { bytes = try file.read(from: batch.cursor.offset, count: min(size - batch.cursor.offset, budget)) } catch {
+                batch.problem = "\(name): \(error)"
+                return batch
             }
-            bytes.removeSubrange(got...)
+            let got = bytes.count
             budget -= got
             let readToEnd = batch.cursor.offset + got >= size
             let (lines, consumed) = SyncLog.wholeLines(bytes)
@@ -248,57 +272,60 @@ public struct SyncFolder: Sendable {
     /// The last whole line `device` has in the folder (its sequence and operation id), read
     /// from the end of its newest segment — its last two lines' worth at most (a line is at
     /// most 64 KiB), not the whole segment: the merge asks after every read of a peer. Nil when
-    /// it has none.
+    /// it has none, and when its directory or that segment is a symbolic link (not followed).
     public func lastOperation(of device: String) -> (sequence: Int64, operation: String)? {
-        guard let dir = opendir(directory(of: device)) else { return nil }
-        var newest = 0
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            newest = max(newest, SyncLog.segmentIndex(name) ?? 0)
-        }
-        closedir(dir)
-        guard newest > 0, let bytes = Self.tail(of: segmentPath(of: device, newest), count: 2 * (SyncOperation.maxLineBytes + 1))
-        else { return nil }
-        let whole = bytes[..<(bytes.lastIndex(of: UInt8(ascii: "\n")) ?? 0)]
-        let start = whole.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-        guard let text = String(validating: whole[start...], as: UTF8.self),
-            let operation = try? SyncOperation(line: text)
-        else { return nil }  // no whole, readable last line: nothing known to compare
-        return (operation.sequence, operation.id)
-    }
-
-    private func write(_ bytes: [UInt8], to name: String, in directory: String) throws(SyncFolderError) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw SyncFolderError(directory, errno) }
-        defer { close(fd) }
-        do { try AtomicFile.write(bytes, directory: fd, name: name) } catch {
-            throw SyncFolderError(directory + "/" + name, error.code)
+        do {
+            let directory = try deviceDirectory(device, naming: "")
+            let newest = directory.names().compactMap(SyncLog.segmentIndex).max() ?? 0
+            guard newest > 0 else { return nil }
+            let file = try Descriptor.open(SyncLog.segmentName(newest), in: directory, kind: .file, naming: "")
+            let size = try file.size()
+            let start = max(0, size - 2 * (SyncOperation.maxLineBytes + 1))
+            let bytes = try file.read(from: start, count: size - start)
+            let whole = bytes[..<(bytes.lastIndex(of: UInt8(ascii: "\n")) ?? 0)]
+            let first = whole.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+            guard let text = String(validating: whole[first...], as: UTF8.self),
+                let operation = try? SyncOperation(line: text)
+            else { return nil }  // no whole, readable last line: nothing known to compare
+            return (operation.sequence, operation.id)
+        } catch {
+            return nil
         }
     }
 
-    /// The last `count` bytes of the file at `path` (all of it when shorter); nil when it
-    /// cannot be read.
-    private static func tail(of path: String, count: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return nil }
-        let start = max(0, Int(status.st_size) - count)
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) - start)
-        var got = 0
-        while got < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(start + got)) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            got += n
-        }
-        bytes.removeSubrange(got...)
-        return bytes
+    /// `devices/`, opened without following a link there; `prefix` goes before the names in
+    /// a refusal (the folder's path and a slash, or nothing for names relative to it).
+    private func devicesDirectory(naming prefix: String) throws(FolderRefusal) -> Descriptor {
+        let folder = try Descriptor.folder(root)
+        return try Self.directory("devices", in: folder, naming: prefix + "devices")
     }
 
-    private static func read(_ path: String) -> Result<[UInt8], SystemError> {
-        do { return .success(try readWholeFile(path)) } catch { return .failure(error) }
+    /// `device`'s directory, opened without following a link at `devices` or at its own name.
+    private func deviceDirectory(_ device: String, naming prefix: String) throws(FolderRefusal) -> Descriptor {
+        let devices = try devicesDirectory(naming: prefix)
+        return try Self.directory(device, in: devices, naming: prefix + "devices/" + device)
+    }
+
+    /// Opens the directory `name` in `parent`, made first when `creating`; a symbolic link or
+    /// anything else that is not a directory is refused.
+    private static func directory(
+        _ name: String, in parent: borrowing Descriptor, creating: Bool = false, naming path: String
+    ) throws(FolderRefusal) -> Descriptor {
+        if creating && mkdirat(parent.fd, name, 0o755) != 0 {
+            let code = errno
+            if code != EEXIST { throw FolderRefusal(path, .system(code)) }
+        }
+        return try Descriptor.open(name, in: parent, kind: .directory, naming: path)
+    }
+
+    /// Writes `bytes` as `name` in `directory`, whole under a temporary name, then renamed into
+    /// place (over a link too, which is replaced, not followed).
+    private static func write(
+        _ bytes: [UInt8], to name: String, in directory: borrowing Descriptor, naming path: String
+    ) throws(FolderRefusal) {
+        do { try AtomicFile.write(bytes, directory: directory.fd, name: name) } catch {
+            throw FolderRefusal(path, .system(error.code))
+        }
     }
 }
 

@@ -66,4 +66,22 @@ private let newcomer = "0c0c0c0c-0000-4000-8000-00000000000c"
             try FolderWatch(folder: SyncFolder(root: bare.path), device: me)
         }
     }
+
+    /// A watch that cannot start closes its inotify descriptor once. Its init throws after
+    /// every property is set, so Swift destroys the half-made watch whole, deinit included:
+    /// when the init closed the number too, the second close took whatever another thread had
+    /// opened under it in between (once another test's directory). A probe thread keeps taking
+    /// the lowest free numbers, so the one a failed start gives back is soon in its hands;
+    /// with the second close it lost some within the first hundred starts.
+    @Test func aWatchThatCannotStartClosesItsDescriptorOnce() throws {
+        let bare = SyncFolder(root: try makeTemporaryDirectory("biomatimer-watch").path)
+        let probe = DescriptorProbe()
+        var failed = 0
+        while failed < 20_000 && probe.lost.load(ordering: .relaxed) == 0 {
+            if (try? FolderWatch(folder: bare, device: me)) == nil { failed += 1 }
+        }
+        probe.stop()
+        #expect(failed > 0)
+        #expect(probe.lost.load(ordering: .relaxed) == 0, "after \(failed) failed starts")
+    }
 }
