@@ -270,7 +270,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     private func catchUp() {
         guard let folder, let device = tracker.knownSyncDevice else { return }
         do {
-            let inFolder = folder.lastOperation(of: device.id)?.sequence ?? 0
+            // Not knowing what is there (a link in its place, a last line unread) is a
+            // failure: the outbox waits, rather than being appended again after it.
+            let inFolder = try folder.lastWritten(of: device.id)?.sequence ?? 0
             let waiting = try tracker.syncOutbox(after: inFolder)
             if !waiting.isEmpty { try folder.append(waiting, device: device.id) }
             tracker.syncWritten(upTo: waiting.last?.sequence ?? inFolder)

@@ -274,22 +274,48 @@ public struct SyncFolder: Sendable {
     /// most 64 KiB), not the whole segment: the merge asks after every read of a peer. Nil when
     /// it has none, and when its directory or that segment is a symbolic link (not followed).
     public func lastOperation(of device: String) -> (sequence: Int64, operation: String)? {
-        do {
-            let directory = try deviceDirectory(device, naming: "")
+        (try? lastWritten(of: device)) ?? nil
+    }
+
+    /// The last operation `device` has in the folder, as `lastOperation`, but only nil when it
+    /// truly has none (no directory, no segment, an empty one); when that cannot be told — a
+    /// link where its directory or newest segment should be, a last line that does not read —
+    /// the error names why. A writer catching up starts from here: taking "cannot tell" for
+    /// "none" would append its whole outbox again after what is there.
+    public func lastWritten(of device: String) throws(SyncFolderError) -> (sequence: Int64, operation: String)? {
+        do throws(FolderRefusal) {
+            let directory: Descriptor
+            do {
+                directory = try deviceDirectory(device, naming: root + "/")
+            } catch {
+                if error.isMissing { return nil }
+                throw error
+            }
             let newest = directory.names().compactMap(SyncLog.segmentIndex).max() ?? 0
             guard newest > 0 else { return nil }
-            let file = try Descriptor.open(SyncLog.segmentName(newest), in: directory, kind: .file, naming: "")
-            let size = try file.size()
-            let start = max(0, size - 2 * (SyncOperation.maxLineBytes + 1))
-            let bytes = try file.read(from: start, count: size - start)
-            let whole = bytes[..<(bytes.lastIndex(of: UInt8(ascii: "\n")) ?? 0)]
+            let path = root + "/devices/" + device + "/" + SyncLog.segmentName(newest)
+            let file = try Descriptor.open(SyncLog.segmentName(newest), in: directory, kind: .file, naming: path)
+            let size: Int
+            let bytes: [UInt8]
+            do {
+                size = try file.size()
+                let start = max(0, size - 2 * (SyncOperation.maxLineBytes + 1))
+                bytes = try file.read(from: start, count: size - start)
+            } catch {
+                throw FolderRefusal(path, .system(error.code))
+            }
+            guard let end = bytes.lastIndex(of: UInt8(ascii: "\n")) else {
+                if size == 0 { return nil }
+                throw FolderRefusal(path, .system(EILSEQ))  // no whole line in it
+            }
+            let whole = bytes[..<end]
             let first = whole.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
             guard let text = String(validating: whole[first...], as: UTF8.self),
                 let operation = try? SyncOperation(line: text)
-            else { return nil }  // no whole, readable last line: nothing known to compare
+            else { throw FolderRefusal(path, .system(EILSEQ)) }
             return (operation.sequence, operation.id)
         } catch {
-            return nil
+            throw error.error
         }
     }
 

@@ -54,6 +54,30 @@ private func linkRefused(_ path: String) -> String {
 
     func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
+    /// Where a writer catching up starts: nothing only when there is nothing; a link where the
+    /// newest segment should be is "cannot tell", named, never "none" (the whole outbox would
+    /// then be appended again after what is there).
+    @Test func theLastWrittenOperationIsKnownOrTheReasonIsNamed() throws {
+        #expect(try folder.lastWritten(of: deviceA) == nil)
+        try folder.prepare(device: deviceA, name: "A")
+        #expect(try folder.lastWritten(of: deviceA) == nil)
+        try folder.append(operations(1...7), device: deviceA)
+        #expect(try folder.lastWritten(of: deviceA)?.sequence == 7)
+        // A line cut short at the end (a crash while appending): the last whole one counts.
+        let second = folder.segmentPath(of: deviceA, 2)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: second))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"seq\":8,".utf8))
+        try handle.close()
+        #expect(try folder.lastWritten(of: deviceA)?.sequence == 7)
+        // The newest segment a link: refused by name, and lastOperation knows nothing.
+        let target = outside.appendingPathComponent("elsewhere").path
+        try Data(lines(operations(1...1)).utf8).write(to: URL(fileURLWithPath: target))
+        try link(second, to: target)
+        #expect(throws: SyncFolderError(linkRefused(second))) { try folder.lastWritten(of: deviceA) }
+        #expect(folder.lastOperation(of: deviceA) == nil)
+    }
+
     @Test func aLinkInPlaceOfThisDevicesSegmentIsRefusedAndNothingReachesItsTarget() throws {
         try folder.prepare(device: deviceA, name: "A")
         try folder.append(operations(1...2), device: deviceA)

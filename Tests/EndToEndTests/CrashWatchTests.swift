@@ -25,6 +25,23 @@ struct CrashWatchTests {
         #expect(!FileManager.default.fileExists(atPath: log.path))
     }
 
+    /// The daemon a fixture's bus activates runs under the watch: the close check is loaded
+    /// in it, writing where its bus is checked.
+    @Test func theActivatedDaemonIsWatched() throws {
+        let check = try #require(CrashWatch.closeCheck, "no C compiler to build the close check")
+        let f = try DaemonFixture()
+        _ = try f.properties()
+        let pid = try #require(try f.daemonPID())
+        // Read to its end: /proc files give their size as 0, and one read of them is a page.
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        try handle.close()
+        #expect(maps.contains(check))
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+        let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        #expect(variables.contains("BIOMATIMER_CLOSE_LOG=\(f.bus.crashLog.path).close"), "\(variables)")
+    }
+
     @Test func aDescriptorClosedTwiceIsFound() throws {
         _ = try #require(CrashWatch.closeCheck, "no C compiler to build the close check")
         let directory = try makeTemporaryDirectory("biomatimer-crashwatch-test")

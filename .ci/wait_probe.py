@@ -1,0 +1,84 @@
+"""The longest wait behind bulk work: while each job runs, a status call every 10 ms.
+
+    wait_probe.py BASELINE-SECONDS -- LABEL COMMAND [-- LABEL COMMAND …]
+
+For each job, COMMAND runs (through /bin/sh) while this process asks the daemon for its state
+(`GetAll` on org.biomatimer.Timer1, as a bar does) every 10 ms, one call at a time, and times
+each call from sending to its answer. The baseline is the same calls for BASELINE-SECONDS with
+nothing else running, measured in the same run. Prints one table: the job's own time, the calls
+made, and their median, p99 and longest wait (aim: p99 and max at most 50 ms).
+"""
+import statistics
+import subprocess
+import sys
+import time
+
+import dbus
+
+args = sys.argv[1:]
+baseline_seconds = float(args[0])
+jobs = []
+rest = args[2:]
+while rest:
+    label, command = rest[0], rest[1]
+    jobs.append((label, command))
+    rest = rest[3:] if len(rest) > 2 and rest[2] == "--" else rest[2:]
+
+bus = dbus.SessionBus()
+
+
+def ask():
+    start = time.monotonic()
+    bus.call_blocking("org.biomatimer.Timer1", "/org/biomatimer/Timer1", "org.freedesktop.DBus.Properties", "GetAll",
+                      "s", ["org.biomatimer.Timer1"], timeout=600)
+    return (time.monotonic() - start) * 1000
+
+
+def probe(running):
+    """Calls every 10 ms while running() is true; the waits in ms."""
+    waits = []
+    next_call = time.monotonic()
+    while running():
+        waits.append(ask())
+        next_call += 0.010
+        pause = next_call - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        else:
+            next_call = time.monotonic()
+    return waits
+
+
+def p99(values):
+    ordered = sorted(values)
+    return ordered[max(0, int(round(0.99 * len(ordered))) - 1)]
+
+
+rows = []
+end = time.monotonic() + baseline_seconds
+rows.append(("baseline: nothing else running", baseline_seconds * 1000, probe(lambda: time.monotonic() < end), True))
+for label, command in jobs:
+    started = time.monotonic()
+    job = subprocess.Popen(["/bin/sh", "-c", command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    waits = probe(lambda: job.poll() is None)
+    took = (time.monotonic() - started) * 1000
+    ok = job.wait() == 0
+    if not ok:
+        print(f"bench: {label} failed: {job.stderr.read().decode(errors='replace').strip()}", file=sys.stderr)
+    rows.append((label, took, waits or [ask()], ok))
+
+w = max(len(r[0]) for r in rows)
+print(f"| {'job':<{w}} | job ms    | calls | median ms | p99 ms   | max ms   |")
+print(f"|{'-' * (w + 2)}|-----------|-------|-----------|----------|----------|")
+over = []
+for label, took, waits, ok in rows:
+    mark = "" if ok else "  (failed)"
+    print(f"| {label:<{w}} | {took:9.1f} | {len(waits):5d} | {statistics.median(waits):9.2f} | {p99(waits):8.2f} | {max(waits):8.2f} |{mark}")
+    if label != rows[0][0] and max(waits) > 50:
+        over.append(label)
+base = rows[0][2]
+print()
+print(f"baseline: median {statistics.median(base):.2f} ms, p99 {p99(base):.2f} ms; "
+      f"worst job's longest wait / baseline p99 = {max(max(r[2]) for r in rows[1:]) / max(p99(base), 0.001):.0f}× "
+      f"(aim: every wait at most 50 ms)")
+print(f"{len(rows) - 1 - len(over)} of {len(rows) - 1} jobs kept every wait within 50 ms" + (f"; over: {', '.join(over)}" if over else ""))
