@@ -188,6 +188,9 @@ public final class CommandContext: @unchecked Sendable {
     public var answer: String?
     /// The caller's working directory (relative paths the daemon keeps are resolved in it).
     public var cwd: String?
+    /// The zone the times the caller types and reads are in: its `TZ`, as a value (the
+    /// daemon's process zone never changes for a caller).
+    public var zone: any LocalZone = ProcessZone()
     /// In the daemon, once the caller has opened the files a command asked for: the errno of
     /// each request (0 when opened) and the descriptors opened, in order.
     public var passedFiles: (errors: [Int32], descriptors: [Int32])?

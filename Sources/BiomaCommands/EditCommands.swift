@@ -18,7 +18,7 @@ func checkIntervalDay(_ date: String?) throws {
 /// TIME as an instant (a bare clock on `--date`, if given), or a usage error.
 func intervalTime(_ text: String, option: String, day: String?) throws -> Int64 {
     do {
-        return try WhenText.parse(text, now: SystemClock().now(), day: day)
+        return try WhenText.parse(text, now: SystemClock().now(), day: day, zone: CommandContext.current.zone)
     } catch {
         throw ValidationError("\(option) \(error.description)")
     }
@@ -86,8 +86,8 @@ struct Log: ParsableCommand {
             let project = shown[r.project] ?? "-"
             say(
                 "\(Terminal.pad(r.id, 7)) \(Terminal.pad(project, 20)) "
-                    + "\(Terminal.pad(WhenText.describe(start, now: now), 16)) "
-                    + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now), 16)) "
+                    + "\(Terminal.pad(WhenText.describe(start, now: now, zone: CommandContext.current.zone), 16)) "
+                    + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now, zone: CommandContext.current.zone), 16)) "
                     + DurationFormat.hms(duration) + (r.note.isEmpty ? "" : "  " + Terminal.singleLine(r.note)))
         }
         say("\(Terminal.pad("", 7)) \(Terminal.pad("total", 20)) \(Terminal.pad("", 16)) \(Terminal.pad("", 16)) \(DurationFormat.hms(total))")
@@ -110,7 +110,7 @@ struct AddInterval: ParsableCommand {
 
     func span() throws -> (start: Int64, end: Int64) {
         do {
-            return try WhenText.parseRange(range, now: SystemClock().now(), day: date)
+            return try WhenText.parseRange(range, now: SystemClock().now(), day: date, zone: CommandContext.current.zone)
         } catch {
             throw ValidationError(error.description)
         }

@@ -34,7 +34,7 @@ enum FocusText {
         for p in phases {
             let project = names[p.project].map { "  " + Terminal.singleLine($0) } ?? ""
             let label = p.label.isEmpty ? "" : "  " + Terminal.singleLine(p.label)
-            out += "\(WhenText.describe(p.start, now: p.start)) – \(WhenText.describe(p.end, now: p.start))  "
+            out += "\(WhenText.describe(p.start, now: p.start, zone: CommandContext.current.zone)) – \(WhenText.describe(p.end, now: p.start, zone: CommandContext.current.zone))  "
             out += Terminal.pad(phaseName(p.phase), 11)
             out += " \(Terminal.padLeft(DurationFormat.clock(p.end - p.start), 8))"
             out += p.completed ? "  done" : "      "

@@ -79,7 +79,7 @@ struct SyncStatusCommand: ParsableCommand {
             let this = row.id == status.deviceId
             var line = "\(this ? "*" : " ") \(row.name.isEmpty ? "?" : row.name)  \(row.id)  "
             line += this ? "wrote \(row.readUpTo)" : "read \(row.readUpTo)"
-            if row.lastOp > 0 { line += ", last change \(WhenText.describe(row.lastOp, now: SystemClock().now()))" }
+            if row.lastOp > 0 { line += ", last change \(WhenText.describe(row.lastOp, now: SystemClock().now(), zone: CommandContext.current.zone))" }
             say(line)
             if !row.problem.isEmpty { say("    problem: \(row.problem)") }
         }

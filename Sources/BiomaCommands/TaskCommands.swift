@@ -27,7 +27,7 @@ func callTasks(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusV
 /// WHEN as an instant, or a usage error that says what is accepted.
 func when(_ text: String, option: String) throws -> Int64 {
     do {
-        return try WhenText.parse(text, now: SystemClock().now())
+        return try WhenText.parse(text, now: SystemClock().now(), zone: CommandContext.current.zone)
     } catch {
         throw ValidationError("\(option) \(error.description)")
     }
@@ -91,7 +91,7 @@ struct TaskList: ParsableCommand {
             } else {
                 state = ""
             }
-            let when = due == 0 ? "" : WhenText.describe(due, now: now)
+            let when = due == 0 ? "" : WhenText.describe(due, now: now, zone: CommandContext.current.zone)
             let project = names[t.project].map { "  [\(Terminal.singleLine($0))]" } ?? ""
             say(
                 "\(Terminal.pad(t.id, 5)) \(Terminal.pad(state, 5)) \(Terminal.pad(when, 17)) "

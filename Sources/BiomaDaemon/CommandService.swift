@@ -151,12 +151,17 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             files: PassedFiles([], errors: [], descriptors: []), daemon: daemon)
         context.answer = try options.string("Answer")
         context.cwd = try options.string("Cwd")
+        // Times the user types and reads are in the caller's zone, passed as a value; a zone
+        // Foundation does not know is read by the C library (below) as before.
+        let tz = try options.string("TZ")
+        let zone = tz.flatMap { $0.contains("\0") ? nil : CallerZone($0) }
+        if let zone { context.zone = zone }
         // A second Run carries the files the first one listed, matched to them again in order.
         context.passedFiles = openErrors.map { ($0, descriptors) }
-        // Times the user types are read in the caller's zone; a shell's completion request is
-        // answered in its format (ArgumentParser reads both from the environment).
+        // A shell's completion request is answered in its format (ArgumentParser reads it from
+        // the environment); a zone only the C library knows is set as `TZ` around the command.
         let environment = [
-            "TZ": try options.string("TZ"), "SAP_SHELL": try options.string("CompletionShell"),
+            "TZ": zone == nil ? tz : nil, "SAP_SHELL": try options.string("CompletionShell"),
             "SAP_SHELL_VERSION": try options.string("CompletionShellVersion"),
         ]
         return (context, environment)

@@ -38,6 +38,55 @@ public enum DurationText {
     }
 }
 
+/// A local calendar date and clock time.
+public struct LocalTime: Equatable, Sendable {
+    public var year: Int32
+    public var month: Int32
+    public var day: Int32
+    public var hour: Int32
+    public var minute: Int32
+    public init(year: Int32, month: Int32, day: Int32, hour: Int32 = 0, minute: Int32 = 0) {
+        (self.year, self.month, self.day, self.hour, self.minute) = (year, month, day, hour, minute)
+    }
+}
+
+/// The time zone a command reads and writes local times in, as a value: a command run for a
+/// caller gets the caller's zone without the process's `TZ` changing under anything else the
+/// daemon does meanwhile (its own days, deadlines and bars stay in its own zone).
+public protocol LocalZone: Sendable {
+    /// The local date and clock at `seconds` since the epoch.
+    func local(_ seconds: Int64) -> LocalTime
+    /// The instant (seconds since the epoch) of a local date and clock, as `mktime` gives it:
+    /// a day or month past its end is carried into the next, and a clock the zone skips that
+    /// day comes back as another clock (which `WhenText` then refuses).
+    func instant(_ local: LocalTime) -> Int64
+}
+
+/// The C library's zone: this process's `TZ` (what `biomatimer-tool` and the daemon's own
+/// commands use).
+public struct ProcessZone: LocalZone {
+    public init() {}
+
+    public func local(_ seconds: Int64) -> LocalTime {
+        var value = time_t(seconds)
+        var parts = tm()
+        localtime_r(&value, &parts)
+        return LocalTime(
+            year: parts.tm_year + 1900, month: parts.tm_mon + 1, day: parts.tm_mday, hour: parts.tm_hour, minute: parts.tm_min)
+    }
+
+    public func instant(_ local: LocalTime) -> Int64 {
+        var parts = tm()
+        parts.tm_year = local.year - 1900
+        parts.tm_mon = local.month - 1
+        parts.tm_mday = local.day
+        parts.tm_hour = local.hour
+        parts.tm_min = local.minute
+        parts.tm_isdst = -1
+        return Int64(mktime(&parts))
+    }
+}
+
 /// Instants as people write them, in the local time zone: `15:00` (today), `tomorrow 09:00`,
 /// `today 9:30`, `yesterday 17:30`, `2026-11-23 09:00` (or `2026-11-23T09:00`), `+2h`
 /// (from now), `-600s` (before now), `now`.
@@ -63,17 +112,21 @@ public enum WhenText {
 
     /// Microseconds since the epoch for `text`, relative to `now`; a bare clock (`09:00`) is
     /// on `day` (`YYYY-MM-DD`) when one is given, else today.
-    public static func parse(_ text: String, now: Int64, day: String?) throws(Failure) -> Int64 {
-        guard let day else { return try parse(text, now: now) }
+    public static func parse(_ text: String, now: Int64, day: String?, zone: any LocalZone = ProcessZone()) throws(Failure) -> Int64 {
+        guard let day else { return try parse(text, now: now, zone: zone) }
         let trimmed = text.filter { $0 != " " }
-        guard let date = parseDate(day), let (hour, minute) = parseClock(trimmed) else { return try parse(text, now: now) }
-        return try instant(date, hour: hour, minute: minute, text: "\(day) \(trimmed)")
+        guard let date = parseDate(day), let (hour, minute) = parseClock(trimmed) else {
+            return try parse(text, now: now, zone: zone)
+        }
+        return try instant(date, hour: hour, minute: minute, text: "\(day) \(trimmed)", zone: zone)
     }
 
     /// `09:00-12:30`, `yesterday 17:30-18:15`, `2026-11-20T22:00-01:00`: two instants split
     /// at a `-` where both sides are times. An end given as a bare clock is on the start's day,
     /// or the next day when it is not after the start (`22:00-01:00`).
-    public static func parseRange(_ text: String, now: Int64, day: String?) throws(Failure) -> (start: Int64, end: Int64) {
+    public static func parseRange(
+        _ text: String, now: Int64, day: String?, zone: any LocalZone = ProcessZone()
+    ) throws(Failure) -> (start: Int64, end: Int64) {
         let characters = Array(text)
         var skipped: Failure?
         for index in characters.indices where characters[index] == "-" && index > 0 {
@@ -81,12 +134,12 @@ public enum WhenText {
             let right = String(characters[(index + 1)...])
             let clock = right.filter { $0 != " " }
             do {
-                let start = try parse(left, now: now, day: day)
-                guard let (hour, minute) = parseClock(clock) else { return (start, try parse(right, now: now, day: day)) }
-                let date = localDate(start)
-                let end = try instant(date, hour: hour, minute: minute, text: "\(text)")
+                let start = try parse(left, now: now, day: day, zone: zone)
+                guard let (hour, minute) = parseClock(clock) else { return (start, try parse(right, now: now, day: day, zone: zone)) }
+                let date = localDate(start, zone)
+                let end = try instant(date, hour: hour, minute: minute, text: "\(text)", zone: zone)
                 if end > start { return (start, end) }
-                return (start, try instant(shifted(date, days: 1), hour: hour, minute: minute, text: text))
+                return (start, try instant(shifted(date, days: 1, zone), hour: hour, minute: minute, text: text, zone: zone))
             } catch {
                 // A side that names a time the clocks skip says so, unless another split works.
                 if case .doesNotExist = error { skipped = error }
@@ -96,7 +149,7 @@ public enum WhenText {
     }
 
     /// Microseconds since the epoch for `text`, relative to `now`.
-    public static func parse(_ text: String, now: Int64) throws(Failure) -> Int64 {
+    public static func parse(_ text: String, now: Int64, zone: any LocalZone = ProcessZone()) throws(Failure) -> Int64 {
         let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
         let lower = trimmed.lowercased()
         if lower == "now" { return now }
@@ -109,7 +162,7 @@ public enum WhenText {
         if words.count == 1, words[0].count > 11, Array(words[0])[10] == "t" {
             words = [String(words[0].prefix(10)), String(words[0].dropFirst(11))]
         }
-        let today = localDate(now)
+        let today = localDate(now, zone)
         var date = today
         let timeWord: String
         switch words.count {
@@ -118,8 +171,8 @@ public enum WhenText {
         case 2:
             switch words[0] {
             case "today": date = today
-            case "tomorrow": date = shifted(today, days: 1)
-            case "yesterday": date = shifted(today, days: -1)
+            case "tomorrow": date = shifted(today, days: 1, zone)
+            case "yesterday": date = shifted(today, days: -1, zone)
             default:
                 guard let parsed = parseDate(words[0]) else { throw .notATime(text) }
                 date = parsed
@@ -129,7 +182,7 @@ public enum WhenText {
             throw .notATime(text)
         }
         guard let (hour, minute) = parseClock(timeWord) else { throw .notATime(text) }
-        return try instant(date, hour: hour, minute: minute, text: text)
+        return try instant(date, hour: hour, minute: minute, text: text, zone: zone)
     }
 
     struct LocalDate: Equatable {
@@ -138,25 +191,15 @@ public enum WhenText {
         var day: Int32
     }
 
-    static func localDate(_ instant: Int64) -> LocalDate {
-        var seconds = time_t(instant / 1_000_000)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        return LocalDate(year: parts.tm_year + 1900, month: parts.tm_mon + 1, day: parts.tm_mday)
+    static func localDate(_ instant: Int64, _ zone: any LocalZone) -> LocalDate {
+        let local = zone.local(instant / 1_000_000)
+        return LocalDate(year: local.year, month: local.month, day: local.day)
     }
 
-    static func shifted(_ date: LocalDate, days: Int32) -> LocalDate {
-        // Noon of the day, moved by whole days through the C library, which knows the calendar.
-        var parts = tm()
-        parts.tm_year = date.year - 1900
-        parts.tm_mon = date.month - 1
-        parts.tm_mday = date.day + days
-        parts.tm_hour = 12
-        parts.tm_isdst = -1
-        var seconds = mktime(&parts)
-        var back = tm()
-        localtime_r(&seconds, &back)
-        return LocalDate(year: back.tm_year + 1900, month: back.tm_mon + 1, day: back.tm_mday)
+    static func shifted(_ date: LocalDate, days: Int32, _ zone: any LocalZone) -> LocalDate {
+        // Noon of the day, moved by whole days through the zone, which knows the calendar.
+        let seconds = zone.instant(LocalTime(year: date.year, month: date.month, day: date.day + days, hour: 12))
+        return localDate(seconds * 1_000_000, zone)
     }
 
     static func parseDate(_ text: String) -> LocalDate? {
@@ -175,33 +218,25 @@ public enum WhenText {
         return (hour, minute)
     }
 
-    static func instant(_ date: LocalDate, hour: Int32, minute: Int32, text: String) throws(Failure) -> Int64 {
-        var parts = tm()
-        parts.tm_year = date.year - 1900
-        parts.tm_mon = date.month - 1
-        parts.tm_mday = date.day
-        parts.tm_hour = hour
-        parts.tm_min = minute
-        parts.tm_isdst = -1
-        var seconds = mktime(&parts)
+    static func instant(
+        _ date: LocalDate, hour: Int32, minute: Int32, text: String, zone: any LocalZone
+    ) throws(Failure) -> Int64 {
+        let seconds = zone.instant(LocalTime(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute))
         // A local time in a spring-forward gap comes back normalised to another time.
-        var back = tm()
-        localtime_r(&seconds, &back)
-        guard back.tm_hour == hour, back.tm_min == minute, back.tm_mday == date.day else { throw .doesNotExist(text) }
-        return Int64(seconds) * 1_000_000
+        let back = zone.local(seconds)
+        guard back.hour == hour, back.minute == minute, back.day == date.day else { throw .doesNotExist(text) }
+        return seconds * 1_000_000
     }
 
     /// `15:00` today, `tomorrow 09:00`, else `2026-11-25 09:00`: local time, for listings.
-    public static func describe(_ instant: Int64, now: Int64) -> String {
-        var seconds = time_t(instant / 1_000_000)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        let date = LocalDate(year: parts.tm_year + 1900, month: parts.tm_mon + 1, day: parts.tm_mday)
-        let clock = twoDigits(parts.tm_hour) + ":" + twoDigits(parts.tm_min)
-        let today = localDate(now)
+    public static func describe(_ instant: Int64, now: Int64, zone: any LocalZone = ProcessZone()) -> String {
+        let local = zone.local(instant / 1_000_000)
+        let date = LocalDate(year: local.year, month: local.month, day: local.day)
+        let clock = twoDigits(local.hour) + ":" + twoDigits(local.minute)
+        let today = localDate(now, zone)
         if date == today { return clock }
-        if date == shifted(today, days: 1) { return "tomorrow " + clock }
-        if date == shifted(today, days: -1) { return "yesterday " + clock }
+        if date == shifted(today, days: 1, zone) { return "tomorrow " + clock }
+        if date == shifted(today, days: -1, zone) { return "yesterday " + clock }
         return "\(date.year)-\(twoDigits(date.month))-\(twoDigits(date.day)) \(clock)"
     }
 

@@ -1,5 +1,6 @@
 import BiomaDaemon
 import DBusCore
+import TimerControl
 import Foundation
 import Testing
 
@@ -157,6 +158,34 @@ struct CallerInputTests {
         Thread.sleep(forTimeInterval: 1)
         let log = try f.cliOK(["log", "--date", "2026-01-07"])
         #expect(log.stdout.hasPrefix("No recorded time"), "\(log.stdout)")
+    }
+
+    /// Each caller's times are read in its own zone, even while another caller's command waits
+    /// for its input: the waiting command's zone (Kiritimati, UTC+14) does not leak into a
+    /// command run meanwhile for a caller in UTC, nor the other way round.
+    @Test func eachCallerKeepsItsZoneWhileAnotherWaits() throws {
+        let f = try DaemonFixture()
+        let pid = try daemon(f)
+        var kiritimati = f.environment
+        kiritimati["TZ"] = "Pacific/Kiritimati"
+        var utc = f.environment
+        utc["TZ"] = "UTC"
+        let front = try ChildProcess(DaemonFixture.binary, ["import", "-"], environment: kiritimati, pipeInput: true)
+        defer { front.terminate() }
+        let stdin = try #require(front.stdin)
+        stdin.write(Data(Self.header.utf8))
+        try Self.waitUntilDaemonHolds(front, daemon: pid)
+        try f.cliOK(["add", "09:00-10:00", "--date", "2026-01-08"], environment: utc)
+        try f.cliOK(["add", "09:00-10:00", "--date", "2026-01-10"], environment: kiritimati)
+        stdin.write(Data(Self.row.utf8))
+        try stdin.close()
+        #expect(Self.finished(front).status == 0)
+        let rows = IntervalListing.rows(try f.method("ListIntervals", [.string("2026-01-01"), .string("2026-01-31")]).first)
+        let starts = Set(rows.map(\.start))
+        #expect(starts.contains(t("2026-01-08T09:00:00Z")), "\(rows)")
+        #expect(starts.contains(t("2026-01-09T19:00:00Z")), "\(rows)")  // 09:00 on the 10th in Kiritimati
+        #expect(starts.contains(t("2026-01-07T09:00:00Z")), "\(rows)")  // the import's row
+        #expect(rows.count == 3)
     }
 
     /// SIGTERM ends the daemon while a caller's input is pending, as at any other time.
