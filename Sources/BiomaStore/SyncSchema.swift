@@ -77,6 +77,20 @@ struct SyncTable: Sendable {
             """
     }
 
+    /// `newUUIDSQL`'s layout made here, for rows inserted without the trigger
+    /// (`BulkIntervals`): `millis`, then `number` (the row's place) and 32 random bits.
+    static func newUUID(millis: Int64, number: Int64, random: UInt64) -> String {
+        let time = String(UInt64(max(0, millis)) & 0xFFFF_FFFF_FFFF, radix: 16)
+        let clock = String(repeating: "0", count: 12 - time.count) + time
+        let digits = String(UInt64(max(0, number)) & 0xFF_FFFF_FFFF, radix: 16)
+        let place = String(repeating: "0", count: 10 - digits.count) + digits
+        let noise = String(UInt32(truncatingIfNeeded: random), radix: 16)
+        let tail = String(repeating: "0", count: 8 - noise.count) + noise
+        let (c, p) = (Array(clock), Array(place))
+        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-7" + String(p[0..<3]) + "-8" + String(p[3..<6]) + "-"
+            + String(p[6..<10]) + tail
+    }
+
     /// Whether changes are written as operations now: sync is on and the merge is not writing.
     static let recordingSQL = "(SELECT recording FROM sync_self WHERE id = 1) = 1"
 

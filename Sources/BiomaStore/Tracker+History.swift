@@ -142,8 +142,9 @@ extension Tracker {
         var cursor = 0
         var previous: (interval: Interval, line: Int)?
         var added: [Int64] = []
+        var bulk = sorted.count >= bulkRows ? try BulkIntervals(db) : nil
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO interval (start_us, end_us, project_id, note) VALUES (?, ?, ?, ?)")
+            sql: "INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES (?, ?, ?, ?, ?)")
         for item in sorted {
             let interval = item.interval
             guard interval.end > interval.start else { throw overlap(item, "") }
@@ -160,10 +161,67 @@ extension Tracker {
                 if existing[cursor] == interval { continue }
                 throw overlap(item, "recorded time \(text(existing[cursor]))")
             }
-            try insert.execute(arguments: [interval.start, interval.end, interval.projectID, note?(item.line)])
+            try insert.execute(arguments: [interval.start, interval.end, interval.projectID, note?(item.line), bulk?.nextUUID()])
             added.append(db.lastInsertedRowID)
         }
+        try bulk?.finish(added: added)
         return added
+    }
+
+    /// From this many rows on, an insert of history sets the per-row sync trigger aside
+    /// (`BulkIntervals`); below it, the trigger costs less than setting it aside.
+    static let bulkRows = 500
+}
+
+/// Many intervals inserted in one transaction (an import, a reset undone), without the sync
+/// insert trigger firing once per row: SQLite runs a trigger as a sub-program per row, which
+/// cost more than the inserts themselves (146 000 rows: 3.5 s against 0.9 s). For the
+/// transaction the trigger is dropped; each row gets its `uuid` here, in the trigger's own
+/// layout (`SyncTable.newUUID`); when changes are recorded (sync on), the rows' creations go
+/// into `sync_change` in one statement, in id order, exactly as the trigger writes them row by
+/// row; then the trigger is made again from its own SQL as the store holds it. All of it is in
+/// the caller's transaction: a failure anywhere rolls the trigger back with the rows.
+struct BulkIntervals {
+    static let trigger = "sync_interval_insert"
+    let triggerSQL: String
+    let millis: Int64
+    private var number: Int64
+    private var random = SystemRandomNumberGenerator()
+    private let db: Database
+
+    init(_ db: Database) throws {
+        guard
+            let sql = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [Self.trigger])
+        else { throw TrackerError.storage("the store has no \(Self.trigger) trigger") }
+        triggerSQL = sql
+        self.db = db
+        millis = Int64(Date().timeIntervalSince1970 * 1000)
+        number = try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM interval") ?? 0
+        try db.execute(sql: "DROP TRIGGER \(Self.trigger)")
+    }
+
+    /// The next row's uuid: the trigger's layout, numbered after every id the table has.
+    mutating func nextUUID() -> String {
+        number += 1
+        return SyncTable.newUUID(millis: millis, number: number, random: random.next())
+    }
+
+    /// Records the rows' creations as the trigger would have (when recording), and makes the
+    /// trigger again.
+    func finish(added: [Int64]) throws {
+        if let low = added.min(), let high = added.max(),
+            try Bool.fetchOne(db, sql: "SELECT \(SyncTable.recordingSQL)") == true
+        {
+            let table = SyncTable.named(.interval)
+            try db.execute(
+                sql: """
+                    INSERT INTO sync_change (kind, uuid, fields)
+                    SELECT '\(table.entity.rawValue)', uuid, \(table.fieldsJSON(of: table.table, creating: true))
+                    FROM \(table.table) WHERE id BETWEEN ? AND ? ORDER BY id
+                    """, arguments: [low, high])
+        }
+        try db.execute(sql: triggerSQL)
     }
 }
 

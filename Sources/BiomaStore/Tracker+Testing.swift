@@ -9,6 +9,11 @@ extension Tracker {
         try database.writeWithoutTransaction { try $0.execute(sql: sql) }
     }
 
+    /// The first column of every row `sql` gives, as text.
+    func queryStringsForTesting(_ sql: String) throws -> [String] {
+        try database.read { db in try Row.fetchAll(db, sql: sql).map { $0[0] as DatabaseValue }.map { "\($0.storage.value ?? "NULL")" } }
+    }
+
     /// SQLite's plans for the queries behind today's totals and reports.
     func queryPlansForTesting() throws -> [String] {
         try database.read { db in

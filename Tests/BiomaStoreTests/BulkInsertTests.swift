@@ -1,0 +1,85 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+/// Many intervals inserted at once (an import) set the per-row sync trigger aside for the
+/// transaction (`BulkIntervals`): what they record must be exactly what the trigger records
+/// row by row — every row its uuid, with sync on every creation an operation with the same
+/// fields — and the trigger must be back afterwards, whether the import was kept or refused.
+@Suite struct BulkInsertTests {
+    static let first = t("2026-01-05T08:00:00+01:00")
+
+    /// `count` half-hour intervals, one an hour, alternating two projects, with notes.
+    static func items(_ count: Int, from start: Micros = first) -> [ImportedInterval] {
+        (0..<count).map { n in
+            let begin = start + Micros(n) * hour
+            return ImportedInterval(
+                start: begin, end: begin + hour / 2, projectName: n % 2 == 0 ? "Client A" : "Internal", entry: n + 1,
+                note: n % 3 == 0 ? "note \(n)" : nil)
+        }
+    }
+
+    /// The operations a store handed over, as fields alone (ids and uuids differ between stores).
+    static func fields(_ operations: [SyncOperation]) -> [String] {
+        operations.filter { $0.entity == .interval }.map { "\($0.fields.sorted { $0.key < $1.key }.filter { $0.key != "project" })" }
+    }
+
+    @Test func aBulkImportRecordsWhatTheTriggerRecordsRowByRow() throws {
+        let count = Tracker.bulkRows * 2 + 7
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            var handed: [String: [SyncOperation]] = [:]
+            func store(_ name: String) throws -> Tracker {
+                let tracker = try Tracker(dataDirectory: dir.appendingPathComponent(name), rules: berlin, now: now, bootID: boot)
+                tracker.onSyncOperations = { handed[name, default: []] += $0 }
+                try tracker.enableSync(folder: "/sync", name: name)
+                return tracker
+            }
+            // One import of them all (bulk), and the same in pieces below the bulk size (the trigger).
+            let bulk = try store("bulk")
+            let pieces = try store("pieces")
+            let all = Self.items(count)
+            #expect(try bulk.importIntervals(all, format: .timewarrior, at: now).count == count)
+            for start in stride(from: 0, to: count, by: Tracker.bulkRows - 1) {
+                let piece = Array(all[start..<min(count, start + Tracker.bulkRows - 1)])
+                _ = try pieces.importIntervals(piece, format: .timewarrior, at: now)
+            }
+            #expect(Self.fields(handed["bulk"] ?? []).count == count)
+            #expect(Self.fields(handed["bulk"] ?? []) == Self.fields(handed["pieces"] ?? []))
+            // Every row has a uuid, all different, in the trigger's layout (version 7's form).
+            let uuids = try bulk.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
+            #expect(uuids.count == count && Set(uuids).count == count)
+            #expect(uuids.allSatisfy { UUIDText.isValid($0) && Array($0)[14] == "7" && Array($0)[19] == "8" })
+            #expect(uuids == uuids.sorted())
+            // The operations name the rows by those uuids.
+            let named = Set((handed["bulk"] ?? []).filter { $0.entity == .interval }.map(\.entityID))
+            #expect(named == Set(uuids))
+            // The trigger is back: a single interval added later is recorded by it.
+            #expect(try bulk.queryStringsForTesting("SELECT name FROM sqlite_master WHERE name = 'sync_interval_insert'") == ["sync_interval_insert"])
+            let before = handed["bulk"]?.count ?? 0
+            _ = try bulk.addInterval(start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: nil, replace: false, at: now)
+            #expect((handed["bulk"]?.count ?? 0) == before + 1)
+            #expect(try bulk.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NULL") == ["0"])
+        }
+    }
+
+    @Test func aRefusedBulkImportLeavesTheTriggerAndNothingElse() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            let before = try tracker.dumpForTesting()
+            // The last entry overlaps the one before it: refused after most rows were inserted.
+            var items = Self.items(Tracker.bulkRows + 50)
+            items.append(
+                ImportedInterval(start: items.last!.start + 60_000_000, end: items.last!.end + hour, projectName: nil, entry: items.count + 1))
+            #expect(throws: TrackerError.self) { try tracker.importIntervals(items, format: .timewarrior, at: now) }
+            #expect(try tracker.dumpForTesting() == before)
+            #expect(try tracker.queryStringsForTesting("SELECT name FROM sqlite_master WHERE name = 'sync_interval_insert'") == ["sync_interval_insert"])
+            // Without sync, a bulk import still gives every row its uuid (for a later `sync enable`).
+            #expect(try tracker.importIntervals(Self.items(Tracker.bulkRows), format: .timewarrior, at: now).count == Tracker.bulkRows)
+            #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NULL") == ["0"])
+        }
+    }
+}
