@@ -247,11 +247,25 @@ public final class Tracker: @unchecked Sendable {
                 return result
             }
         } catch {
+            if (error as? DatabaseError)?.resultCode == .SQLITE_FULL { giveBackLogSpace() }
             throw Tracker.storageError(error, doing: "write", path: path)
         }
         sync = journal
         if !operations.isEmpty { onSyncOperations?(operations) }
         return result
+    }
+
+    /// After a write refused for a full disk. The refused transaction's pages went to the
+    /// write-ahead log as far as the disk let them: the log grew by up to all the space that
+    /// was left, and SQLite keeps a log at its largest size, so the disk would stay full after
+    /// the refusal — even across restarts (the daemon never closes the store, which would
+    /// delete the log). A checkpoint that truncates the log gives that space back. It needs
+    /// the database file to take the log's committed pages (none, or a few, when the log
+    /// restarted at the last automatic checkpoint); if it cannot (a young store whose pages
+    /// are all still in the log, on a disk with no byte left), it fails and leaves the log as
+    /// it was, consistent, and the next refused write tries again.
+    func giveBackLogSpace() {
+        _ = try? database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     /// The machine's clock, for the hybrid clock's physical part (under libfaketime, the
