@@ -78,17 +78,24 @@ struct SyncTable: Sendable {
     }
 
     /// `newUUIDSQL`'s layout made here, for rows inserted without the trigger
-    /// (`BulkIntervals`): `millis`, then `number` (the row's place) and 32 random bits.
-    static func newUUID(millis: Int64, number: Int64, random: UInt64) -> String {
-        let time = String(UInt64(max(0, millis)) & 0xFFFF_FFFF_FFFF, radix: 16)
-        let clock = String(repeating: "0", count: 12 - time.count) + time
-        let digits = String(UInt64(max(0, number)) & 0xFF_FFFF_FFFF, radix: 16)
-        let place = String(repeating: "0", count: 10 - digits.count) + digits
-        let noise = String(UInt32(truncatingIfNeeded: random), radix: 16)
-        let tail = String(repeating: "0", count: 8 - noise.count) + noise
-        let (c, p) = (Array(clock), Array(place))
-        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-7" + String(p[0..<3]) + "-8" + String(p[3..<6]) + "-"
-            + String(p[6..<10]) + tail
+    /// (`BulkIntervals`): `millis` (12 hex digits), then `number` (the row's place, 10) and
+    /// 32 random bits (8), as `xxxxxxxx-xxxx-7nnn-8nnn-nnnnrrrrrrrr`. Written byte by byte: it
+    /// runs once per imported row.
+    static func newUUID(millis: Int64, number: Int64, random: UInt32) -> String {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+        let time = UInt64(max(0, millis)) & 0xFFFF_FFFF_FFFF
+        let place = UInt64(max(0, number)) & 0xFF_FFFF_FFFF
+        // Where each hex digit goes: 12 of the time, then the version 7, 3 + the variant 8, 3 + 4
+        // of the place, 8 random.
+        let timeSlots = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12]
+        for (index, slot) in timeSlots.enumerated() { bytes[slot] = hex[Int((time >> UInt64(4 * (11 - index))) & 0xF)] }
+        bytes[14] = UInt8(ascii: "7")
+        bytes[19] = UInt8(ascii: "8")
+        let placeSlots = [15, 16, 17, 20, 21, 22, 24, 25, 26, 27]
+        for (index, slot) in placeSlots.enumerated() { bytes[slot] = hex[Int((place >> UInt64(4 * (9 - index))) & 0xF)] }
+        for index in 0..<8 { bytes[28 + index] = hex[Int((random >> UInt32(4 * (7 - index))) & 0xF)] }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether changes are written as operations now: sync is on and the merge is not writing.
