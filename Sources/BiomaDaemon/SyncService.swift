@@ -114,7 +114,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         var me = SyncDeviceRow()
         me.id = device.id
         me.name = device.name
-        me.readUpTo = device.lastSequence
+        // For this machine, what the folder is known to hold (not what was made here).
+        me.readUpTo = tracker.syncWrittenSequence
         me.problem = writeProblem ?? notice ?? ""
         status.devices = [me] + (folder == nil ? [] : peerRows)
         status.behind = behind
@@ -289,7 +290,10 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         let text = "cannot write to the sync folder (\(error)); changes are kept here and written when it can be"
         if writeProblem == nil { log("sync: " + text) }
         writeProblem = text
-        if let deadlines, let retry {
+        // One retry waits at a time: a change that fails while one is waiting leaves it where
+        // it is, so only the retries themselves lengthen the wait (many failed toggles used
+        // to push the next look minutes away).
+        if let deadlines, let retry, deadlines.instant(of: retry) == nil {
             deadlines.schedule(retry, at: clock.now() + retryAfter)
             retryAfter = min(retryAfter * 2, Self.lastRetry)
         }

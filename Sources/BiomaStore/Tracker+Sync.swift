@@ -157,6 +157,10 @@ extension Tracker {
     /// are dropped with the next change.
     public func syncWritten(upTo sequence: Int64) { sync.written = max(sync.written, sequence) }
 
+    /// The last of this device's operations known to be in the folder (0 before the first
+    /// write or catch-up of this run).
+    public var syncWrittenSequence: Int64 { sync.written }
+
     // MARK: Peers
 
     public func syncPeers() throws -> [SyncPeerState] {
