@@ -11,7 +11,19 @@ extension Tracker {
         try change(at: now) { model, db in
             let changes = model.state.resetHistory(at: now)
             try Tracker.journalReset(at: now, db)
+            // Every row at once: the per-row delete trigger set aside, the deletions recorded
+            // (when sync records them) in one statement, as the trigger writes them.
+            let trigger = try TriggerAside("sync_interval_delete", db)
+            if try Bool.fetchOne(db, sql: "SELECT \(SyncTable.recordingSQL)") == true {
+                try db.execute(
+                    sql: """
+                        INSERT INTO sync_change (kind, uuid, fields)
+                        SELECT '\(SyncEntity.interval.rawValue)', uuid, '{"deleted":true}' FROM interval
+                        WHERE uuid IS NOT NULL ORDER BY id
+                        """)
+            }
             try db.execute(sql: "DELETE FROM interval")
+            try trigger.restore()
             try Tracker.apply(changes, openBefore: nil, db)
             if let open = try Tracker.rows(db, overlapping: now, .max).first(where: \.running) {
                 try Tracker.journalRunningAfterReset(open, db)
@@ -78,23 +90,35 @@ extension Tracker {
         var count = 0
         try change(at: now) { model, db in
             var items: [(interval: Interval, line: Int)] = []
+            items.reserveCapacity(rows.count)
             var notes: [Int: String] = [:]
+            // Projects by name key, and names as written to their project: the many rows of
+            // one project look it up once (a scan of the projects per row, each name folded
+            // again, was a third of a ten-year import).
+            var byKey: [String: String] = [:]
+            for project in model.projects { byKey[Project.nameKey(project.name)] = project.id }
+            var byName: [String: String] = [:]
             for row in rows {
                 if let note = row.note { notes[row.line] = note }
                 var projectID: String?
                 if let name = row.projectName {
-                    if let existing = model.projects.first(where: { Project.nameKey($0.name) == Project.nameKey(name) }) {
-                        projectID = existing.id
+                    if let id = byName[name] {
+                        projectID = id
                     } else {
-                        projectID = try Tracker.insertProject(name: name, color: row.color ?? "", into: &model, db)
+                        let key = Project.nameKey(name)
+                        let id = try byKey[key] ?? Tracker.insertProject(name: name, color: row.color ?? "", into: &model, db)
+                        (byKey[key], byName[name]) = (id, id)
+                        projectID = id
                     }
                 }
                 items.append((Interval(start: row.start, end: row.end, projectID: projectID), row.line))
             }
+            let firstID = try Tracker.nextID(db)
             let added = try Tracker.insertHistory(items, state: model.state, rules: rules, note: { notes[$0] }, db)
             count = added.count
             if count > 0 {
-                try Tracker.journalAdded(ids: added, what: "import of \(count) interval\(count == 1 ? "" : "s") (csv)", at: now, db)
+                // Every row added is one of this transaction's from `firstID` on: one INSERT … SELECT.
+                try Tracker.journalAdded(idsFrom: firstID, what: "import of \(count) interval\(count == 1 ? "" : "s") (csv)", at: now, db)
             }
             return []
         }
@@ -182,8 +206,7 @@ extension Tracker {
 /// row; then the trigger is made again from its own SQL as the store holds it. All of it is in
 /// the caller's transaction: a failure anywhere rolls the trigger back with the rows.
 struct BulkIntervals {
-    static let trigger = "sync_interval_insert"
-    let triggerSQL: String
+    let trigger: TriggerAside
     let millis: Int64
     private var number: Int64
     /// The uuids' random bits: SplitMix64 seeded once from the system (a system call per row
@@ -192,15 +215,10 @@ struct BulkIntervals {
     private let db: Database
 
     init(_ db: Database) throws {
-        guard
-            let sql = try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [Self.trigger])
-        else { throw TrackerError.storage("the store has no \(Self.trigger) trigger") }
-        triggerSQL = sql
         self.db = db
         millis = Int64(Date().timeIntervalSince1970 * 1000)
         number = try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM interval") ?? 0
-        try db.execute(sql: "DROP TRIGGER \(Self.trigger)")
+        trigger = try TriggerAside("sync_interval_insert", db)
     }
 
     /// The next row's uuid: the trigger's layout, numbered after every id the table has.
@@ -227,8 +245,27 @@ struct BulkIntervals {
                     FROM \(table.table) WHERE id BETWEEN ? AND ? ORDER BY id
                     """, arguments: [low, high])
         }
-        try db.execute(sql: triggerSQL)
+        try trigger.restore()
     }
+}
+
+/// A trigger dropped for the rest of a transaction's bulk statement and made again from its
+/// own SQL as the store holds it (whatever migration wrote it); inside the caller's
+/// transaction, so a failure rolls it back with everything else.
+struct TriggerAside {
+    let name: String
+    let sql: String
+    private let db: Database
+
+    init(_ name: String, _ db: Database) throws {
+        guard
+            let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [name])
+        else { throw TrackerError.storage("the store has no \(name) trigger") }
+        (self.name, self.sql, self.db) = (name, sql, db)
+        try db.execute(sql: "DROP TRIGGER \(name)")
+    }
+
+    func restore() throws { try db.execute(sql: sql) }
 }
 
 extension Tracker {

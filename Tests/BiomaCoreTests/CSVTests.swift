@@ -1,4 +1,4 @@
-import BiomaCore
+@testable import BiomaCore
 import Foundation
 import Testing
 
@@ -64,5 +64,40 @@ import Testing
         // A quoted cell spanning lines counts its lines.
         #expect(error(header + "\"A\nB\",#112233,2024-01-01T09:00:00+01:00,2024-01-01T10:00:00+01:00,1\n,,bad,bad,\n")?.hasPrefix("CSV line 2:") == true)
         #expect(error(header + "\r\n" + good + ",,bad,2024-01-01T10:00:00+01:00,\r\n")?.hasPrefix("CSV line 4: start 'bad'") == true)
+    }
+}
+
+/// `formatInstant` writes its digits byte by byte: the same text as the plain interpolation it
+/// replaced, for random instants (with and without a fraction, before 1970 too) in zones with
+/// negative, half-hour and quarter-hour offsets.
+@Suite struct InstantTextTests {
+    static func reference(_ instant: Micros, rules: DayRules) -> String {
+        func pad(_ value: Int64, width: Int = 2) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+        let second = floorDiv(instant, 1_000_000)
+        let fraction = instant - second * 1_000_000
+        let offset = rules.offsetSeconds(atSecond: second)
+        let local = second + offset
+        let day = Day(ordinal: Int(floorDiv(local, 86_400)))
+        let secondOfDay = local - Int64(day.ordinal) * 86_400
+        var text = "\(day)T\(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60))"
+        if fraction != 0 { text += "." + pad(fraction, width: 6) }
+        let magnitude = abs(offset)
+        text += "\(offset < 0 ? "-" : "+")\(pad(magnitude / 3600)):\(pad(magnitude / 60 % 60))"
+        return text
+    }
+
+    @Test(arguments: ["UTC", "America/St_Johns", "Asia/Kathmandu", "Australia/Lord_Howe", "Pacific/Kiritimati", "Europe/Berlin"])
+    func theSameTextAsBefore(zone: String) {
+        let rules = DayRules(timeZone: TimeZone(identifier: zone)!)
+        var generator = SystemRandomNumberGenerator()
+        for index in 0..<2000 {
+            var instant = Int64.random(in: -2_000_000_000_000_000...4_000_000_000_000_000, using: &generator)
+            if index % 2 == 0 { instant -= instant % 1_000_000 }
+            #expect(IntervalCSV.formatInstant(instant, rules: rules) == Self.reference(instant, rules: rules), "\(zone) \(instant)")
+        }
     }
 }

@@ -65,6 +65,29 @@ import Testing
         }
     }
 
+    /// A history reset deletes every row without the per-row delete trigger: with sync on each
+    /// deletion is still an operation, one per row's uuid, and the trigger is back.
+    @Test func aResetRecordsEveryDeletion() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            var handed: [SyncOperation] = []
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            tracker.onSyncOperations = { handed += $0 }
+            try tracker.enableSync(folder: "/sync", name: "A")
+            _ = try tracker.importIntervals(Self.items(Tracker.bulkRows + 10), format: .timewarrior, at: now)
+            let uuids = try tracker.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
+            handed = []
+            try tracker.resetHistory(at: now)
+            let deleted = handed.filter { $0.entity == .interval && $0.fields["deleted"] == .bool(true) }
+            #expect(deleted.map(\.entityID) == uuids)
+            #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval") == ["0"])
+            #expect(try tracker.queryStringsForTesting("SELECT name FROM sqlite_master WHERE name = 'sync_interval_delete'") == ["sync_interval_delete"])
+            // Undo brings the rows back (as new entities, each with a uuid).
+            _ = try tracker.undo(at: now)
+            #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NOT NULL") == ["\(uuids.count)"])
+        }
+    }
+
     @Test func aRefusedBulkImportLeavesTheTriggerAndNothingElse() throws {
         try withTemporaryDirectory { dir in
             let now = t("2026-11-20T12:00:00+01:00")
