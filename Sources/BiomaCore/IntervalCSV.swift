@@ -177,6 +177,10 @@ public enum IntervalCSV {
         let width = first.cells.count
         let noteColumn: Int? = width > 5 ? width - 1 : nil
         var rows: [Row] = []
+        rows.reserveCapacity(records.count)
+        // The few (name, colour) pairs of a file, validated once each: a history has thousands
+        // of rows per project.
+        var checked: [String: [String: (String, String)]] = [:]
         for record in records.dropFirst() {
             func bad(_ why: String) -> TrackerError {
                 .invalidArgument("CSV line \(record.line): \(why). Nothing was imported.")
@@ -188,10 +192,13 @@ public enum IntervalCSV {
             var color: String?
             if rawName.isEmpty {
                 guard cells[1].isEmpty else { throw bad("a colour is given without a project") }
+            } else if let known = checked[rawName]?[cells[1]] {
+                (name, color) = known
             } else {
                 do {
-                    name = try Project.validatedName(rawName)
-                    color = try Project.validatedColor(cells[1])
+                    let pair = (try Project.validatedName(rawName), try Project.validatedColor(cells[1]))
+                    checked[rawName, default: [:]][cells[1]] = pair
+                    (name, color) = pair
                 } catch {
                     throw bad(error.message.trimmingCharacters(in: CharacterSet(charactersIn: ".")))
                 }
@@ -204,7 +211,7 @@ public enum IntervalCSV {
             }
             guard end > start else { throw bad("the end is not after the start") }
             var note: String?
-            if let noteColumn {
+            if let noteColumn, !cells[noteColumn].isEmpty {
                 do {
                     note = try IntervalNote.validated(restored(cells[noteColumn]))
                 } catch {
