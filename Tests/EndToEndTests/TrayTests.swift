@@ -438,9 +438,8 @@ extension [String: Any] {
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
         let record = folder.appendingPathComponent("opened")
         let opener = bin.appendingPathComponent("xdg-open")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(record.path).tmp\" && mv \"\(record.path).tmp\" \"\(record.path)\"\n"
-            .write(to: opener, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
+        try writeExecutable(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(record.path).tmp\" && mv \"\(record.path).tmp\" \"\(record.path)\"\n", to: opener)
         let (f, tray, env) = try Self.setUp {
             $0["PATH"] = bin.path + ":/usr/bin:/bin"
             $0["XDG_RUNTIME_DIR"] = runtime.path

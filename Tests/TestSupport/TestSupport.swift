@@ -366,3 +366,17 @@ final class Flag: @unchecked Sendable {
     /// Sets the flag; whether it was set before.
     func swap(_ new: Bool) -> Bool { lock.withLock { defer { value = new }; return value } }
 }
+
+/// Writes an executable script (a stand-in for a program on PATH) through a descriptor that no
+/// child spawned meanwhile inherits (O_CLOEXEC): the suite spawns processes from many threads,
+/// and a child holding the script open for writing makes executing it fail with ETXTBSY.
+public func writeExecutable(_ text: String, to url: URL) throws {
+    let temporary = url.path + ".tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard fd >= 0 else { throw TestSupportError("cannot write \(temporary): errno \(errno)") }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    fchmod(fd, 0o755)
+    close(fd)
+    guard written == bytes.count, rename(temporary, url.path) == 0 else { throw TestSupportError("cannot write \(url.path)") }
+}
