@@ -82,22 +82,23 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             InProcessDaemon(interfaces: allInterfaces())
         }
         let inputs = withEnvironment(environment) { CommandRunner.inputs(argv, in: context) }
-        guard !inputs.isEmpty else {
+        nextWaiting += 1
+        let id = nextWaiting
+        let readers = inputs.compactMap { request, fd in
+            descriptors.first { $0.fd == fd }.map { owned in
+                InputReader(owned, loop: bus.loop, limits: limits) { [self] result in
+                    arrived(id, request, result.mapError { InputUnread($0.description) }, context: context, argv, environment)
+                }
+            }
+        }
+        guard !readers.isEmpty else {
             let answer = run(argv, context, environment)
             withExtendedLifetime(descriptors) {}
             return reply.finish(.success(answer))
         }
-        nextWaiting += 1
-        let id = nextWaiting
-        let command = WaitingCommand(descriptors: descriptors, reply: reply, remaining: inputs.count)
+        let command = WaitingCommand(descriptors: descriptors, reply: reply, remaining: readers.count)
+        command.readers = readers
         waiting[id] = command
-        for (request, fd) in inputs {
-            guard let owned = descriptors.first(where: { $0.fd == fd }) else { continue }
-            command.readers.append(
-                InputReader(owned, loop: bus.loop, limits: limits) { [self] result in
-                    arrived(id, request, result.mapError { InputUnread($0.description) }, context: context, argv, environment)
-                })
-        }
         command.gone = try? bus.whenGone(reply.sender) { [self] in
             guard let command = waiting.removeValue(forKey: id) else { return }
             command.end(on: bus)
