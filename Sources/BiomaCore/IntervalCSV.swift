@@ -278,20 +278,23 @@ public enum IntervalCSV {
 
     /// RFC 4180 records with the line each starts on; CRLF or LF line ends; blank lines skipped.
     static func records(of text: String) throws(TrackerError) -> [Record] {
+        // Byte by byte: every character the format gives a meaning (quote, comma, CR, LF) is
+        // ASCII, and UTF-8 never uses an ASCII byte inside another character, so the other
+        // bytes are copied as they are (scalar by scalar this was most of a ten-year import's
+        // reading).
         var records: [Record] = []
         var cells: [String] = []
-        var cell = String.UnicodeScalarView()
+        var cell: [UInt8] = []
         var line = 1
         var recordLine = 1
         var inQuotes = false
         var quotedCell = false
         var closedQuote = false
-        var scalars = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = scalars.next()
-        if pending == "\u{FEFF}" { pending = scalars.next() }
+        let bytes = Array(text.utf8)
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         func endRecord() {
-            cells.append(String(cell))
-            cell = String.UnicodeScalarView()
+            cells.append(String(decoding: cell, as: UTF8.self))
+            cell.removeAll(keepingCapacity: true)
             if !(cells.count == 1 && cells[0].isEmpty && !quotedCell) {
                 records.append(Record(line: recordLine, cells: cells))
             }
@@ -299,40 +302,42 @@ public enum IntervalCSV {
             quotedCell = false
             closedQuote = false
         }
-        while let scalar = pending {
-            pending = scalars.next()
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            let next: UInt8? = index < bytes.count ? bytes[index] : nil
             if inQuotes {
-                if scalar == "\"" {
-                    if pending == "\"" {
-                        cell.append("\"")
-                        pending = scalars.next()
+                if byte == UInt8(ascii: "\"") {
+                    if next == UInt8(ascii: "\"") {
+                        cell.append(byte)
+                        index += 1
                     } else {
                         inQuotes = false
                         closedQuote = true
                     }
                 } else {
-                    if scalar == "\n" { line += 1 }
-                    cell.append(scalar)
+                    if byte == UInt8(ascii: "\n") { line += 1 }
+                    cell.append(byte)
                 }
                 continue
             }
-            switch scalar {
-            case "\"":
+            switch byte {
+            case UInt8(ascii: "\""):
                 guard cell.isEmpty, !closedQuote else {
                     throw .invalidArgument("CSV line \(line): a quote inside an unquoted cell. Nothing was imported.")
                 }
                 inQuotes = true
                 quotedCell = true
-            case ",":
+            case UInt8(ascii: ","):
                 closedQuote = false
-                cells.append(String(cell))
-                cell = String.UnicodeScalarView()
-            case "\r":
-                if pending == "\n" { pending = scalars.next() }
+                cells.append(String(decoding: cell, as: UTF8.self))
+                cell.removeAll(keepingCapacity: true)
+            case UInt8(ascii: "\r"):
+                if next == UInt8(ascii: "\n") { index += 1 }
                 endRecord()
                 line += 1
                 recordLine = line
-            case "\n":
+            case UInt8(ascii: "\n"):
                 endRecord()
                 line += 1
                 recordLine = line
@@ -340,7 +345,7 @@ public enum IntervalCSV {
                 guard !closedQuote else {
                     throw .invalidArgument("CSV line \(line): text after a closing quote. Nothing was imported.")
                 }
-                cell.append(scalar)
+                cell.append(byte)
             }
         }
         if inQuotes {

@@ -101,3 +101,101 @@ import Testing
         }
     }
 }
+
+/// The CSV reader reads bytes: the same records, lines and errors as the scalar-by-scalar reader
+/// it replaced, for random texts of quotes, commas, CR, LF, a byte-order mark and characters of
+/// one to four bytes.
+@Suite struct CSVRecordsTests {
+    static func reference(_ text: String) throws(TrackerError) -> [IntervalCSV.Record] {
+        var records: [IntervalCSV.Record] = []
+        var cells: [String] = []
+        var cell = String.UnicodeScalarView()
+        var line = 1
+        var recordLine = 1
+        var inQuotes = false
+        var quotedCell = false
+        var closedQuote = false
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = scalars.next()
+        if pending == "\u{FEFF}" { pending = scalars.next() }
+        func endRecord() {
+            cells.append(String(cell))
+            cell = String.UnicodeScalarView()
+            if !(cells.count == 1 && cells[0].isEmpty && !quotedCell) {
+                records.append(IntervalCSV.Record(line: recordLine, cells: cells))
+            }
+            cells = []
+            quotedCell = false
+            closedQuote = false
+        }
+        while let scalar = pending {
+            pending = scalars.next()
+            if inQuotes {
+                if scalar == "\"" {
+                    if pending == "\"" {
+                        cell.append("\"")
+                        pending = scalars.next()
+                    } else {
+                        inQuotes = false
+                        closedQuote = true
+                    }
+                } else {
+                    if scalar == "\n" { line += 1 }
+                    cell.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case "\"":
+                guard cell.isEmpty, !closedQuote else {
+                    throw .invalidArgument("CSV line \(line): a quote inside an unquoted cell. Nothing was imported.")
+                }
+                inQuotes = true
+                quotedCell = true
+            case ",":
+                closedQuote = false
+                cells.append(String(cell))
+                cell = String.UnicodeScalarView()
+            case "\r":
+                if pending == "\n" { pending = scalars.next() }
+                endRecord()
+                line += 1
+                recordLine = line
+            case "\n":
+                endRecord()
+                line += 1
+                recordLine = line
+            default:
+                guard !closedQuote else {
+                    throw .invalidArgument("CSV line \(line): text after a closing quote. Nothing was imported.")
+                }
+                cell.append(scalar)
+            }
+        }
+        if inQuotes {
+            throw .invalidArgument("CSV line \(recordLine): a quoted cell is not closed. Nothing was imported.")
+        }
+        if !cell.isEmpty || !cells.isEmpty || quotedCell { endRecord() }
+        return records
+    }
+
+    static let alphabet: [String] = ["a", "7", " ", ",", "\"", "\"\"", "\r", "\n", "\r\n", "é", "€", "\u{1F600}", "'", "="]
+
+    @Test func theSameRecordsAsBefore() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<5000 {
+            var text = round % 7 == 0 ? "\u{FEFF}" : ""
+            for _ in 0..<Int.random(in: 0...24, using: &generator) { text += Self.alphabet.randomElement(using: &generator)! }
+            let new = Result { () throws(TrackerError) in try IntervalCSV.records(of: text) }
+            let old = Result { () throws(TrackerError) in try Self.reference(text) }
+            switch (new, old) {
+            case (.success(let a), .success(let b)):
+                #expect(a.map(\.line) == b.map(\.line) && a.map(\.cells) == b.map(\.cells), "\(text.debugDescription)")
+            case (.failure(let a), .failure(let b)):
+                #expect(a.message == b.message, "\(text.debugDescription)")
+            default:
+                Issue.record("\(text.debugDescription): \(new) against \(old)")
+            }
+        }
+    }
+}
