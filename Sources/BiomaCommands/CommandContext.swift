@@ -66,6 +66,14 @@ protocol UsesFiles {
     var fileRequests: [FileRequest] { get }
 }
 
+/// A command that can tell from the start of its input that it will refuse it, whatever
+/// follows: the daemon then stops reading there and runs it on what arrived, which gives the
+/// same refusal without keeping the rest (`yes | biomatimer import -`).
+protocol RefusesEarly {
+    /// Whether input (all that arrived, and the range of the bytes just come) is already refused.
+    var refusesAlready: @Sendable ([UInt8], Range<Int>) -> Bool { get }
+}
+
 /// Reads and writes a command's files: by path in `biomatimer-tool`, through descriptors its
 /// caller opened in the daemon.
 public protocol FileAccess: AnyObject {
@@ -343,6 +351,14 @@ public enum CommandRunner {
                 let requests = (command as? UsesFiles)?.fileRequests
             else { return [] }
             return PassedFiles(requests, errors: passed.errors, descriptors: passed.descriptors).toRead
+        }
+    }
+
+    /// In the daemon: when the command `arguments` name can tell early that it refuses its
+    /// input (`RefusesEarly`), the test to stop reading by.
+    public static func refusal(_ arguments: [String], in context: CommandContext) -> (@Sendable ([UInt8], Range<Int>) -> Bool)? {
+        CommandContext.$current.withValue(context) {
+            ((try? ParsedCommands.shared.parse(arguments)) as? any RefusesEarly)?.refusesAlready
         }
     }
 

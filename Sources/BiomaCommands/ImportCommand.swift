@@ -9,7 +9,7 @@ import TimerControl
 import Glibc
 #endif
 
-struct Import: ParsableCommand, UsesFiles {
+struct Import: ParsableCommand, UsesFiles, RefusesEarly {
     static let configuration = CommandConfiguration(
         abstract: "Import intervals from a CSV file made by export, from Timewarrior or from Watson; all or nothing.",
         discussion: """
@@ -89,6 +89,13 @@ struct Import: ParsableCommand, UsesFiles {
                 "\(failure.description)\n\(file) has \(data.count / 1_048_576) MiB: the bus may have refused a message that large (its max_message_size). Split it and import the parts.")
         }
         say("Imported \(count) interval\(count == 1 ? "" : "s").")
+    }
+
+    /// Refused whatever follows: a NUL byte, as `run` refuses anything that is not UTF-8
+    /// text (`/dev/urandom`, a binary file, `cat /dev/zero` through a pipe). The daemon stops
+    /// reading there, so none of the rest is kept.
+    var refusesAlready: @Sendable ([UInt8], Range<Int>) -> Bool {
+        { bytes, new in bytes[new].contains(0) }
     }
 
     /// About how many entries the data holds, for the progress line: the top-level array's

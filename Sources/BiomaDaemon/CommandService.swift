@@ -81,14 +81,18 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         let (context, environment) = try Self.context(values, descriptors: descriptors.map(\.fd)) { [self] () throws(ClientFailure) in
             InProcessDaemon(interfaces: allInterfaces())
         }
-        let inputs = withEnvironment(environment) { CommandRunner.inputs(argv, in: context) }
+        let (inputs, refusal) = withEnvironment(environment) {
+            (CommandRunner.inputs(argv, in: context), CommandRunner.refusal(argv, in: context))
+        }
         nextWaiting += 1
         let id = nextWaiting
         let readers = inputs.compactMap { request, fd in
             descriptors.first { $0.fd == fd }.map { owned in
-                InputReader(owned, loop: bus.loop, limits: limits) { [self] result in
+                let reader = InputReader(owned, loop: bus.loop, limits: limits) { [self] result in
                     arrived(id, request, result.mapError { InputUnread($0.description) }, context: context, argv, environment)
                 }
+                reader.endsEarly = refusal
+                return reader
             }
         }
         guard !readers.isEmpty else {

@@ -84,6 +84,11 @@ public final class InputReader: @unchecked Sendable {
     private var idleWatch: EventLoop.WatchHandle?
     /// A regular file: always ready, never idle.
     private var regular = false
+    /// Looks at what has arrived after each chunk (all of it, and the new bytes' range): true
+    /// ends the read there, as if the input had ended — for input whose command will refuse it
+    /// whatever follows (a binary file, a file of another format), so that none of the rest is
+    /// kept. Set before `start`.
+    public var endsEarly: (@Sendable ([UInt8], Range<Int>) -> Bool)?
 
     public init(_ descriptor: OwnedDescriptor, loop: EventLoop, limits: InputLimits, completion: @escaping Completion) {
         (self.descriptor, self.loop, self.limits, self.completion) = (descriptor, loop, limits, completion)
@@ -140,6 +145,7 @@ public final class InputReader: @unchecked Sendable {
         if n == 0 { return finish(.success(data)) }
         guard data.count + n <= limits.maximumBytes else { return finish(.failure(.tooLarge(limit: limits.maximumBytes))) }
         data.append(contentsOf: buffer[..<n])
+        if let endsEarly, endsEarly(data, (data.count - n)..<data.count) { return finish(.success(data)) }
         if !regular { _ = armIdleTimer() }
     }
 

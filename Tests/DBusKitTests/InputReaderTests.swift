@@ -81,6 +81,30 @@ struct InputReaderTests {
         #expect(try outcome.wait()?.get() == Array("abcdef".utf8))
     }
 
+    /// `endsEarly` ends the read at the chunk it says so of, with what arrived: the writer of
+    /// an endless pipe then finds no reader.
+    @Test func aReadEndsEarlyWhenItsCheckSaysSo() throws {
+        let loop = try EventLoop()
+        defer { loop.stop() }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[1]) }
+        try {
+            let outcome = Outcome()
+            let reader = InputReader(OwnedDescriptor(ends[0]), loop: loop, limits: Self.roomy) { outcome.set($0) }
+            reader.endsEarly = { bytes, new in bytes[new].contains(0) }
+            try loop.sync { () throws(BusError) in reader.start() }
+            _ = write(ends[1], "text", 4)
+            #expect(waitUntil { (try? loop.sync { () throws(BusError) in reader.received }) == 4 })
+            #expect(outcome.calls == 0)
+            _ = write(ends[1], "a\0b", 3)
+            #expect(try outcome.wait()?.get() == Array("texta\0b".utf8))
+        }()
+        try loop.sync { () throws(BusError) in }  // the loop has let go of its watch
+        signal(SIGPIPE, SIG_IGN)
+        #expect(write(ends[1], "x", 1) == -1 && errno == EPIPE)
+    }
+
     /// A pipe that says nothing for the idle limit ends the read; one that passes the size
     /// limit is refused as soon as it does.
     @Test func silenceAndSizeAreBounded() throws {

@@ -133,6 +133,21 @@ struct CallerInputTests {
         #expect(try f.durableState() == before)
     }
 
+    /// A pipe of endless binary (`cat /dev/zero | biomatimer import -`): the first chunk shows
+    /// it is no text, so the daemon stops reading there and the import is refused as a binary
+    /// file is, instead of after 128 MiB kept in memory.
+    @Test func endlessBinaryThroughAPipeIsRefusedAtItsFirstChunk() throws {
+        let f = try DaemonFixture()
+        let pid = try daemon(f)
+        let before = try f.durableState()
+        let idle = try MemoryTests.privateDirty(pid)
+        let r = try runProcess("/bin/sh", ["-c", "cat /dev/zero | '\(DaemonFixture.binary)' import -"], environment: f.environment)
+        #expect(r.status == 1)
+        #expect(r.stderr == "biomatimer: - is not UTF-8 text.\n")
+        #expect(try MemoryTests.privateDirty(pid) < idle + 64 * 1024)
+        #expect(try f.durableState() == before)
+    }
+
     /// A caller that leaves while its input is pending (the front killed) takes its command
     /// with it: the input that arrives afterwards, complete, is not imported.
     @Test func aCallerThatLeavesTakesItsCommandWithIt() throws {
