@@ -148,7 +148,7 @@ public final class PassedFiles: FileAccess {
 
     /// The descriptors to read before a command runs: each `read` or `standardInput` request
     /// the caller opened, with its descriptor.
-    public var toRead: [(FileRequest, Int32)] {
+    var toRead: [(FileRequest, Int32)] {
         opened.compactMap { request, result in
             switch (request, result) {
             case (.read, .success(let fd)), (.standardInput, .success(let fd)): return (request, fd)
@@ -341,24 +341,25 @@ final class ParsedCommands: @unchecked Sendable {
 
 /// Parses and runs one command line for a caller; what it prints goes to the context.
 public enum CommandRunner {
+    /// The most a command reads from one of its caller's files: what one D-Bus message
+    /// carries, which is all an import can hand on anyway.
+    public static let maximumInput = Import.messageLimit
+
     /// In the daemon: the caller's descriptors that `arguments`' command reads, to be read
-    /// through the event loop before `run` (whose `PassedFiles` then hands out what arrived).
-    /// Empty when the command reads nothing, has no files yet, or does not parse (`run` says why).
-    public static func inputs(_ arguments: [String], in context: CommandContext) -> [(FileRequest, Int32)] {
-        guard let passed = context.passedFiles else { return [] }
+    /// through the event loop before `run` (whose `PassedFiles` then hands out what arrived),
+    /// and, when the command can tell early that it refuses its input (`RefusesEarly`), the
+    /// test to stop reading by. No reads when the command reads nothing, has no files yet, or
+    /// does not parse (`run` says why).
+    public static func inputs(
+        _ arguments: [String], in context: CommandContext
+    ) -> (reads: [(FileRequest, Int32)], refusal: (@Sendable ([UInt8], Range<Int>) -> Bool)?) {
+        guard let passed = context.passedFiles else { return ([], nil) }
         return CommandContext.$current.withValue(context) {
             guard let command = try? ParsedCommands.shared.parse(arguments), !(command is RunsLocally),
                 let requests = (command as? UsesFiles)?.fileRequests
-            else { return [] }
-            return PassedFiles(requests, errors: passed.errors, descriptors: passed.descriptors).toRead
-        }
-    }
-
-    /// In the daemon: when the command `arguments` name can tell early that it refuses its
-    /// input (`RefusesEarly`), the test to stop reading by.
-    public static func refusal(_ arguments: [String], in context: CommandContext) -> (@Sendable ([UInt8], Range<Int>) -> Bool)? {
-        CommandContext.$current.withValue(context) {
-            ((try? ParsedCommands.shared.parse(arguments)) as? any RefusesEarly)?.refusesAlready
+            else { return ([], nil) }
+            let reads = PassedFiles(requests, errors: passed.errors, descriptors: passed.descriptors).toRead
+            return (reads, (command as? any RefusesEarly)?.refusesAlready)
         }
     }
 

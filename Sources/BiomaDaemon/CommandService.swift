@@ -32,23 +32,16 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
 
     public lazy var publication = Publication(self)
 
-    /// The most a command reads from one of its caller's files: what one D-Bus message carries,
-    /// which is all an import can hand on anyway.
-    public static let maximumInput = 128 << 20
-
     public init(parts: [any ObjectInterface], bus: Bus, inputIdleSeconds: Int = 30) {
         self.parts = parts
         self.bus = bus
-        limits = InputLimits(maximumBytes: Self.maximumInput, idleSeconds: inputIdleSeconds)
+        limits = InputLimits(maximumBytes: CommandRunner.maximumInput, idleSeconds: inputIdleSeconds)
     }
 
     public func attach(_ deadlines: Deadlines) {}
 
     /// Command1 has no properties: the commands it runs publish through the other parts.
     public func publish(at now: Micros) {}
-
-    /// How many commands wait for their callers' input now.
-    public var waitingCount: Int { waiting.count }
 
     public func interface() -> DBusInterface {
         DBusInterface(
@@ -81,9 +74,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         let (context, environment) = try Self.context(values, descriptors: descriptors.map(\.fd)) { [self] () throws(ClientFailure) in
             InProcessDaemon(interfaces: allInterfaces())
         }
-        let (inputs, refusal) = withEnvironment(environment) {
-            (CommandRunner.inputs(argv, in: context), CommandRunner.refusal(argv, in: context))
-        }
+        let (inputs, refusal) = withEnvironment(environment) { CommandRunner.inputs(argv, in: context) }
         nextWaiting += 1
         let id = nextWaiting
         let readers = inputs.compactMap { request, fd in

@@ -121,16 +121,22 @@ public struct Settings: Equatable, Sendable {
             case "sync_dir":
                 settings.syncDirectory = try exportPath(parts[1], where_, environment, key: "sync_dir")
             case "input_timeout":
-                guard let limit = DurationText.parse(parts[1]), limit >= 1_000_000, limit <= 86_400_000_000 else {
+                guard let seconds = parseInputTimeout(parts[1]) else {
                     throw SettingsError("\(where_): input_timeout `\(parts[1])` is not a duration from 1s to 24h: use e.g. 30s, 2m")
                 }
-                settings.inputIdleSeconds = Int(limit / 1_000_000)
+                settings.inputIdleSeconds = seconds
             default:
                 throw SettingsError(
                     "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics, sync_dir, input_timeout, target, target_mon … target_sun, balance_since)")
             }
         }
         return settings
+    }
+
+    /// `input_timeout`'s (and `--input-timeout`'s) whole seconds: a duration from 1 s to 24 h.
+    public static func parseInputTimeout(_ text: String) -> Int? {
+        guard let limit = DurationText.parse(text), (1_000_000...86_400_000_000).contains(limit) else { return nil }
+        return Int(limit / 1_000_000)
     }
 
     /// `export_ics`'s and `sync_dir`'s path: `~/` expanded, then absolute (without a final `/`).

@@ -1,4 +1,5 @@
 import BiomaCore
+import GRDB
 
 /// Which tables travel between a person's machines, and how a row becomes an operation's
 /// fields: one description, from which the migration's triggers, the snapshot `sync enable`
@@ -77,22 +78,24 @@ struct SyncTable: Sendable {
             """
     }
 
+    /// `newUUID`'s hex digits, and where each goes: 12 of the time, then the version 7, 3 + the
+    /// variant 8, 3 + 4 of the place, 8 random (made once: `newUUID` runs once per imported row).
+    private static let uuidDigits = Array("0123456789abcdef".utf8)
+    private static let timeSlots = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12]
+    private static let placeSlots = [15, 16, 17, 20, 21, 22, 24, 25, 26, 27]
+
     /// `newUUIDSQL`'s layout made here, for rows inserted without the trigger
     /// (`BulkIntervals`): `millis` (12 hex digits), then `number` (the row's place, 10) and
     /// 32 random bits (8), as `xxxxxxxx-xxxx-7nnn-8nnn-nnnnrrrrrrrr`. Written byte by byte: it
     /// runs once per imported row.
     static func newUUID(millis: Int64, number: Int64, random: UInt32) -> String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        let hex = uuidDigits
         var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
         let time = UInt64(max(0, millis)) & 0xFFFF_FFFF_FFFF
         let place = UInt64(max(0, number)) & 0xFF_FFFF_FFFF
-        // Where each hex digit goes: 12 of the time, then the version 7, 3 + the variant 8, 3 + 4
-        // of the place, 8 random.
-        let timeSlots = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12]
         for (index, slot) in timeSlots.enumerated() { bytes[slot] = hex[Int((time >> UInt64(4 * (11 - index))) & 0xF)] }
         bytes[14] = UInt8(ascii: "7")
         bytes[19] = UInt8(ascii: "8")
-        let placeSlots = [15, 16, 17, 20, 21, 22, 24, 25, 26, 27]
         for (index, slot) in placeSlots.enumerated() { bytes[slot] = hex[Int((place >> UInt64(4 * (9 - index))) & 0xF)] }
         for index in 0..<8 { bytes[28 + index] = hex[Int((random >> UInt32(4 * (7 - index))) & 0xF)] }
         return String(decoding: bytes, as: UTF8.self)
@@ -147,8 +150,23 @@ struct SyncTable: Sendable {
     }
 
     /// Every row of the table as a change (the snapshot `sync enable` writes once).
-    var snapshotSQL: String {
-        "INSERT INTO sync_change (kind, uuid, fields) SELECT '\(entity.rawValue)', uuid, \(fieldsJSON(of: table, creating: true)) FROM \(table) ORDER BY rowid"
+    var snapshotSQL: String { creationsSQL() }
+
+    /// The rows `filter` picks (`WHERE …`, or all) as creations, in rowid order: what the
+    /// insert trigger records row by row, in one statement (`BulkIntervals`, the snapshot).
+    func creationsSQL(_ filter: String = "") -> String {
+        "INSERT INTO sync_change (kind, uuid, fields) SELECT '\(entity.rawValue)', uuid, \(fieldsJSON(of: table, creating: true)) FROM \(table)\(filter.isEmpty ? "" : " " + filter) ORDER BY rowid"
+    }
+
+    /// Every row of the table that has a uuid as a deletion, in rowid order: what the delete
+    /// trigger records row by row, in one statement (a history reset).
+    var deletionsSQL: String {
+        "INSERT INTO sync_change (kind, uuid, fields) SELECT '\(entity.rawValue)', uuid, '{\"deleted\":true}' FROM \(table) WHERE uuid IS NOT NULL ORDER BY rowid"
+    }
+
+    /// Whether changes are being recorded now (`recordingSQL`, asked in `db`).
+    static func isRecording(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT \(recordingSQL)") == true
     }
 
     /// The sync tables themselves.

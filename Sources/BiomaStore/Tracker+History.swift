@@ -14,14 +14,7 @@ extension Tracker {
             // Every row at once: the per-row delete trigger set aside, the deletions recorded
             // (when sync records them) in one statement, as the trigger writes them.
             let trigger = try TriggerAside("sync_interval_delete", db)
-            if try Bool.fetchOne(db, sql: "SELECT \(SyncTable.recordingSQL)") == true {
-                try db.execute(
-                    sql: """
-                        INSERT INTO sync_change (kind, uuid, fields)
-                        SELECT '\(SyncEntity.interval.rawValue)', uuid, '{"deleted":true}' FROM interval
-                        WHERE uuid IS NOT NULL ORDER BY id
-                        """)
-            }
+            if try SyncTable.isRecording(db) { try db.execute(sql: SyncTable.named(.interval).deletionsSQL) }
             try db.execute(sql: "DELETE FROM interval")
             try trigger.restore()
             try Tracker.apply(changes, openBefore: nil, db)
@@ -234,16 +227,8 @@ struct BulkIntervals {
     /// Records the rows' creations as the trigger would have (when recording), and makes the
     /// trigger again.
     func finish(added: [Int64]) throws {
-        if let low = added.min(), let high = added.max(),
-            try Bool.fetchOne(db, sql: "SELECT \(SyncTable.recordingSQL)") == true
-        {
-            let table = SyncTable.named(.interval)
-            try db.execute(
-                sql: """
-                    INSERT INTO sync_change (kind, uuid, fields)
-                    SELECT '\(table.entity.rawValue)', uuid, \(table.fieldsJSON(of: table.table, creating: true))
-                    FROM \(table.table) WHERE id BETWEEN ? AND ? ORDER BY id
-                    """, arguments: [low, high])
+        if let low = added.min(), let high = added.max(), try SyncTable.isRecording(db) {
+            try db.execute(sql: SyncTable.named(.interval).creationsSQL("WHERE rowid BETWEEN ? AND ?"), arguments: [low, high])
         }
         try trigger.restore()
     }

@@ -80,14 +80,16 @@ public enum JSON: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Lowercase hex digits, made once (`quote` runs for every string of every line).
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     /// `quoted`, appended byte by byte. A Swift string is valid UTF-8, so the C1 controls are
     /// the pairs C2 80 … C2 9F, and the two separators E2 80 A8 and E2 80 A9.
     static func quote(_ text: String, to bytes: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         func escape(_ value: UInt32) {
             bytes.append(UInt8(ascii: "\\"))
             bytes.append(UInt8(ascii: "u"))
-            for shift in stride(from: 12, through: 0, by: -4) { bytes.append(hex[Int((value >> UInt32(shift)) & 0xF)]) }
+            for shift in stride(from: 12, through: 0, by: -4) { bytes.append(hexDigits[Int((value >> UInt32(shift)) & 0xF)]) }
         }
         func escaped(_ letter: Unicode.Scalar) {
             bytes.append(UInt8(ascii: "\\"))

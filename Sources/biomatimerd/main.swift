@@ -54,10 +54,10 @@ struct DaemonCommand: ParsableCommand {
             settings.away.threshold = threshold
         }
         if let inputTimeout {
-            guard let limit = DurationText.parse(inputTimeout), limit >= 1_000_000, limit <= 86_400_000_000 else {
+            guard let seconds = Settings.parseInputTimeout(inputTimeout) else {
                 throw ValidationError("--input-timeout \(inputTimeout) is not a duration from 1s to 24h: use e.g. 30s, 2m.")
             }
-            settings.inputIdleSeconds = Int(limit / 1_000_000)
+            settings.inputIdleSeconds = seconds
         }
         if let dataDir { settings.dataDirectory = URL(fileURLWithPath: dataDir, isDirectory: true) }
         var options = DaemonOptions()

@@ -4,21 +4,6 @@ import Foundation
 import TestSupport
 import Testing
 
-private let deviceB = "0b0b0b0b-0000-4000-8000-00000000000b"
-
-/// B's operations as a test writes them: sequence `n` at wall `n` µs, the note padded.
-private func operations(_ sequences: ClosedRange<Int64>, padding: Int = 0) -> [SyncOperation] {
-    sequences.map { n in
-        SyncOperation(
-            sequence: n, id: String(format: "01900000-0000-7000-8000-%012llx", n),
-            clock: HybridTime(wall: n, counter: 0, device: deviceB), entity: .interval,
-            entityID: "01900000-0000-7000-8000-000000000001",
-            fields: ["end": .int(n), "note": .string("é \(n)" + String(repeating: "x", count: padding))])
-    }
-}
-
-private func lines(_ operations: [SyncOperation]) -> String { operations.map { $0.line + "\n" }.joined() }
-
 /// A peer's log is read with bounds: no line longer than 64 KiB is taken, and one read holds
 /// at most about its limit of the log, however long the log is; the next read goes on from
 /// where it stopped.
@@ -33,11 +18,11 @@ private func lines(_ operations: [SyncOperation]) -> String { operations.map { $
     @Test func aHundredKiBLineIsDamageNamedByFileAndByte() throws {
         let folder = SyncFolder(root: root.path)
         try folder.prepare(device: deviceB, name: "B")
-        let good = lines(operations(1...3))
-        let long = operations(4...4, padding: 100 * 1024)[0].line
+        let good = lines(operations(1...3, device: deviceB))
+        let long = operations(4...4, device: deviceB, padding: 100 * 1024)[0].line
         #expect(long.utf8.count > 100 * 1024)
         let at = good.utf8.count
-        for tail in ["\n" + lines(operations(5...5)), "\n", ""] {
+        for tail in ["\n" + lines(operations(5...5, device: deviceB)), "\n", ""] {
             try Data((good + long + tail).utf8).write(to: URL(fileURLWithPath: folder.segmentPath(of: deviceB, 1)))
             for limit in [4 << 20, 1] {
                 var cursor = SyncCursor()
@@ -51,7 +36,7 @@ private func lines(_ operations: [SyncOperation]) -> String { operations.map { $
                     if problem != nil || !batch.more { break }
                 }
                 #expect(problem == "ops-000001.jsonl byte \(at): the line is longer than 64 KiB", "tail \(tail.count), limit \(limit)")
-                #expect(read == operations(1...3))
+                #expect(read == operations(1...3, device: deviceB))
                 #expect(cursor == SyncCursor(segment: 1, offset: at, sequence: 3))
                 // Read again from there: the same damage, nothing more taken.
                 let again = folder.read(deviceB, from: cursor, limit: limit)
@@ -66,7 +51,7 @@ private func lines(_ operations: [SyncOperation]) -> String { operations.map { $
     @Test func aLargeLogIsReadWholeInBoundedSteps() throws {
         let folder = SyncFolder(root: root.path, linesPerSegment: 60)
         try folder.prepare(device: deviceB, name: "B")
-        let written = operations(1...150, padding: 60_000)
+        let written = operations(1...150, device: deviceB, padding: 60_000)
         try folder.append(written, device: deviceB)
         let size = written.map { $0.line.utf8.count + 1 }  // by sequence - 1
         #expect(size.reduce(0, +) > 8 << 20)

@@ -3,8 +3,6 @@ import Foundation
 import TestSupport
 import Testing
 
-private let deviceB = "0b0b0b0b-0000-4000-8000-00000000000b"
-
 /// A peer's `device.json` read for its name: missing or not yet whole, the peer goes by its
 /// id; a card that cannot be read is named, so whoever shows the peer can say why.
 @Suite struct DeviceCardTests {

@@ -47,16 +47,7 @@ struct DeferredReplyTests {
         let held = Held()
         try Self.start(service, held: held)
         // The deferred call, from a thread of its own: it waits for its answer.
-        let answer = Answer()
-        Thread.detachNewThread {
-            do {
-                let client = try BlockingBus(.address(daemon.address))
-                answer.set(.success(try client.call(
-                    destination: Self.name, path: Self.path, interface: Self.iface, member: "Later", [.string("x")])))
-            } catch {
-                answer.set(.failure(error))
-            }
-        }
+        let answer = Self.callLater(on: daemon)
         #expect(waitUntil { (try? service.sync { () throws(BusError) in held.replies.count }) == 1 })
         // Meanwhile another call is answered at once.
         let client = try BlockingBus(.address(daemon.address))
@@ -74,20 +65,25 @@ struct DeferredReplyTests {
         defer { service.close() }
         let held = Held()
         try Self.start(service, held: held)
-        let answer = Answer()
-        Thread.detachNewThread {
-            do {
-                let client = try BlockingBus(.address(daemon.address))
-                answer.set(.success(try client.call(
-                    destination: Self.name, path: Self.path, interface: Self.iface, member: "Later", [.string("x")])))
-            } catch {
-                answer.set(.failure(error))
-            }
-        }
+        let answer = Self.callLater(on: daemon)
         #expect(waitUntil { (try? service.sync { () throws(BusError) in held.replies.count }) == 1 })
         try service.sync { () throws(BusError) in held.replies.removeAll() }
         #expect(waitUntil { answer.value != nil })
         #expect(answer.errorText?.contains("was never answered") == true, "\(String(describing: answer.value))")
+    }
+
+    /// Calls `Later` from a thread of its own, which waits for the answer.
+    static func callLater(on daemon: PrivateBus) -> Answer {
+        let answer = Answer()
+        Thread.detachNewThread {
+            do {
+                let client = try BlockingBus(.address(daemon.address))
+                answer.set(.success(try client.call(destination: name, path: path, interface: iface, member: "Later", [.string("x")])))
+            } catch {
+                answer.set(.failure(error))
+            }
+        }
+        return answer
     }
 
     final class Answer: @unchecked Sendable {

@@ -34,11 +34,22 @@ struct InputReaderTests {
     }
 
     /// Starts a reader of `fd` on `loop` (which then owns `fd`).
-    func read(_ fd: Int32, on loop: EventLoop, _ limits: InputLimits) throws -> (InputReader, Outcome) {
+    func read(
+        _ fd: Int32, on loop: EventLoop, _ limits: InputLimits, endsEarly: (@Sendable ([UInt8], Range<Int>) -> Bool)? = nil
+    ) throws -> (InputReader, Outcome) {
         let outcome = Outcome()
         let reader = InputReader(OwnedDescriptor(fd), loop: loop, limits: limits) { outcome.set($0) }
+        reader.endsEarly = endsEarly
         try loop.sync { () throws(BusError) in reader.start() }
         return (reader, outcome)
+    }
+
+    /// Once the reader of a pipe is gone (and the loop has let go of its watch), its writer
+    /// finds no reader.
+    func expectNoReader(_ writeEnd: Int32, loop: EventLoop) throws {
+        try loop.sync { () throws(BusError) in }
+        signal(SIGPIPE, SIG_IGN)
+        #expect(write(writeEnd, "x", 1) == -1 && errno == EPIPE)
     }
 
     func temporaryFile(_ bytes: [UInt8]) throws -> String {
@@ -90,19 +101,14 @@ struct InputReaderTests {
         #expect(pipe(&ends) == 0)
         defer { close(ends[1]) }
         try {
-            let outcome = Outcome()
-            let reader = InputReader(OwnedDescriptor(ends[0]), loop: loop, limits: Self.roomy) { outcome.set($0) }
-            reader.endsEarly = { bytes, new in bytes[new].contains(0) }
-            try loop.sync { () throws(BusError) in reader.start() }
+            let (reader, outcome) = try read(ends[0], on: loop, Self.roomy) { bytes, new in bytes[new].contains(0) }
             _ = write(ends[1], "text", 4)
             #expect(waitUntil { (try? loop.sync { () throws(BusError) in reader.received }) == 4 })
             #expect(outcome.calls == 0)
             _ = write(ends[1], "a\0b", 3)
             #expect(try outcome.wait()?.get() == Array("texta\0b".utf8))
         }()
-        try loop.sync { () throws(BusError) in }  // the loop has let go of its watch
-        signal(SIGPIPE, SIG_IGN)
-        #expect(write(ends[1], "x", 1) == -1 && errno == EPIPE)
+        try expectNoReader(ends[1], loop: loop)
     }
 
     /// A pipe that says nothing for the idle limit ends the read; one that passes the size
@@ -163,8 +169,6 @@ struct InputReaderTests {
             try loop.sync { () throws(BusError) in reader.cancel() }
             #expect(outcome.wait() == .failure(.cancelled))
         }()
-        try loop.sync { () throws(BusError) in }  // the loop has let go of its watch
-        signal(SIGPIPE, SIG_IGN)
-        #expect(write(ends[1], "x", 1) == -1 && errno == EPIPE)
+        try expectNoReader(ends[1], loop: loop)
     }
 }
