@@ -2,6 +2,7 @@ import BiomaCore
 import BiomaStore
 import BiomaSync
 import CContract
+import CSystem
 import DBusKit
 import Foundation
 
@@ -39,6 +40,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// while it keeps failing.
     private var retryAfter = SyncService.firstRetry
     static let firstRetry: Micros = 2_000_000
+    /// The time one slice of a backlog may take to make operations (µs); its commit and its
+    /// append to the folder come on top.
+    static let drainBudget: Int64 = 10_000
     static let lastRetry: Micros = 300_000_000
     /// A message about this device (a copied data folder that took a new id).
     private var notice: String?
@@ -50,6 +54,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// The peers' rows of `Devices`, as of the last read of the folder (names from their
     /// `device.json`, cursors from the store): publications use them without any I/O.
     private var peerRows: [SyncDeviceRow] = []
+    /// A slice of the tracker's backlog is queued for the loop's next turn.
+    private var drainQueued = false
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, configuredFolder: String?,
@@ -265,6 +271,26 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         } catch {
             failed(error)
         }
+        drainBacklog()
+    }
+
+    /// A bulk change (an import, a history reset, the first snapshot) records more changes
+    /// than one write makes into operations (`Tracker.drainSlice`): the rest are made a slice
+    /// per turn of the loop, each appended like any change's, so every call, deadline and
+    /// peer's change is served between slices. A slice that fails (a full disk) leaves the
+    /// rest in the store, in order, for the next write. `ReadUpTo` is published once, when the
+    /// last slice is in the folder.
+    private func drainBacklog() {
+        guard folder != nil, tracker.hasSyncBacklog, !drainQueued else { return }
+        drainQueued = true
+        bus.loop.later { [weak self] in
+            guard let self else { return }
+            drainQueued = false
+            guard folder != nil else { return }
+            let end = csystem_clock_us(CLOCK_MONOTONIC) + Self.drainBudget
+            do { try tracker.drainSyncBacklog { csystem_clock_us(CLOCK_MONOTONIC) >= end } } catch { log("sync: \(error)") }
+            if !tracker.hasSyncBacklog { publishing(at: clock.now()) {} }
+        }
     }
 
     /// Appends whatever the folder does not have yet of this device's log.
@@ -284,6 +310,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         } catch {
             failed(error)
         }
+        drainBacklog()
     }
 
     private func failed(_ error: any Error) {

@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaDaemon
+import BiomaStore
 import DBusKit
 import Foundation
 import GRDB
@@ -175,6 +176,50 @@ struct SyncEndToEndTests {
         // History reset on B empties A's.
         try b.cliOK(["reset-history", "--yes"])
         #expect(Self.converge(a, b) { try a.export().split(whereSeparator: \.isNewline).count == 1 })
+    }
+
+    /// A bulk change with sync on (an import of several writes' worth of operations) is
+    /// answered once it is recorded; its operations follow a slice per turn of the loop, in
+    /// order, a change made meanwhile after them, and the peer ends with the same history.
+    @Test func aBulkImportReachesThePeerInOrderAfterItsAnswer() throws {
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try Machine()
+        let b = try Machine()
+        try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
+        try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
+        // Half-hour intervals, one an hour from 2026-01-01 (long before the faked now).
+        let count = Tracker.drainSlice * 4 + 3
+        let first: Micros = 1_767_225_600_000_000
+        let rows = (0..<count).map { n in
+            IntervalCSV.Row(
+                projectName: n % 2 == 0 ? "Bulk" : "Other", color: "#FF8800", start: first + Micros(n) * 3_600_000_000,
+                end: first + Micros(n) * 3_600_000_000 + 1_800_000_000)
+        }
+        let file = a.f.bus.directory.appendingPathComponent("bulk.csv")
+        try (IntervalCSV.header + "\r\n" + IntervalCSV.encodeRows(rows, timeZone: TimeZone(identifier: "UTC")!))
+            .write(to: file, atomically: true, encoding: .utf8)
+        #expect(try a.cliOK(["import", file.path]).stdout.contains("\(count)"))
+        try a.cliOK(["start"])
+        #expect(
+            Self.converge(a, b) {
+                let lines = try b.export().split(whereSeparator: \.isNewline).count
+                return b.properties["Running"]?.bool == true && lines == count + 1
+            })
+        // A's log: every operation once, numbered from 1 without a gap, the start last.
+        let device = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("devices").path).first { id in
+                (try? a.sync()["DeviceId"]?.string) == id
+            })
+        let directory = folder.appendingPathComponent("devices/\(device)")
+        let lines = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("ops-") }.sorted()
+            .flatMap { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8).split(separator: "\n") }
+        let sequences = lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["seq"] as? Int
+        }
+        #expect(sequences == Array(1...lines.count))
+        #expect(lines.filter { $0.contains("\"kind\":\"interval\"") }.count == count + 1)
+        #expect(lines.last?.contains("\"kind\":\"interval\"") == true && lines.last?.contains("\"end\":null") == true)
     }
 
     @Test func offlineHistoriesJoinedWithAClockFiveMinutesAhead() throws {
