@@ -153,6 +153,23 @@ import Testing
         }
     }
 
+    /// Rows go in groups per statement (`insertRows`): the ids handed back are the rows'
+    /// own, in start order, with rows equal to recorded time skipped between groups.
+    @Test func theIdsHandedBackAreTheInsertedRows() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            let all = Self.items(Tracker.insertRows * 3 + 5)
+            // Every seventh already recorded: skipped by the second import.
+            _ = try tracker.importIntervals(stride(from: 0, to: all.count, by: 7).map { all[$0] }, format: .timewarrior, at: now)
+            let result = try tracker.importIntervals(all.reversed(), format: .timewarrior, at: now)
+            #expect(result.count == all.count - (all.count + 6) / 7)
+            let rows = try tracker.queryStringsForTesting(
+                "SELECT id || ' ' || start_us FROM interval WHERE id >= \(result.addedIDs.min() ?? 0) ORDER BY start_us")
+            #expect(rows == zip(result.addedIDs, all.enumerated().filter { $0.offset % 7 != 0 }.map(\.element.start)).map { "\($0) \($1)" })
+        }
+    }
+
     @Test func aRefusedBulkImportLeavesTheTriggerAndNothingElse() throws {
         try withTemporaryDirectory { dir in
             let now = t("2026-11-20T12:00:00+01:00")
