@@ -130,9 +130,10 @@ extension Tracker {
         try loadSync()
     }
 
-    /// Turns sync off: changes are no longer recorded; the folder is left as it is.
+    /// Turns sync off: changes are no longer recorded; the folder is left as it is. Changes
+    /// recorded while it was on and not yet stamped (a bulk change's backlog) wait in the store
+    /// and are stamped when it is turned on again.
     public func disableSync() throws {
-        try drainWholeSyncBacklog()
         try writeOrThrow { db in try db.execute(sql: "UPDATE sync_self SET folder = NULL, recording = 0 WHERE id = 1") }
         try loadSync()
     }
@@ -458,7 +459,7 @@ struct SyncMaterializer {
         let fields = try fields(table.entity, id)
         let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?", arguments: [id]) ?? false
         if fields[SyncOperation.deletedField] == .bool(true) {
-            if exists { try db.execute(sql: "DELETE FROM \(table.table) WHERE uuid = ?", arguments: [id]) }
+            if exists { try db.cachedStatement(sql: "DELETE FROM \(table.table) WHERE uuid = ?").execute(arguments: [id]) }
             return
         }
         var columns: [String] = []
@@ -647,7 +648,7 @@ struct SyncMaterializer {
             cuts.append((id, ends[id] ?? nil))
         }
         // Deletes, then ends that close, then the rest: no moment with two open intervals.
-        for id in gone.sorted() { try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [id]) }
+        for id in gone.sorted() { try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [id]) }
         let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
         for cut in cuts.sorted(by: { $0.id < $1.id }) {
             let start = stretches[cut.id]!.start
@@ -657,12 +658,12 @@ struct SyncMaterializer {
                 // Written below with the rest of its fields.
                 if kept { targets[cut.id]?.end = cut.end } else {
                     targets[cut.id] = nil
-                    try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [cut.id])
+                    try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
                 }
             } else if kept {
-                try db.execute(sql: "UPDATE interval SET end_us = ? WHERE uuid = ?", arguments: [cut.end, cut.id])
+                try db.cachedStatement(sql: "UPDATE interval SET end_us = ? WHERE uuid = ?").execute(arguments: [cut.end, cut.id])
             } else {
-                try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [cut.id])
+                try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
             }
         }
         let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }

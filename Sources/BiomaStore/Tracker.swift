@@ -277,8 +277,8 @@ public final class Tracker: @unchecked Sendable {
     }
 
     /// Makes every waiting change into operations, in one transaction: before a merge, which
-    /// weighs a peer's fields against the stamps of what is recorded here, and before sync is
-    /// turned off (they then wait in the outbox).
+    /// weighs a peer's fields against the stamps of what is recorded here (the daemon merges
+    /// once the backlog is gone; this keeps the rule for any other caller).
     func drainWholeSyncBacklog() throws {
         guard hasSyncBacklog else { return }
         try writeOrThrow(drainLimit: nil) { _ in }

@@ -141,15 +141,24 @@ import Testing
             #expect(intervals.last?.fields["note"] == .string("later"))
             #expect(handed.map(\.sequence) == Array(handed.first!.sequence...(handed.first!.sequence + Int64(handed.count) - 1)))
             #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") == ["0"])
-            // A reset's deletions wait the same way; turning sync off stamps them all first.
+            // A merge stamps whatever waits before it weighs a peer's fields.
+            _ = try reopened.importIntervals(Self.items(Tracker.drainSlice + 2, from: t("2026-10-01T08:00:00+02:00")), format: .timewarrior, at: now)
+            #expect(reopened.hasSyncBacklog)
+            _ = try reopened.mergeSync([], peer: SyncPeerState(device: "0190a2d4-0000-7000-8000-000000000001"), at: now)
+            #expect(!reopened.hasSyncBacklog)
+            // A reset's deletions wait the same way, also while sync is off, until it is on again.
             handed = []
             try reopened.resetHistory(at: now)
             #expect(reopened.hasSyncBacklog)
             try reopened.disableSync()
+            #expect(!reopened.hasSyncBacklog)
+            #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") != ["0"])
+            try reopened.enableSync(folder: "/sync", name: "A")
+            try Self.drainBacklog(of: reopened)
             #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") == ["0"])
-            #expect(handed.filter { $0.fields["deleted"] == .bool(true) }.count == uuids.count + 1)
+            #expect(handed.filter { $0.fields["deleted"] == .bool(true) }.count == uuids.count + 1 + Tracker.drainSlice + 2)
             let outbox = try reopened.queryStringsForTesting("SELECT count(*) FROM sync_outbox WHERE line LIKE '%\"deleted\":true%'")
-            #expect(outbox == ["\(uuids.count + 1)"])
+            #expect(outbox == ["\(uuids.count + 1 + Tracker.drainSlice + 2)"])
         }
     }
 
