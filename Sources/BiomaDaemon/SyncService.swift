@@ -58,8 +58,10 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     private var drainQueued = false
     /// Peers whose logs changed while the backlog was being stamped: merged after it.
     private var peersWaiting: Set<String> = []
-    /// The read of peers' logs in progress (`mergeSlice`), if any.
+    /// The read of peers' logs in progress (`mergeSlice`), if any, and whether its next slice
+    /// is queued.
     private var mergeRun: MergeRun?
+    private var mergeQueued = false
     /// Lines of a peer's log merged per turn of the loop: about 250 operations (the least a
     /// read takes is one longest line, 64 KiB).
     static let mergeSliceBytes = 64 << 10
@@ -274,6 +276,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         peerRows = []
         peersWaiting = []
         mergeRun = nil
+        mergeQueued = false
     }
 
     // MARK: - Writing
@@ -313,7 +316,14 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             guard !tracker.hasSyncBacklog else { return }
             let waiting = peersWaiting
             peersWaiting = []
-            if waiting.isEmpty { publishing(at: clock.now()) {} } else { merge(peers: waiting) }
+            if mergeRun != nil {
+                merge(peers: waiting)
+                queueMergeSlice()
+            } else if waiting.isEmpty {
+                publishing(at: clock.now()) {}
+            } else {
+                merge(peers: waiting)
+            }
         }
     }
 
@@ -388,10 +398,21 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         mergeSlice()
     }
 
+    private func queueMergeSlice() {
+        guard !mergeQueued else { return }
+        mergeQueued = true
+        bus.loop.later { [weak self] in
+            self?.mergeQueued = false
+            self?.mergeSlice()
+        }
+    }
+
     /// One slice of the read in progress; the next is queued for the loop's next turn, and
-    /// the last says what the read did.
+    /// the last says what the read did. A bulk change made meanwhile pauses the read until
+    /// its backlog is stamped (`drainBacklog` resumes it).
     private func mergeSlice() {
         guard var run = mergeRun, let folder else { return mergeRun = nil }
+        guard !tracker.hasSyncBacklog else { return }
         publishing(at: clock.now()) {
             if run.reading == nil {
                 guard !run.peers.isEmpty, let known = readPeers() else { return run.peers = [] }
@@ -421,8 +442,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         }
         guard run.reading == nil && run.peers.isEmpty else {
             mergeRun = run
-            bus.loop.later { [weak self] in self?.mergeSlice() }
-            return
+            return queueMergeSlice()
         }
         mergeRun = nil
         publishing(at: clock.now()) { merged(run, in: folder) }
