@@ -250,9 +250,11 @@ final class InProcessDaemon: DaemonAccess {
             throw Self.failure(DBusMethodError.invalidArgs("\(member) takes arguments of type '\(expected)', not '\(given)'"))
         }
         do {
-            // The message checks the arguments as sending them would (strings libdbus refuses).
+            // The arguments get the checks sending them would make (strings libdbus refuses);
+            // the message only names the call: the handler takes the values as they are.
+            try BusMessage.validateArguments(arguments)
             let message = try BusMessage.methodCall(
-                destination: ContractNames.busName, path: ContractNames.objectPath, interface: name, member: member, arguments: arguments)
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: name, member: member)
             return try method.handler(MethodCall(message: message, arguments: arguments))
         } catch {
             throw Self.failure(error)

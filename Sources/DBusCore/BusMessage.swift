@@ -38,6 +38,13 @@ public final class BusMessage: @unchecked Sendable {
         return message
     }
 
+    /// The checks `methodCall` makes of its arguments before libdbus sees them, without
+    /// building a message: a call made in the service's own process hands its handler the
+    /// values as they are (an import's megabytes are not copied into a message to be checked).
+    public static func validateArguments(_ arguments: [DBusValue]) throws(BusError) {
+        try Marshal.validate(arguments)
+    }
+
     public static func signal(path: String, interface: String, member: String, arguments: [DBusValue] = [])
         throws(BusError) -> BusMessage
     {
