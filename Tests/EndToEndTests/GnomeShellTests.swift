@@ -103,8 +103,18 @@ struct GnomeShellTests {
         let root = try makeTemporaryDirectory("gnome-shell")
         chmod(root.path, 0o755)
         let s = Session(root: root)
+        let artefacts = repositoryRoot.appendingPathComponent(".build/artefacts/gnome-shell")
+        try? FileManager.default.removeItem(at: artefacts)
+        try FileManager.default.createDirectory(at: artefacts, withIntermediateDirectories: true)
         defer {
+            // The last screen and the logs stay for a look (screenshot.png, shell.log, start.log).
+            _ = try? s.harness(["shot", "--dir", s.dir, "--out", artefacts.appendingPathComponent("screenshot.png").path])
             _ = try? s.harness(["stop", "--dir", s.dir])
+            for log in ["shell.log", "start.log"] {
+                try? FileManager.default.copyItem(
+                    at: URL(fileURLWithPath: s.dir).appendingPathComponent(log), to: artefacts.appendingPathComponent(log))
+            }
+            print("GNOME Shell artefacts (screenshot.png, shell.log, start.log): \(artefacts.path)")
             try? FileManager.default.removeItem(at: root)
         }
         let setup = try s.harness(["setup", "--dir", s.dir, "--home", s.home])
@@ -221,7 +231,7 @@ struct GnomeShellTests {
 }
 
 /// A screenshot as a binary PPM (what xwdtopnm writes): exact RGB values.
-struct Screen {
+struct Screen: CustomStringConvertible {
     let width: Int
     let height: Int
     let pixels: [UInt8]
@@ -249,6 +259,9 @@ struct Screen {
         height = h
         pixels = Array(data[index..<index + w * h * 3])
     }
+
+    /// Its size only: a failed expectation does not print a million pixels.
+    var description: String { "a \(width)×\(height) screenshot" }
 
     func pixel(_ x: Int, _ y: Int) -> UInt32 {
         let i = (y * width + x) * 3

@@ -14,7 +14,7 @@
 #       `gnome-shell --x11 --replace --sm-disable`. Returns once the shell owns
 #       org.gnome.Shell, the extension's state is ENABLED (with --enable), the start-up is
 #       over and the overview is hidden; each wait at most 30 s.
-#       DIR gets: display, bus (the session bus address), shell.log, xvfb.log.
+#       DIR gets: display, bus (the session bus address), shell.log, xvfb.log, start.log.
 #   xvfb-gnome-shell.sh run --dir DIR -- COMMAND [ARG]...
 #       runs COMMAND as the user, in the session's environment (HOME and XDG folders; after
 #       `start` also its bus and DISPLAY).
@@ -105,6 +105,9 @@ setup)
     ;;
 start)
     [ -s "$dir/home" ] || usage "run setup first"
+    # In a subshell writing to start.log: what it leaves running must not hold the caller's
+    # standard output and error (a test reads them to their end).
+    (
     for tool in gnome-shell Xvfb xwd xwdtopnm pnmtopng xdotool dbus-run-session dbus-daemon gdbus gsettings; do
         command -v "$tool" >/dev/null 2>&1 || fail "$tool not installed"
     done
@@ -180,7 +183,10 @@ start)
         [ $i -ge 100 ] && fail "the overview did not close within 10 s"
         sleep 0.1; i=$((i + 1))
     done
-    exit 0
+    ) >"$dir/start.log" 2>&1 </dev/null
+    status=$?
+    [ $status = 0 ] || cat "$dir/start.log" >&2
+    exit $status
     ;;
 run)
     [ $# -gt 0 ] || usage "run needs -- COMMAND"
