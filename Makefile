@@ -15,9 +15,10 @@ DEPS_CORE := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin system
 	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db \
 	librsvg2-bin libxml2-utils python3-icalendar zsh fish zlib1g-dev syncthing
 # The real bars of the widget tests, timewarrior for the import tests and the benchmarks'
-# comparisons, and chromium, the browser that draws the SVG chart (headless screenshots).
+# comparisons, chromium, the browser that draws the SVG chart (headless screenshots), and
+# GNOME Shell with gjs (the top bar extension runs in it) and nodejs (parses its ES module form).
 DEPS_BARS := i3blocks sway waybar grim fonts-dejavu-core polybar xvfb x11-apps netpbm xdotool tmux \
-	timewarrior hyperfine chromium
+	timewarrior hyperfine chromium gnome-shell gjs nodejs
 DEPS := $(DEPS_CORE) $(DEPS_BARS)
 
 .PHONY: all build test run bench deps clean

@@ -443,7 +443,8 @@ struct Install: ParsableCommand, RunsLocally {
             the units (systemd/user: the daemon's and biomatimer-tray.service), the tray's autostart \
             entry ($XDG_CONFIG_HOME/autostart, default ~/.config/autostart), the manual (man/man1) and completions for bash \
             (bash-completion/completions), zsh (zsh/site-functions: add it to fpath) and fish \
-            (fish/vendor_completions.d). With --prefix, the same under PREFIX/bin, PREFIX/libexec \
+            (fish/vendor_completions.d), and the GNOME Shell top bar extension (gnome-shell/extensions, \
+            enabled when GNOME runs; otherwise it says how). With --prefix, the same under PREFIX/bin, PREFIX/libexec \
             and PREFIX/share (the autostart entry under PREFIX/etc/xdg/autostart), for packagers. Running it again is harmless; `biomatimer uninstall` \
             removes it all and never the data.
             """)
