@@ -59,6 +59,7 @@ public enum Installer {
         Type=Application
         Name=biomatimer tray
         Comment=biomatimer's timers and projects in the system tray
+        TryExec=@BINDIR@/biomatimer
         Exec=@BINDIR@/biomatimer tray
         Terminal=false
         NoDisplay=true
