@@ -345,10 +345,11 @@ const BiomaIsland = (() => {
         return text;
     };
 
-    /// The first instant after `now` (µs) at which a shown second changes (the line's and
-    /// the menu's: work, project and focus times), or null when nothing moves: then only a
-    /// PropertiesChanged changes them. Widgets/Common/Redraw.swift's `nextRedraw`.
-    const nextChange = (state, now) => {
+    /// The first instant after `now` (µs) at which a shown second changes — the line's work
+    /// and focus times, and with `projectTimes` the menu's project times too — or null when
+    /// nothing moves: then only a PropertiesChanged changes them. Widgets/Common/Redraw.swift's
+    /// `nextRedraw` showing `.line`, or `.all`.
+    const nextChange = (state, now, projectTimes = false) => {
         if (!state.online)
             return null;
         const t = state.timer || {};
@@ -365,7 +366,7 @@ const BiomaIsland = (() => {
             countingUp(t.SessionTime);
             countingUp(t.DailyTotal);
         }
-        if (str(t.ActiveProject) !== '') {
+        if (projectTimes && str(t.ActiveProject) !== '') {
             countingUp(t.ProjectSessionTime);
             countingUp(t.ProjectDailyTotal);
         }
@@ -531,6 +532,7 @@ class BiomaIndicator extends PanelMenu.Button {
         this.menu.connect('open-state-changed', (_menu, open) => {
             if (open)
                 this._fetchLists();
+            this._render();
             return Clutter.EVENT_PROPAGATE;
         });
         this._changed();
@@ -646,7 +648,8 @@ class BiomaIndicator extends PanelMenu.Button {
             GLib.source_remove(this._tickId);
             this._tickId = 0;
         }
-        const next = BiomaIsland.nextChange(this._client.state, now);
+        // The project times tick only in the open menu.
+        const next = BiomaIsland.nextChange(this._client.state, now, this.menu.isOpen);
         if (next === null)
             return;
         const delay = Math.max(1, Math.ceil((next - now) / 1000));

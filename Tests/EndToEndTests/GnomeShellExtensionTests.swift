@@ -73,7 +73,7 @@ struct GnomeShellExtensionTests {
 
     /// The extension's line and next redraw for many states at several instants, from the
     /// properties as D-Bus carries them (each interface's table), against `IslandRenderer` and
-    /// `nextRedraw`.
+    /// `nextRedraw` (the line's times, and all of them while the menu is open).
     @Test func theExtensionShowsTheIslandLine() throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/gjs"), "gjs is missing (Debian package gjs; `make deps`)")
         let t0: Int64 = 1_763_776_800_000_000
@@ -110,8 +110,11 @@ struct GnomeShellExtensionTests {
         for (c, answer) in zip(cases, answers) {
             let expected = renderer.render(c.state, now: c.now)
             #expect(answer["line"] as? String == expected, "now \(c.now - t0) µs after t0, state \(c.state)")
-            let next = nextRedraw(after: c.now, state: c.state)
+            // The panel wakes only for the line's times; the open menu's project times too.
+            let next = nextRedraw(after: c.now, state: c.state, showing: .line)
             #expect((answer["next"] as? NSNumber)?.int64Value == next, "next redraw, now \(c.now - t0), state \(c.state)")
+            let nextAll = nextRedraw(after: c.now, state: c.state, showing: .all)
+            #expect((answer["nextAll"] as? NSNumber)?.int64Value == nextAll, "next redraw with the menu, now \(c.now - t0), state \(c.state)")
         }
     }
 

@@ -144,6 +144,7 @@ class BiomaIndicator extends PanelMenu.Button {
         this.menu.connect('open-state-changed', (_menu, open) => {
             if (open)
                 this._fetchLists();
+            this._render();
             return Clutter.EVENT_PROPAGATE;
         });
         this._changed();
@@ -259,7 +260,8 @@ class BiomaIndicator extends PanelMenu.Button {
             GLib.source_remove(this._tickId);
             this._tickId = 0;
         }
-        const next = BiomaIsland.nextChange(this._client.state, now);
+        // The project times tick only in the open menu.
+        const next = BiomaIsland.nextChange(this._client.state, now, this.menu.isOpen);
         if (next === null)
             return;
         const delay = Math.max(1, Math.ceil((next - now) / 1000));

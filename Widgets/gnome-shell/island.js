@@ -235,10 +235,11 @@ const BiomaIsland = (() => {
         return text;
     };
 
-    /// The first instant after `now` (µs) at which a shown second changes (the line's and
-    /// the menu's: work, project and focus times), or null when nothing moves: then only a
-    /// PropertiesChanged changes them. Widgets/Common/Redraw.swift's `nextRedraw`.
-    const nextChange = (state, now) => {
+    /// The first instant after `now` (µs) at which a shown second changes — the line's work
+    /// and focus times, and with `projectTimes` the menu's project times too — or null when
+    /// nothing moves: then only a PropertiesChanged changes them. Widgets/Common/Redraw.swift's
+    /// `nextRedraw` showing `.line`, or `.all`.
+    const nextChange = (state, now, projectTimes = false) => {
         if (!state.online)
             return null;
         const t = state.timer || {};
@@ -255,7 +256,7 @@ const BiomaIsland = (() => {
             countingUp(t.SessionTime);
             countingUp(t.DailyTotal);
         }
-        if (str(t.ActiveProject) !== '') {
+        if (projectTimes && str(t.ActiveProject) !== '') {
             countingUp(t.ProjectSessionTime);
             countingUp(t.ProjectDailyTotal);
         }
