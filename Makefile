@@ -15,12 +15,17 @@ DEPS_CORE := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin system
 	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db \
 	librsvg2-bin libxml2-utils python3-icalendar zsh fish zlib1g-dev syncthing
 # The real bars of the widget tests, timewarrior for the import tests and the benchmarks'
-# comparisons, and chromium, the browser that draws the SVG chart (headless screenshots).
+# comparisons, chromium, the browser that draws the SVG chart (headless screenshots), and
+# GNOME Shell with gjs (the top bar extension runs in it) and nodejs (parses its ES module form).
 DEPS_BARS := i3blocks sway waybar grim fonts-dejavu-core polybar xvfb x11-apps netpbm xdotool tmux \
-	timewarrior hyperfine chromium
-DEPS := $(DEPS_CORE) $(DEPS_BARS)
+	timewarrior hyperfine chromium gnome-shell gjs nodejs
+# The Debian package: dpkg-shlibdeps (dpkg-dev) for its Depends, lintian to check it.
+DEPS_DEB := dpkg-dev lintian
+DEPS := $(DEPS_CORE) $(DEPS_BARS) $(DEPS_DEB)
+# The package's programs carry the Swift runtime (--static-swift-stdlib), built apart.
+STATIC := $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path .build-static-stdlib
 
-.PHONY: all build test run bench deps clean
+.PHONY: all build test run bench deps deb clean
 
 all: build
 
@@ -45,9 +50,15 @@ build: deps
 # Every suite in one `swift test`. The end-to-end suites block a thread while a real program
 # works; they run each test on a thread of their own (`.ownThread`, Tests/TestSupport), so the
 # cooperative pool (one thread per core) stays free for the tests that await.
-test: deps
+test: deps deb
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt; exit $${PIPESTATUS[0]}
+
+# `make deb`: .build/deb/biomatimer_<version>_<arch>.deb, which needs no Swift toolchain;
+# DebPackageTests installs it (so `make test` builds it first: a release build, minutes).
+deb: deps
+	for p in biomatimer-tool biomatimerd biomatimer-tray biomatimer; do $(STATIC) --product $$p || exit 1; done
+	sh packaging/build-deb.sh "$$($(STATIC) --show-bin-path)" .build/deb
 
 run: build
 	@bash dbus/dev-session.sh "$$($(SWIFT) build --show-bin-path)/biomatimer"

@@ -443,7 +443,8 @@ struct Install: ParsableCommand, RunsLocally {
             the units (systemd/user: the daemon's and biomatimer-tray.service), the tray's autostart \
             entry ($XDG_CONFIG_HOME/autostart, default ~/.config/autostart), the manual (man/man1) and completions for bash \
             (bash-completion/completions), zsh (zsh/site-functions: add it to fpath) and fish \
-            (fish/vendor_completions.d). With --prefix, the same under PREFIX/bin, PREFIX/libexec \
+            (fish/vendor_completions.d), and the GNOME Shell top bar extension (gnome-shell/extensions, \
+            enabled when GNOME runs; otherwise it says how). With --prefix, the same under PREFIX/bin, PREFIX/libexec \
             and PREFIX/share (the autostart entry under PREFIX/etc/xdg/autostart), for packagers. Running it again is harmless; `biomatimer uninstall` \
             removes it all and never the data.
             """)
@@ -456,12 +457,14 @@ struct Install: ParsableCommand, RunsLocally {
         else {
             throw ClientFailure(exitCode: 1, "cannot find the biomatimer and biomatimerd binaries that belong beside \(tool).")
         }
+        // The top bar extension in the form the installed GNOME Shell loads.
+        let gnome = GnomeShellExtension.installedVersion()
         let extras: [(path: String, text: String)] = [
             (layout.manualPage, Manual.page(version: Biomatimer.configuration.version)),
             (layout.bashCompletion, Biomatimer.completionScript(for: .bash)),
             (layout.zshCompletion, Biomatimer.completionScript(for: .zsh)),
             (layout.fishCompletion, Biomatimer.fishCompatible(Biomatimer.completionScript(for: .fish))),
-        ]
+        ] + GnomeShellExtension.files(.init(forVersion: gnome)).map { ("\(layout.gnomeShellExtension)/\($0.name)", $0.text) }
         let paths: [String]
         do {
             paths = try Installer.install(
@@ -471,6 +474,19 @@ struct Install: ParsableCommand, RunsLocally {
         }
         for path in paths { say("installed \(path)") }
         say("The session bus now starts the daemon on the first call (run `biomatimer status` to try).")
+        if let gnome { say(gnomeAdvice(gnome)) }
+    }
+
+    /// What happens next for the top bar: a running GNOME Shell has the extension enabled for
+    /// its next start (it reads its extensions once); otherwise, how to turn it on.
+    private func gnomeAdvice(_ version: String) -> String {
+        let uuid = GnomeShellExtension.uuid
+        if GnomeShellExtension.shellIsRunning(), GnomeShellExtension.enable() {
+            return "\(version): the top bar extension \(uuid) is enabled and shows after your next login "
+                + "(on X11, Alt+F2 then r restarts the shell now)."
+        }
+        return "\(version): to show biomatimer in the top bar, log in to GNOME again and run "
+            + "`gnome-extensions enable \(uuid)` (or turn it on in the Extensions app)."
     }
 }
 

@@ -59,6 +59,7 @@ public enum Installer {
         Type=Application
         Name=biomatimer tray
         Comment=biomatimer's timers and projects in the system tray
+        TryExec=@BINDIR@/biomatimer
         Exec=@BINDIR@/biomatimer tray
         Terminal=false
         NoDisplay=true
@@ -258,6 +259,8 @@ public struct InstallLayout: Sendable, Equatable {
     public var bashCompletion: String
     public var zshCompletion: String
     public var fishCompletion: String
+    /// The GNOME Shell extension's folder (`gnome-shell/extensions/UUID` in share).
+    public var gnomeShellExtension: String
     /// The list of installed files, for `uninstall`.
     public var manifest: String { libexec + "/installed-files" }
 
@@ -273,6 +276,7 @@ public struct InstallLayout: Sendable, Equatable {
         bashCompletion = share + "/bash-completion/completions/biomatimer"
         zshCompletion = share + "/zsh/site-functions/_biomatimer"
         fishCompletion = share + "/fish/vendor_completions.d/biomatimer.fish"
+        gnomeShellExtension = share + "/gnome-shell/extensions/" + GnomeShellExtension.uuid
     }
 
     /// A per-user installation, where the user's session bus, systemd, man, bash, zsh and fish

@@ -41,12 +41,21 @@ struct InstallTests {
             "\(h.data)/systemd/user/biomatimer.service", "\(h.data)/man/man1/biomatimer.1",
             "\(h.data)/bash-completion/completions/biomatimer", "\(h.data)/zsh/site-functions/_biomatimer",
             "\(h.data)/fish/vendor_completions.d/biomatimer.fish",
+            "\(h.data)/gnome-shell/extensions/biomatimer@biomatimer.org/extension.js",
+            "\(h.data)/gnome-shell/extensions/biomatimer@biomatimer.org/metadata.json",
+            "\(h.data)/gnome-shell/extensions/biomatimer@biomatimer.org/stylesheet.css",
             "\(h.data)/systemd/user/biomatimer-tray.service", "\(h.root.path)/xdg-config/autostart/biomatimer-tray.desktop",
             "\(h.home)/.local/libexec/biomatimer/biomatimer-tray",
         ]
-        // It says what it wrote, and wrote exactly that.
+        // It says what it wrote, and wrote exactly that; with GNOME Shell installed (not
+        // running here), how to turn the top bar extension on.
+        let gnome = GnomeShellExtension.installedVersion().map {
+            "\($0): to show biomatimer in the top bar, log in to GNOME again and run "
+                + "`gnome-extensions enable biomatimer@biomatimer.org` (or turn it on in the Extensions app).\n"
+        }
+        #expect(gnome != nil, "gnome-shell is not installed (`make deps`)")
         #expect(r.stdout == expected.map { "installed \($0)\n" }.joined()
-            + "The session bus now starts the daemon on the first call (run `biomatimer status` to try).\n")
+            + "The session bus now starts the daemon on the first call (run `biomatimer status` to try).\n" + (gnome ?? ""))
         for path in expected { #expect(FileManager.default.fileExists(atPath: path), "\(path)") }
         #expect(try String(contentsOfFile: expected[5], encoding: .utf8).contains("reset-history"))
         #expect(try String(contentsOfFile: expected[7], encoding: .utf8).contains("reset-history"))
@@ -112,6 +121,7 @@ struct InstallTests {
             "libexec/biomatimer/biomatimer-tray",
             "share/dbus-1/services/org.biomatimer.Timer1.service", "share/systemd/user/biomatimer.service",
             "share/man/man1/biomatimer.1", "share/bash-completion/completions/biomatimer",
+            "share/gnome-shell/extensions/biomatimer@biomatimer.org/extension.js",
         ] {
             #expect(FileManager.default.fileExists(atPath: "\(h.home)/pkg/\(path)"), "\(path)")
         }

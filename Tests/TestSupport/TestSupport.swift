@@ -65,6 +65,9 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
             posix_spawn_file_actions_addclose(&actions, outPipe[0])
             posix_spawn_file_actions_addclose(&actions, errPipe[0])
+            // Only 1 and 2 write to the pipes: a copy left open would keep them open in whatever
+            // the child leaves running (a harness's background server), and the reader waiting.
+            for end in [outPipe[1], errPipe[1]] where end > 2 { posix_spawn_file_actions_addclose(&actions, end) }
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)

@@ -1,0 +1,112 @@
+import DBusCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// biomatimer's GNOME Shell extension (Widgets/gnome-shell): the folder `install` writes into
+/// `gnome-shell/extensions/`. One source, two forms: GNOME 43–44 load an extension as a legacy
+/// `imports` script, GNOME 45 and later as an ES module, so `extension.js` is the shared code
+/// (`island.js`, `indicator.js`) between the form's head and tail.
+public enum GnomeShellExtension {
+    public static let uuid = "biomatimer@biomatimer.org"
+
+    public enum Form: Sendable, Equatable {
+        /// GNOME 43 and 44: `imports.gi`, `init()`.
+        case legacy
+        /// GNOME 45 and later: `import … from 'gi://…'`, `export default class`.
+        case modules
+
+        var shellVersions: String { self == .legacy ? #"["43", "44"]"# : #"["45", "46", "47", "48", "49"]"# }
+        var prefix: String { self == .legacy ? "legacy" : "module" }
+
+        /// The form for the GNOME Shell `gnome-shell --version` names (`GNOME Shell 43.9`):
+        /// legacy before 45; ES modules from 45, and when no GNOME Shell is installed (the
+        /// current form, for a shell installed later).
+        public init(forVersion text: String?) {
+            guard let text, let number = text.split(separator: " ").last,
+                let major = Int(number.split(separator: ".").first ?? "")
+            else {
+                self = .modules
+                return
+            }
+            self = major < 45 ? .legacy : .modules
+        }
+    }
+
+    /// The extension folder's files for `form`, by name.
+    public static func files(_ form: Form) -> [(name: String, text: String)] {
+        func source(_ name: String) -> String { (GnomeShellSources.files[name] ?? "") + "\n" }
+        let script = ["\(form.prefix)-head.js", "island.js", "indicator.js", "\(form.prefix)-tail.js"].map(source).joined()
+        let metadata = source("metadata.json")
+            .split(separator: "@SHELL_VERSIONS@", omittingEmptySubsequences: false).joined(separator: form.shellVersions)
+        return [("extension.js", script), ("metadata.json", metadata), ("stylesheet.css", source("stylesheet.css"))]
+    }
+
+
+    /// `gnome-shell --version`'s answer, nil when GNOME Shell is not installed.
+    public static func installedVersion() -> String? {
+        guard let output = Subprocess.output(["gnome-shell", "--version"]) else { return nil }
+        let line = output.split(separator: "\n").first.map(String.init) ?? ""
+        return line.hasPrefix("GNOME Shell ") ? line : nil
+    }
+
+    /// Adds the extension to `org.gnome.shell enabled-extensions` (through `gsettings`, so the
+    /// user's dconf database) unless it is there; GNOME loads it at its next start. Returns
+    /// false when the setting could not be read or written.
+    public static func enable() -> Bool {
+        guard let current = Subprocess.output(["gsettings", "get", "org.gnome.shell", "enabled-extensions"]) else {
+            return false
+        }
+        var names = enabledNames(current)
+        if names.contains(uuid) { return true }
+        names.append(uuid)
+        let list = "[" + names.map { "'\($0)'" }.joined(separator: ", ") + "]"
+        return Subprocess.output(["gsettings", "set", "org.gnome.shell", "enabled-extensions", list]) != nil
+    }
+
+    /// The names in a GVariant string list as `gsettings get` prints it (`['a@b', 'c@d']`,
+    /// `@as []`). Extension UUIDs hold no quotes.
+    static func enabledNames(_ text: String) -> [String] {
+        text.split(separator: "'", omittingEmptySubsequences: false).enumerated()
+            .compactMap { $0.offset % 2 == 1 ? String($0.element) : nil }
+    }
+}
+
+/// A program run to its end with its standard output read.
+enum Subprocess {
+    /// What `argv` (searched on `PATH`) printed, or nil when it could not run or exited with
+    /// another status than 0. Its standard error is discarded.
+    static func output(_ argv: [String]) -> String? {
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { return nil }
+        // Neither end leaks into the child but as its standard output (dup2 clears the flag).
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var pid = pid_t()
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) } }
+        let spawned = posix_spawnp(&pid, argv[0], &actions, nil, &cArgs, environ)
+        close(pipeEnds[1])
+        defer { close(pipeEnds[0]) }
+        guard spawned == 0 else { return nil }
+        let bytes = (try? readAll(from: pipeEnds[0])) ?? []
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // Exited (low 7 bits 0) with status 0.
+        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension GnomeShellExtension {
+    /// Whether a GNOME Shell owns `org.gnome.Shell` on this session bus.
+    public static func shellIsRunning() -> Bool {
+        guard let bus = try? BlockingBus(.session) else { return false }
+        return (try? bus.nameOwner("org.gnome.Shell")) != nil
+    }
+}

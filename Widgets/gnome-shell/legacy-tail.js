@@ -1,0 +1,16 @@
+
+class BiomatimerExtension {
+    enable() {
+        this._indicator = new BiomaIndicator();
+        Main.panel.addToStatusArea('biomatimer', this._indicator);
+    }
+
+    disable() {
+        this._indicator?.destroy();
+        this._indicator = null;
+    }
+}
+
+function init() {
+    return new BiomatimerExtension();
+}
