@@ -365,6 +365,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             }
             refreshPeerRows(cursors)
             if count > 0 {
+                publication.occurred(.merged(operations: count, devices: devices.sorted()), at: now)
                 do {
                     try bus.emit(
                         path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,
