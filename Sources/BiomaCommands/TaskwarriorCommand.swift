@@ -27,11 +27,14 @@ struct TaskwarriorCommand: ParsableCommand {
         case .start(let project, let note):
             let running = try RunningTask.read()
             if running?.matches(project: project, note: note) == true { return }
+            // The other task's interval ends here; this task's starts with its own note.
             if running != nil { _ = try callDaemon(BIOMATIMER_TIMER1_STOP) }
             if let project {
                 _ = try callDaemon(BIOMATIMER_TIMER1_START_PROJECT, [.string(try projectID(named: project))])
             } else {
+                // Start resumes the project that stopped with work: a task without one runs none.
                 _ = try callDaemon(BIOMATIMER_TIMER1_START)
+                if try !daemonClient().workStatus().activeProject.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_STOP_PROJECT) }
             }
             if !note.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_SET_NOTE, [.string(note)]) }
             say("biomatimer: tracking \(project.map { Terminal.singleLine($0) } ?? "work"): \(Terminal.singleLine(note))")
