@@ -330,4 +330,45 @@ struct HooksTests {
         #expect(waitUntil { d.payloads("on-start").count == 3 })
         #expect(try d.listed()["on-start.log"]?["last_outcome"] as? String == "ok")
     }
+
+    /// The shipped examples, installed as their comments say, with stand-ins for makoctl,
+    /// dunstctl and gsettings on the daemon's PATH: do not disturb when a focus phase starts,
+    /// back when it ends; the log keeps each payload.
+    @Test func theShippedExamplesSwitchDoNotDisturbAndLog() throws {
+        let standIns = try makeTemporaryDirectory("biomatimer-stand-ins")
+        defer { try? FileManager.default.removeItem(at: standIns) }
+        for program in ["makoctl", "dunstctl", "gsettings"] {
+            try writeExecutable(
+                "#!/bin/sh\necho \"${0##*/} $*\" >> '\(standIns.path)/calls'\n", to: standIns.appendingPathComponent(program))
+        }
+        let d = try Daemon()
+        d.env["PATH"] = "\(standIns.path):/usr/bin:/bin"
+        d.env["XDG_STATE_HOME"] = d.out.path
+        try d.restart()
+        let examples = repositoryRoot.appendingPathComponent("Widgets/hooks")
+        for script in ["dnd-mako", "dnd-dunst", "dnd-gnome"] {
+            for event in ["on-focus-start", "on-phase-end", "on-focus-stop"] {
+                try FileManager.default.copyItem(
+                    at: examples.appendingPathComponent(script), to: d.hooks.appendingPathComponent("\(event).\(script)"))
+            }
+        }
+        try FileManager.default.createSymbolicLink(
+            at: d.hooks.appendingPathComponent("on-focus-start.log"), withDestinationURL: examples.appendingPathComponent("log-events"))
+        let calls = { (try? String(contentsOf: standIns.appendingPathComponent("calls"), encoding: .utf8))?.split(separator: "\n") ?? [] }
+        try d.cliOK(["focus", "pomodoro"])
+        #expect(waitUntil { calls().count == 3 })
+        #expect(Set(calls().map(String.init)) == [
+            "makoctl mode -a do-not-disturb", "dunstctl set-paused true",
+            "gsettings set org.gnome.desktop.notifications show-banners false",
+        ])
+        try d.cliOK(["focus", "skip"])
+        #expect(waitUntil { calls().count == 6 })
+        #expect(Set(calls().suffix(3).map(String.init)) == [
+            "makoctl mode -r do-not-disturb", "dunstctl set-paused false",
+            "gsettings set org.gnome.desktop.notifications show-banners true",
+        ])
+        let logged = try String(contentsOf: d.out.appendingPathComponent("biomatimer/events.jsonl"), encoding: .utf8)
+        #expect(logged.hasPrefix("{\"event\":\"on-focus-start\""), "\(logged)")
+        #expect(try d.listed().values.compactMap { $0["last_outcome"] as? String }.filter { $0 != "ok" } == [])
+    }
 }
