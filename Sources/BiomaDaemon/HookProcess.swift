@@ -96,7 +96,12 @@ final class HookProcess: @unchecked Sendable {
         for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        // A batch task, which never preempts the daemon or the bar's next call when it wakes.
+        var batch = sched_param()
+        posix_spawnattr_setschedpolicy(&attributes, CSYSTEM_SCHED_BATCH)
+        posix_spawnattr_setschedparam(&attributes, &batch)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSCHEDULER))
         let arguments = [strdup(path)] + [nil]
         let cEnvironment = environment.map { strdup($0) } + [nil]
         defer {
@@ -111,6 +116,8 @@ final class HookProcess: @unchecked Sendable {
             let reason = rc == EACCES || rc == ENOEXEC ? "not executable" : "cannot start: \(String(cString: strerror(rc)))"
             return finish(HookResult(exit: nil, outcome: reason, stderrTail: ""))
         }
+        // Below the daemon and its callers: on a busy machine the bar's next call comes first.
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), 10)
         let pidDescriptor = csystem_pidfd_open(pid)
         guard pidDescriptor >= 0 else {
             // Without a pidfd the child could not be reaped through the loop: stop it now.

@@ -61,6 +61,9 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     private var pumpQueued = false
     /// Each hook's last run since the daemon started.
     private var lastRuns: [String: HookListing] = [:]
+    /// The daemon's environment as it started, which hooks inherit (read once: building it
+    /// from `environ` at every start cost more than the start itself).
+    private let environment = ProcessInfo.processInfo.environment.filter { $0.key != "BIOMATIMER_EVENT" }.map { "\($0.key)=\($0.value)" }
 
     public init(
         directory: String, limits: HookLimits = HookLimits(), tracker: Tracker, bus: Bus, clock: any TimeSource,
@@ -115,7 +118,8 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
         guard !names.isEmpty else { return [] }
         let now = clock.now()
         let facts = facts(at: now)
-        enqueue([(event, Self.sampleAbout(event, facts, tracker: tracker, now: now))], at: now, sample: true, names: { _ in names })
+        let about = Self.sampleAbout(event, facts, tracker: tracker, now: now)
+        enqueue([(event, about)], at: now, sample: true, names: { _ in names })
         return names
     }
 
@@ -172,21 +176,24 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
             for name in targets {
                 var queue = queues[name] ?? []
                 if queue.count >= Self.queueLimit {
-                    log("hook \(name): \(Self.queueLimit) events are waiting for it; the oldest (\(queue[0].event.rawValue)) is dropped")
+                    log("hook \(name): \(Self.queueLimit) events wait for it; the oldest (\(queue[0].event.rawValue)) is dropped")
                     queue.removeFirst()
                 }
                 queue.append(Pending(sequence: nextSequence, event: event, payload: payload))
                 queues[name] = queue
             }
         }
-        pump()
+        // At the loop's next turn: the call that made the change is answered first.
+        pumpLater()
     }
 
     // MARK: - Running
 
-    /// Starts the waiting events whose hook is free, oldest first, up to `concurrent` runs.
+    /// Starts the oldest waiting event whose hook is free, if fewer than `concurrent` run, and
+    /// comes back at the next turn for the next: one start a turn, so a call that arrives
+    /// meanwhile is answered between two starts.
     private func pump() {
-        while running.count < Self.concurrent {
+        if running.count < Self.concurrent {
             var next: (name: String, sequence: Int)?
             for (name, queue) in queues where running[name] == nil {
                 guard let first = queue.first else { continue }
@@ -198,6 +205,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
             let pending = queue.removeFirst()
             queues[name] = queue.isEmpty ? nil : queue
             launch(name, pending)
+            pumpLater()
         }
     }
 
@@ -243,9 +251,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
             pumpLater()
         }
         running[name] = process
-        var environment = ProcessInfo.processInfo.environment
-        environment["BIOMATIMER_EVENT"] = pending.event.rawValue
-        process.start(environment: environment.map { "\($0.key)=\($0.value)" })
+        process.start(environment: environment + ["BIOMATIMER_EVENT=\(pending.event.rawValue)"])
     }
 
     /// Why the file at `path` is not run, or nil: only the user's own regular files, not
@@ -311,8 +317,10 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     static func changes(from before: Facts, to after: Facts, tracker: Tracker, at now: Micros) -> [(HookEvent, JSON)] {
         var events: [(HookEvent, JSON)] = []
         if let away = before.away, after.away == nil {
-            events.append(
-                (.back, .fields([("reason", .string(away.reason.rawValue)), ("since", .int(away.since)), ("away_time", .int(now - away.since))])))
+            let fields: [(String, JSON)] = [
+                ("reason", .string(away.reason.rawValue)), ("since", .int(away.since)), ("away_time", .int(now - away.since)),
+            ]
+            events.append((.back, .fields(fields)))
         }
         if let focus = before.focus, after.focus == nil { events.append((.focusStop, focusAbout(focus))) }
         if before.away == nil, let away = after.away {
@@ -322,7 +330,10 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
             events.append((.stop, .fields(projectFields(before.project) + [("session_time", .int(before.session))])))
         }
         if before.project?.id != after.project?.id {
-            events.append((.project, .fields([("old", .fields(projectFields(before.project))), ("new", .fields(projectFields(after.project)))])))
+            let fields: [(String, JSON)] = [
+                ("old", .fields(projectFields(before.project))), ("new", .fields(projectFields(after.project))),
+            ]
+            events.append((.project, .fields(fields)))
         }
         if !before.running && after.running { events.append((.start, .fields(projectFields(after.project)))) }
         if let focus = after.focus, focus.state == .running, focus.phase.isFocus, !samePhase(before.focus, focus) {
@@ -344,7 +355,8 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
 
     static func focusAbout(_ focus: FocusTimer) -> JSON {
         .fields([
-            ("kind", .string(focus.plan.kind.rawValue)), ("phase", .string(focus.phase.rawValue)), ("round", .integer(focus.round)),
+            ("kind", .string(focus.plan.kind.rawValue)), ("phase", .string(focus.phase.rawValue)),
+            ("round", .integer(focus.round)),
             ("label", .string(focus.plan.label)), ("project", .string(focus.plan.project ?? "")),
             ("phase_duration", .int(focus.phaseDuration)), ("ends_at", focus.endsAt.map { .int($0) } ?? .null),
         ])
@@ -364,7 +376,8 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
                 ])
             )
         case .targetReached(let day, let target, let worked):
-            return (.targetReached, .fields([("day", .string(day.description)), ("target", .int(target)), ("worked", .int(worked))]))
+            let fields: [(String, JSON)] = [("day", .string(day.description)), ("target", .int(target)), ("worked", .int(worked))]
+            return (.targetReached, .fields(fields))
         case .budget(let project, let threshold, let budget, let used):
             return (
                 .budget,
@@ -420,8 +433,11 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
             let task = tracker.tasks.first { !$0.done } ?? TaskItem(id: "k0", title: "A sample task", due: now)
             return taskAbout(task, late: false)
         case .away: return .fields([("reason", .string("lock")), ("since", .int(now))])
-        case .back: return .fields([("reason", .string("lock")), ("since", .int(now - 600 * microsPerSecond)), ("away_time", .int(600 * microsPerSecond))])
-        case .merge: return .fields([("operations", .int(1)), ("devices", .array([.string("00000000-0000-7000-8000-000000000000")]))])
+        case .back:
+            let away = 600 * microsPerSecond
+            return .fields([("reason", .string("lock")), ("since", .int(now - away)), ("away_time", .int(away))])
+        case .merge:
+            return .fields([("operations", .int(1)), ("devices", .array([.string("00000000-0000-7000-8000-000000000000")]))])
         }
     }
 

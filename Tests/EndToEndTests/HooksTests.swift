@@ -221,6 +221,23 @@ struct HooksTests {
         }
     }
 
+    /// Six hooks of one event run side by side, four at most at once.
+    @Test func atMostFourHooksRunAtOnce() throws {
+        let d = try Daemon()
+        let log = d.out.appendingPathComponent("running").path
+        for i in 1...6 { try d.hook("on-start.\(i)", "#!/bin/sh\necho + >> '\(log)'\nsleep 1\necho - >> '\(log)'\n") }
+        try d.cliOK(["start"])
+        let marks = { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n") }
+        #expect(waitUntil { marks().count == 12 })
+        var (running, most) = (0, 0)
+        for mark in marks() {
+            running += mark == "+" ? 1 : -1
+            most = max(most, running)
+        }
+        #expect(most == 4, "\(marks())")
+        #expect(try d.listed().values.filter { $0["last_outcome"] as? String == "ok" }.count == 6)
+    }
+
     /// A hook that sleeps 60 s is stopped at its limit (SIGTERM to its process group), one that
     /// ignores SIGTERM is killed after it; meanwhile `toggle` is answered at once and the bar
     /// line follows.

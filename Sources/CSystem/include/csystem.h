@@ -27,6 +27,9 @@ static inline int64_t csystem_clock_us(clockid_t clock) {
     clock_gettime(clock, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
+/// SCHED_BATCH, which <sched.h> declares only with _GNU_SOURCE (Linux's value since 2.6.16).
+#define CSYSTEM_SCHED_BATCH 3
+
 /// A descriptor for the child `pid` (pidfd_open(2), Linux 5.3): readable once the child has
 /// exited, so the loop reaps it without SIGCHLD or a blocking waitpid. -1 with errno on failure.
 static inline int csystem_pidfd_open(pid_t pid) {
