@@ -7,7 +7,9 @@ import TimerControl
 // `biomatimer hooks …`: the executables the daemon runs on events (`org.biomatimer.Hooks1`),
 // and `biomatimer taskwarrior`, what Taskwarrior's on-modify hook calls.
 
-extension HookEvent: ExpressibleByArgument {}
+extension HookEvent: ExpressibleByArgument {
+    public static var allValueStrings: [String] { listed.map(\.rawValue) }
+}
 
 struct HooksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +17,7 @@ struct HooksCommand: ParsableCommand {
         discussion: """
             A hook is an executable in $XDG_CONFIG_HOME/biomatimer/hooks/ (default \
             ~/.config/biomatimer/hooks/) whose name starts with an event's: \
-            \(HookEvent.allCases.map(\.rawValue).joined(separator: ", ")). Every file of an event \
+            \(HookEvent.allValueStrings.joined(separator: ", ")). Every file of an event \
             runs, in name order (on-focus-start.dnd, on-focus-start.log), with one JSON object on \
             standard input: the event, its instant, what it is about and the state as \
             `status --json` prints it. Only your own files that no one else can write run; a hook \
@@ -83,7 +85,7 @@ struct HooksRun: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run an event's hooks now with a sample payload, to try them by hand.",
         discussion: "The payload carries \"sample\": true. `biomatimer hooks` shows how each run went once it has ended.")
-    @Argument(help: "The event: \(HookEvent.allCases.map(\.rawValue).joined(separator: ", ")).") var event: HookEvent
+    @Argument(help: "The event: \(HookEvent.allValueStrings.joined(separator: ", ")).") var event: HookEvent
 
     func run() throws {
         let started = (try daemonClient().call(BIOMATIMER_HOOKS1_RUN_HOOKS, [.string(event.rawValue)], interface: ContractNames.hooksInterface)

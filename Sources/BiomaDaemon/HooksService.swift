@@ -94,7 +94,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
                     let name = call.arguments[0].string!
                     guard let event = HookEvent(rawValue: name) else {
                         throw DaemonAPI.invalidArgument(
-                            "Unknown event \(quoted(name)): use \(HookEvent.allCases.map(\.rawValue).joined(separator: ", ")).")
+                            "Unknown event \(quoted(name)): use \(HookEvent.listed.map(\.rawValue).joined(separator: ", ")).")
                     }
                     return [.array(.string, runSample(event).map { .string($0) })]
                 },

@@ -293,6 +293,11 @@ public enum HookEvent: String, Sendable, CaseIterable {
     case budget = "on-budget"
     case taskDue = "on-task-due"
 
+    /// The events as the help and the completions list them: work, focus, goals, presence, sync.
+    public static let listed: [HookEvent] = [
+        .start, .stop, .project, .focusStart, .phaseEnd, .focusStop, .targetReached, .budget, .taskDue, .away, .back, .merge,
+    ]
+
     /// The event a hook's file name runs on, nil for none.
     public static func of(fileName: String) -> HookEvent? {
         allCases.first { fileName.hasPrefix($0.rawValue) }

@@ -19,6 +19,7 @@ import TimerControl
     @Test func noEventNameStartsAnother() {
         let names = HookEvent.allCases.map(\.rawValue)
         #expect(names.count == 12 && Set(names).count == 12)
+        #expect(Set(HookEvent.listed) == Set(HookEvent.allCases) && HookEvent.listed.count == 12)
         for a in names {
             for b in names where a != b { #expect(!b.hasPrefix(a), "\(b) starts with \(a)") }
         }
