@@ -272,9 +272,16 @@ final class HookProcess: @unchecked Sendable {
         completion(result)
     }
 
-    /// The last five lines of `bytes`, at most 1 KiB, as text.
+    /// The last five lines of `bytes`, at most 1 KiB, as text: invalid UTF-8 and control
+    /// characters (a NUL, which no D-Bus string may hold) shown as U+FFFD, tabs and line
+    /// breaks kept.
     static func lastLines(_ bytes: [UInt8]) -> String {
-        var text = String(decoding: bytes, as: UTF8.self)
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        var text = String(
+            String.UnicodeScalarView(
+                decoded.unicodeScalars.map { scalar in
+                    scalar.value < 0x20 && scalar != "\n" && scalar != "\t" || scalar.value == 0x7F ? "\u{FFFD}" : scalar
+                }))
         while text.hasSuffix("\n") { text.removeLast() }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).suffix(5)
         return String(lines.joined(separator: "\n").suffix(1024))

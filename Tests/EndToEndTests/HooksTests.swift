@@ -311,6 +311,8 @@ struct HooksTests {
         let d = try Daemon()
         try d.loggingHook("on-start.log")
         try d.hook("on-start.fails", "#!/bin/sh\necho first >&2\necho 'it went wrong' >&2\nexit 3\n")
+        // A NUL and a byte that is not UTF-8 in its stderr: shown as U+FFFD (no D-Bus string holds them).
+        try d.hook("on-stop.binary", "#!/bin/sh\nprintf 'a\\000b\\377c\\n' >&2\nexit 1\n")
         try d.loggingHook("on-start.open")
         chmod(d.hooks.appendingPathComponent("on-start.open").path, 0o777)
         try writeExecutable("#!/bin/sh\n", to: d.hooks.appendingPathComponent("on-stop.plain"))
@@ -318,7 +320,7 @@ struct HooksTests {
         #expect(try d.cliOK(["hooks"]).stdout.contains("on-start.log"))
         try d.cliOK(["start"])
         try d.cliOK(["stop"])
-        #expect(waitUntil { (try? d.listed())?.values.filter { $0["last_outcome"] is String }.count == 4 })
+        #expect(waitUntil { (try? d.listed())?.values.filter { $0["last_outcome"] is String }.count == 5 })
         let rows = try d.listed()
         #expect(rows["on-start.log"]?["last_outcome"] as? String == "ok" && rows["on-start.log"]?["last_exit"] as? Int == 0)
         #expect(rows["on-start.fails"]?["last_exit"] as? Int == 3 && rows["on-start.fails"]?["last_stderr"] as? String == "first\nit went wrong")
@@ -326,6 +328,7 @@ struct HooksTests {
         #expect(rows["on-start.open"]?["last_outcome"] as? String == "skipped: writable by others")
         #expect(rows["on-stop.plain"]?["last_outcome"] as? String == "not executable")
         #expect(rows["on-stop.plain"]?["event"] as? String == "on-stop")
+        #expect(rows["on-stop.binary"]?["last_stderr"] as? String == "a\u{FFFD}b\u{FFFD}c" && rows["on-stop.binary"]?["last_exit"] as? Int == 1)
         let text = try d.cliOK(["hooks"]).stdout
         #expect(text.contains("on-start.fails") && text.contains("exit 3") && text.contains("    it went wrong"), "\(text)")
         #expect(text.contains("skipped: writable by others"))

@@ -80,6 +80,12 @@ struct TaskwarriorTests {
         #expect(try Self.running(f)?.project == "ACME")
         try tw.task(["1", "done"])
         #expect(try Self.running(f) == nil)
+        // Deleted while running: stopped.
+        try tw.task(["add", "project:ACME", "Plan", "the", "week"])
+        try tw.task(["+LATEST", "start"])
+        #expect(try Self.running(f)?.note == "Plan the week")
+        try tw.task(["+LATEST", "delete"])
+        #expect(try Self.running(f) == nil)
         // Taskwarrior kept every modification.
         let export = try tw.task(["export"]).stdout
         #expect(export.contains("\"status\":\"completed\"") && export.contains("Read mail"))
