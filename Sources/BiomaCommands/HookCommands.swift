@@ -62,7 +62,8 @@ struct HooksList: ParsableCommand {
             if row.lastStart == 0 {
                 line += row.problem.isEmpty ? "not run yet" : "skipped: \(row.problem)"
             } else {
-                line += "\(WhenText.describe(row.lastStart, now: now, zone: CommandContext.current.zone)), \(Terminal.singleLine(row.lastOutcome))"
+                let when = WhenText.describe(row.lastStart, now: now, zone: CommandContext.current.zone)
+                line += "\(when), \(Terminal.singleLine(row.lastOutcome))"
                 if !row.lastOutcome.hasPrefix("skipped") { line += ", \(Self.seconds(row.lastDuration))" }
             }
             say(line)
@@ -88,8 +89,9 @@ struct HooksRun: ParsableCommand {
     @Argument(help: "The event: \(HookEvent.allValueStrings.joined(separator: ", ")).") var event: HookEvent
 
     func run() throws {
-        let started = (try daemonClient().call(BIOMATIMER_HOOKS1_RUN_HOOKS, [.string(event.rawValue)], interface: ContractNames.hooksInterface)
-            .first?.array ?? []).compactMap(\.string)
+        let answer = try daemonClient().call(
+            BIOMATIMER_HOOKS1_RUN_HOOKS, [.string(event.rawValue)], interface: ContractNames.hooksInterface)
+        let started = (answer.first?.array ?? []).compactMap(\.string)
         guard !started.isEmpty else {
             say("No hook for \(event.rawValue).")
             return

@@ -62,7 +62,8 @@ private struct RunningTask {
     static func read() throws -> RunningTask? {
         let status = try daemonClient().workStatus()
         guard status.running else { return nil }
-        let intervals = IntervalListing.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(status.day), .string(status.day)]).first)
+        let today = try callDaemon(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(status.day), .string(status.day)])
+        let intervals = IntervalListing.rows(today.first)
         let open = intervals.last { $0.end == 0 }
         return RunningTask(project: status.activeProject.isEmpty ? nil : status.activeProjectName, note: open?.note ?? "")
     }

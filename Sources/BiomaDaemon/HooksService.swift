@@ -63,7 +63,8 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     private var lastRuns: [String: HookListing] = [:]
     /// The daemon's environment as it started, which hooks inherit (read once: building it
     /// from `environ` at every start cost more than the start itself).
-    private let environment = ProcessInfo.processInfo.environment.filter { $0.key != "BIOMATIMER_EVENT" }.map { "\($0.key)=\($0.value)" }
+    private let environment = ProcessInfo.processInfo.environment.filter { $0.key != "BIOMATIMER_EVENT" }
+        .map { "\($0.key)=\($0.value)" }
 
     public init(
         directory: String, limits: HookLimits = HookLimits(), tracker: Tracker, bus: Bus, clock: any TimeSource,

@@ -115,7 +115,9 @@ public enum Installer {
                 let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                 guard let equals = text.firstIndex(of: "=") else { continue }
                 let key = text[..<equals].trimmingSpaces()
-                if key == "hooks.location" || key == "data.location" { settings[key] = text[text.index(after: equals)...].trimmingSpaces() }
+                if key == "hooks.location" || key == "data.location" {
+                    settings[key] = text[text.index(after: equals)...].trimmingSpaces()
+                }
             }
         }
         if let hooks = settings["hooks.location"], !hooks.isEmpty { return expandingTilde(hooks, environment: environment) }
