@@ -306,7 +306,7 @@ struct HooksTests {
         #expect(try d.f.properties()["Running"] == .boolean(true))
     }
 
-    /// A hook writable by others is skipped with a message; a failing hook is logged with its
+    /// A hook writable by others or not the user's is skipped with a message; a failing hook is logged with its
     /// stderr and listed with its exit; `hooks` lists the last runs; a restart of the daemon
     /// keeps the hooks (the folder is the configuration) and runs them again.
     @Test func unsafeAndFailingHooksAreShownAndARestartKeepsTheHooks() throws {
@@ -317,17 +317,26 @@ struct HooksTests {
         try d.hook("on-stop.binary", "#!/bin/sh\nprintf 'a\\000b\\377c\\n' >&2\nexit 1\n")
         try d.loggingHook("on-start.open")
         chmod(d.hooks.appendingPathComponent("on-start.open").path, 0o777)
+        // Someone else's file: as root (CI), one given to nobody; otherwise a link to /bin/true.
+        let foreign = d.hooks.appendingPathComponent("on-start.foreign").path
+        if geteuid() == 0 {
+            try d.loggingHook("on-start.foreign")
+            #expect(chown(foreign, 65534, 65534) == 0)
+        } else {
+            #expect(symlink("/bin/true", foreign) == 0)
+        }
         try writeExecutable("#!/bin/sh\n", to: d.hooks.appendingPathComponent("on-stop.plain"))
         chmod(d.hooks.appendingPathComponent("on-stop.plain").path, 0o644)
         #expect(try d.cliOK(["hooks"]).stdout.contains("on-start.log"))
         try d.cliOK(["start"])
         try d.cliOK(["stop"])
-        #expect(waitUntil { (try? d.listed())?.values.filter { $0["last_outcome"] is String }.count == 5 })
+        #expect(waitUntil { (try? d.listed())?.values.filter { $0["last_outcome"] is String }.count == 6 })
         let rows = try d.listed()
         #expect(rows["on-start.log"]?["last_outcome"] as? String == "ok" && rows["on-start.log"]?["last_exit"] as? Int == 0)
         #expect(rows["on-start.fails"]?["last_exit"] as? Int == 3 && rows["on-start.fails"]?["last_stderr"] as? String == "first\nit went wrong")
         #expect(rows["on-start.open"]?["problem"] as? String == "writable by others")
         #expect(rows["on-start.open"]?["last_outcome"] as? String == "skipped: writable by others")
+        #expect(rows["on-start.foreign"]?["last_outcome"] as? String == "skipped: not owned by you")
         #expect(rows["on-stop.plain"]?["last_outcome"] as? String == "not executable")
         #expect(rows["on-stop.plain"]?["event"] as? String == "on-stop")
         #expect(rows["on-stop.binary"]?["last_stderr"] as? String == "a\u{FFFD}b\u{FFFD}c" && rows["on-stop.binary"]?["last_exit"] as? Int == 1)
