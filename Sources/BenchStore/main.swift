@@ -311,6 +311,8 @@ if arguments.count >= 2, arguments[1] == "sync" {
     var written = 0
     let writeTime = try measure {
         _ = try a.appendHistory(intervals, at: start)
+        // What the daemon makes a slice per turn of its loop, made here in a row.
+        while a.hasSyncBacklog { try a.drainSyncBacklog() }
         try folder.append(pending, device: deviceA)
         written = pending.count
     }

@@ -2,6 +2,7 @@ import BiomaCore
 import BiomaStore
 import BiomaSync
 import CContract
+import CSystem
 import DBusKit
 import Foundation
 
@@ -39,6 +40,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// while it keeps failing.
     private var retryAfter = SyncService.firstRetry
     static let firstRetry: Micros = 2_000_000
+    /// The time one slice of a backlog may take to make operations (µs); its commit and its
+    /// append to the folder come on top.
+    static let drainBudget: Int64 = 10_000
     static let lastRetry: Micros = 300_000_000
     /// A message about this device (a copied data folder that took a new id).
     private var notice: String?
@@ -50,6 +54,27 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// The peers' rows of `Devices`, as of the last read of the folder (names from their
     /// `device.json`, cursors from the store): publications use them without any I/O.
     private var peerRows: [SyncDeviceRow] = []
+    /// A slice of the tracker's backlog is queued for the loop's next turn.
+    private var drainQueued = false
+    /// Peers whose logs changed while the backlog was being stamped: merged after it.
+    private var peersWaiting: Set<String> = []
+    /// The read of peers' logs in progress (`mergeSlice`), if any.
+    private var mergeRun: MergeRun?
+    /// Lines of a peer's log merged per turn of the loop: about 250 operations (the least a
+    /// read takes is one longest line, 64 KiB).
+    static let mergeSliceBytes = 64 << 10
+
+    /// A read of peers' logs across turns of the loop: the peers still to read, the one being
+    /// read (its cursor), and what the read did so far.
+    private struct MergeRun {
+        var peers: [String]
+        var reading: SyncPeerState?
+        var count = 0
+        var devices: Set<String> = []
+        var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+
+        init(peers: [String]) { self.peers = peers }
+    }
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, configuredFolder: String?,
@@ -247,6 +272,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         if let deadlines, let retry { deadlines.schedule(retry, at: nil) }
         behind = 0
         peerRows = []
+        peersWaiting = []
+        mergeRun = nil
     }
 
     // MARK: - Writing
@@ -264,6 +291,29 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             if let last = operations.last { tracker.syncWritten(upTo: last.sequence) }
         } catch {
             failed(error)
+        }
+        drainBacklog()
+    }
+
+    /// A bulk change (an import, a history reset, the first snapshot) records more changes
+    /// than one write makes into operations (`Tracker.drainSlice`): the rest are made a slice
+    /// per turn of the loop, each appended like any change's, so every call, deadline and
+    /// peer's change is served between slices. A slice that fails (a full disk) leaves the
+    /// rest in the store, in order, for the next write. `ReadUpTo` is published once, when the
+    /// last slice is in the folder.
+    private func drainBacklog() {
+        guard folder != nil, tracker.hasSyncBacklog, !drainQueued else { return }
+        drainQueued = true
+        bus.loop.later { [weak self] in
+            guard let self else { return }
+            drainQueued = false
+            guard folder != nil else { return }
+            let end = csystem_clock_us(CLOCK_MONOTONIC) + Self.drainBudget
+            do { try tracker.drainSyncBacklog { csystem_clock_us(CLOCK_MONOTONIC) >= end } } catch { log("sync: \(error)") }
+            guard !tracker.hasSyncBacklog else { return }
+            let waiting = peersWaiting
+            peersWaiting = []
+            if waiting.isEmpty { publishing(at: clock.now()) {} } else { merge(peers: waiting) }
         }
     }
 
@@ -284,6 +334,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         } catch {
             failed(error)
         }
+        drainBacklog()
     }
 
     private func failed(_ error: any Error) {
@@ -317,65 +368,88 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         merge(peers: watch.changes())
     }
 
-    /// Reads `peers`' new whole lines and merges them, batch by batch, each in one transaction.
-    /// Says once what the whole read did: the `Merged` signal, and a notification when two
-    /// devices had timed the same minutes.
+    /// Reads `peers`' new whole lines and merges them a slice per turn of the loop (at most
+    /// `mergeSliceBytes` of lines, one transaction each), so that a peer's years of history
+    /// never hold the other callers. Says once what the whole read did: the `Merged` signal,
+    /// and a notification when two devices had timed the same minutes. Peers that change
+    /// while a read runs join it.
     private func merge(peers: Set<String>) {
-        guard let folder, !peers.isEmpty else { return }
-        let now = clock.now()
-        publishing(at: now) {
-            var count = 0
-            var devices: Set<String> = []
-            var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
-            guard let peersRead = readPeers() else { return }
-            let known = Dictionary(peersRead.map { ($0.device, $0) }, uniquingKeysWith: { a, _ in a })
-            for peer in peers.sorted() {
-                var state = known[peer] ?? SyncPeerState(device: peer)
-                while true {
-                    let batch = folder.read(
-                        peer, from: SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence))
-                    let moved = batch.cursor != SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
-                    let problemChanged = batch.problem != state.problem
-                    state.segment = batch.cursor.segment
-                    state.offset = batch.cursor.offset
-                    state.sequence = batch.cursor.sequence
-                    state.problem = batch.problem
-                    if let problem = batch.problem, problemChanged { log("sync: \(peer): \(problem)") }
-                    guard moved || problemChanged else { break }
-                    do {
-                        let merged = try tracker.mergeSync(batch.operations, peer: state, at: now)
-                        count += merged.operations
-                        if merged.operations > 0 { devices.insert(peer) }
-                        overlaps += merged.overlaps
-                        if let last = batch.operations.last { state.lastOperation = last.clock.wall }
-                    } catch {
-                        log("sync: cannot merge \(peer)'s operations (\(error)); trying again at its next change")
-                        break
-                    }
-                    if !batch.more { break }
-                }
-            }
-            behind = 0
-            let cursors = readPeers() ?? []
-            for peer in folder.peers(except: tracker.knownSyncDevice?.id ?? "") {
-                let read = cursors.first { $0.device == peer }?.sequence ?? 0
-                if let last = folder.lastOperation(of: peer)?.sequence, last > read {
-                    behind += UInt32(clamping: last - read)
-                }
-            }
-            refreshPeerRows(cursors)
-            if count > 0 {
-                publication.occurred(.merged(operations: count, devices: devices.sorted()), at: now)
-                do {
-                    try bus.emit(
-                        path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,
-                        [.uint32(UInt32(clamping: count)), .array(.string, devices.sorted().map { .string($0) })])
-                } catch {
-                    log("sync: cannot send Merged (\(error))")
-                }
-            }
-            if let first = overlaps.first { announce(first, more: overlaps.count - 1, in: folder) }
+        guard folder != nil, !peers.isEmpty else { return }
+        // A merge weighs a peer's fields against the stamps here: while this device's own
+        // backlog is being stamped, the peers wait for its last slice (their lines stay in the
+        // folder) rather than the merge stamping the rest in one go.
+        guard !tracker.hasSyncBacklog else { return peersWaiting.formUnion(peers) }
+        if var run = mergeRun {
+            for peer in peers.sorted() where !run.peers.contains(peer) { run.peers.append(peer) }
+            mergeRun = run
+            return
         }
+        mergeRun = MergeRun(peers: peers.sorted())
+        mergeSlice()
+    }
+
+    /// One slice of the read in progress; the next is queued for the loop's next turn, and
+    /// the last says what the read did.
+    private func mergeSlice() {
+        guard var run = mergeRun, let folder else { return mergeRun = nil }
+        publishing(at: clock.now()) {
+            if run.reading == nil {
+                guard !run.peers.isEmpty, let known = readPeers() else { return run.peers = [] }
+                let peer = run.peers.removeFirst()
+                run.reading = known.first { $0.device == peer } ?? SyncPeerState(device: peer)
+            }
+            guard var state = run.reading else { return }
+            run.reading = nil
+            let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
+            let batch = folder.read(state.device, from: from, limit: Self.mergeSliceBytes)
+            let problemChanged = batch.problem != state.problem
+            (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
+            state.problem = batch.problem
+            if let problem = batch.problem, problemChanged { log("sync: \(state.device): \(problem)") }
+            guard batch.cursor != from || problemChanged else { return }
+            do {
+                let merged = try tracker.mergeSync(batch.operations, peer: state, at: clock.now())
+                run.count += merged.operations
+                if merged.operations > 0 { run.devices.insert(state.device) }
+                run.overlaps += merged.overlaps
+                if let last = batch.operations.last { state.lastOperation = last.clock.wall }
+            } catch {
+                log("sync: cannot merge \(state.device)'s operations (\(error)); trying again at its next change")
+                return
+            }
+            if batch.more { run.reading = state }
+        }
+        guard run.reading == nil && run.peers.isEmpty else {
+            mergeRun = run
+            bus.loop.later { [weak self] in self?.mergeSlice() }
+            return
+        }
+        mergeRun = nil
+        publishing(at: clock.now()) { merged(run, in: folder) }
+    }
+
+    /// The end of a read: how far behind the peers are, their rows, `Merged`, the notification.
+    private func merged(_ run: MergeRun, in folder: SyncFolder) {
+        behind = 0
+        let cursors = readPeers() ?? []
+        for peer in folder.peers(except: tracker.knownSyncDevice?.id ?? "") {
+            let read = cursors.first { $0.device == peer }?.sequence ?? 0
+            if let last = folder.lastOperation(of: peer)?.sequence, last > read {
+                behind += UInt32(clamping: last - read)
+            }
+        }
+        refreshPeerRows(cursors)
+        if run.count > 0 {
+            publication.occurred(.merged(operations: run.count, devices: run.devices.sorted()), at: clock.now())
+            do {
+                try bus.emit(
+                    path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,
+                    [.uint32(UInt32(clamping: run.count)), .array(.string, run.devices.sorted().map { .string($0) })])
+            } catch {
+                log("sync: cannot send Merged (\(error))")
+            }
+        }
+        if let first = run.overlaps.first { announce(first, more: run.overlaps.count - 1, in: folder) }
     }
 
     /// "Laptop and Desktop both timed 10:00–10:30: kept Laptop's" — once per read.

@@ -158,10 +158,9 @@ extension Tracker {
         let existing = try closedIntervals(db, overlapping: first.interval.start, last)
         var cursor = 0
         var previous: (interval: Interval, line: Int)?
-        var added: [Int64] = []
-        var bulk = sorted.count >= bulkRows ? try BulkIntervals(db) : nil
-        let insert = try db.cachedStatement(
-            sql: "INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES (?, ?, ?, ?, ?)")
+        // Every check first: nothing is inserted before the whole input is known to fit.
+        var kept: [(interval: Interval, line: Int)] = []
+        kept.reserveCapacity(sorted.count)
         for item in sorted {
             let interval = item.interval
             guard interval.end > interval.start else { throw overlap(item, "") }
@@ -178,12 +177,37 @@ extension Tracker {
                 if existing[cursor] == interval { continue }
                 throw overlap(item, "recorded time \(text(existing[cursor]))")
             }
-            try insert.execute(arguments: [interval.start, interval.end, interval.projectID, note?(item.line), bulk?.nextUUID()])
-            added.append(db.lastInsertedRowID)
+            kept.append(item)
+        }
+        var bulk = kept.count >= bulkRows ? try BulkIntervals(db) : nil
+        var added: [Int64] = []
+        added.reserveCapacity(kept.count)
+        // Rows go in `insertRows` to a statement: SQLite's work per statement (its journal,
+        // the AUTOINCREMENT counter) is paid once per group rather than once per row. The rows
+        // of one statement take consecutive ids, its last being the last inserted.
+        var start = 0
+        while start < kept.count {
+            let group = kept[start..<min(kept.count, start + insertRows)]
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES "
+                    + repeatElement("(?, ?, ?, ?, ?)", count: group.count).joined(separator: ", "))
+            var values: [(any DatabaseValueConvertible)?] = []
+            values.reserveCapacity(group.count * 5)
+            for item in group {
+                values += [item.interval.start, item.interval.end, item.interval.projectID, note?(item.line), bulk?.nextUUID()]
+            }
+            try insert.execute(arguments: StatementArguments(values))
+            let last = db.lastInsertedRowID
+            added += (last - Int64(group.count) + 1)...last
+            start += group.count
         }
         try bulk?.finish(added: added)
         return added
     }
+
+    /// Rows per INSERT statement of `insertHistory` (five values each, well under SQLite's
+    /// limit of 32 766 bound values).
+    static let insertRows = 64
 
     /// From this many rows on, an insert of history sets the per-row sync trigger aside
     /// (`BulkIntervals`); below it, the trigger costs less than setting it aside.

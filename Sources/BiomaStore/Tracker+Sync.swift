@@ -56,6 +56,9 @@ struct SyncJournal {
     var clock: HybridClock?
     /// Sequence numbers up to this one are in the folder (their outbox rows can go).
     var written: Int64 = 0
+    /// Recorded changes wait in `sync_change` beyond what the last write stamped (a bulk
+    /// change: `Tracker.drainSlice`).
+    var backlog = false
     var recording: Bool { device?.folder != nil }
 }
 
@@ -90,9 +93,12 @@ extension Tracker {
     }
 
     func loadSync() throws {
-        let row = try readOrThrow { db in
-            try Row.fetchOne(
-                db, sql: "SELECT device, name, folder, last_seq, last_op, hlc_wall, hlc_counter FROM sync_self WHERE id = 1")
+        let (row, waiting) = try readOrThrow { db in
+            (
+                try Row.fetchOne(
+                    db, sql: "SELECT device, name, folder, last_seq, last_op, hlc_wall, hlc_counter FROM sync_self WHERE id = 1"),
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sync_change)") ?? false
+            )
         }
         guard let row else {
             sync = SyncJournal()
@@ -103,6 +109,8 @@ extension Tracker {
         sync.device = device
         sync.clock = HybridClock(
             device: device.id, last: HybridTime(wall: row[5], counter: UInt32(clamping: counter), device: device.id))
+        // Changes a bulk write left (the daemon stopped before they were all stamped).
+        sync.backlog = waiting && sync.recording
     }
 
     /// Turns sync on for `folder` under `name`: from now on every change is also an
@@ -122,7 +130,9 @@ extension Tracker {
         try loadSync()
     }
 
-    /// Turns sync off: changes are no longer recorded; the folder is left as it is.
+    /// Turns sync off: changes are no longer recorded; the folder is left as it is. Changes
+    /// recorded while it was on and not yet stamped (a bulk change's backlog) wait in the store
+    /// and are stamped when it is turned on again.
     public func disableSync() throws {
         try writeOrThrow { db in try db.execute(sql: "UPDATE sync_self SET folder = NULL, recording = 0 WHERE id = 1") }
         try loadSync()
@@ -181,6 +191,7 @@ extension Tracker {
     /// operation); what runs here follows. Nothing raises a notification here: the caller
     /// says what the merge did, once.
     public func mergeSync(_ operations: [SyncOperation], peer: SyncPeerState, at now: Micros) throws -> SyncMerged {
+        try drainWholeSyncBacklog()
         guard var clock = sync.clock else { throw TrackerError.invalidArgument("Sync is off.") }
         // Every later tick here (the cuts this merge records, too) orders after what it read.
         for operation in operations { clock.observe(operation.clock, physical: now) }
@@ -325,20 +336,31 @@ extension Tracker {
 
     // MARK: Inside every write
 
-    /// Makes the changes the triggers recorded in this transaction into this device's next
-    /// operations: stamped with the hybrid clock, kept in the outbox (until the folder has
-    /// them) and as the fields' stamps. Returns them, to append to the folder after the commit.
-    static func drainChanges(_ db: Database, _ journal: inout SyncJournal, physical: Micros) throws -> [SyncOperation] {
+    /// Makes the oldest `limit` changes the triggers recorded (in this transaction or, for a
+    /// backlog, in earlier ones) into this device's next operations: stamped with the hybrid
+    /// clock, kept in the outbox (until the folder has them) and as the fields' stamps. Returns
+    /// them, to append to the folder after the commit. `enough`, asked after each operation,
+    /// ends the slice early (a time budget). What is left stays in `sync_change`, in order, for
+    /// the next write (`journal.backlog`).
+    static func drainChanges(
+        _ db: Database, _ journal: inout SyncJournal, physical: Micros, limit: Int? = Tracker.drainSlice,
+        enough: (() -> Bool)? = nil
+    ) throws -> [SyncOperation] {
         guard journal.recording, var clock = journal.clock, var device = journal.device else { return [] }
-        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT kind, uuid, fields FROM sync_change ORDER BY seq"))
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT seq, kind, uuid, fields FROM sync_change ORDER BY seq LIMIT ?"),
+            arguments: [limit ?? -1])
+        journal.backlog = false
         guard !rows.isEmpty else { return [] }
+        var lastSeq: Int64 = 0
         var generator = SystemRandomNumberGenerator()
         var operations: [SyncOperation] = []
         operations.reserveCapacity(rows.count)
         let outbox = try db.cachedStatement(sql: "INSERT INTO sync_outbox (seq, line) VALUES (?, ?)")
+        let stamp = try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
         for row in rows {
-            let kind: String = row[0]
-            let text: String = row[2]
+            let kind: String = row[1]
+            let text: String = row[3]
             guard let entity = SyncEntity(rawValue: kind) else { throw TrackerError.storage("A recorded change names `\(kind)`.") }
             let fields: [String: SyncValue]
             do { fields = try SyncOperation.fields(text: text) } catch {
@@ -347,12 +369,11 @@ extension Tracker {
             let time = clock.tick(physical: physical)
             let operation = SyncOperation(
                 sequence: device.lastSequence + 1, id: UUIDText.version7(millis: time.wall / 1000, using: &generator),
-                clock: time, entity: entity, entityID: row[1], fields: fields)
+                clock: time, entity: entity, entityID: row[2], fields: fields)
             device.lastSequence = operation.sequence
             device.lastOperation = operation.id
             try outbox.execute(arguments: [operation.sequence, operation.line])
-            try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [time.wall, Int64(time.counter), time.device, operation.id])
+            try stamp.execute(arguments: [time.wall, Int64(time.counter), time.device, operation.id])
             let stampID = db.lastInsertedRowID
             if !fields.isEmpty {
                 var merged = try mergedFields(db, entity, operation.entityID) ?? StampedFields()
@@ -360,12 +381,17 @@ extension Tracker {
                 try keep(merged, entity, operation.entityID, db)
             }
             operations.append(operation)
+            lastSeq = row[0]
+            if let enough, enough() { break }
         }
-        try db.cachedStatement(sql: "DELETE FROM sync_change").execute()
+        try db.cachedStatement(sql: "DELETE FROM sync_change WHERE seq <= ?").execute(arguments: [lastSeq])
         try db.cachedStatement(sql: "DELETE FROM sync_outbox WHERE seq <= ?").execute(arguments: [journal.written])
         try db.cachedStatement(
             sql: "UPDATE sync_self SET last_seq = ?, last_op = ?, hlc_wall = ?, hlc_counter = ? WHERE id = 1"
         ).execute(arguments: [device.lastSequence, device.lastOperation, clock.wall, Int64(clock.counter)])
+        if operations.count < rows.count || rows.count == limit {
+            journal.backlog = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sync_change)") ?? false
+        }
         journal.clock = clock
         journal.device = device
         return operations
@@ -433,7 +459,7 @@ struct SyncMaterializer {
         let fields = try fields(table.entity, id)
         let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?", arguments: [id]) ?? false
         if fields[SyncOperation.deletedField] == .bool(true) {
-            if exists { try db.execute(sql: "DELETE FROM \(table.table) WHERE uuid = ?", arguments: [id]) }
+            if exists { try db.cachedStatement(sql: "DELETE FROM \(table.table) WHERE uuid = ?").execute(arguments: [id]) }
             return
         }
         var columns: [String] = []
@@ -622,7 +648,7 @@ struct SyncMaterializer {
             cuts.append((id, ends[id] ?? nil))
         }
         // Deletes, then ends that close, then the rest: no moment with two open intervals.
-        for id in gone.sorted() { try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [id]) }
+        for id in gone.sorted() { try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [id]) }
         let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
         for cut in cuts.sorted(by: { $0.id < $1.id }) {
             let start = stretches[cut.id]!.start
@@ -632,12 +658,12 @@ struct SyncMaterializer {
                 // Written below with the rest of its fields.
                 if kept { targets[cut.id]?.end = cut.end } else {
                     targets[cut.id] = nil
-                    try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [cut.id])
+                    try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
                 }
             } else if kept {
-                try db.execute(sql: "UPDATE interval SET end_us = ? WHERE uuid = ?", arguments: [cut.end, cut.id])
+                try db.cachedStatement(sql: "UPDATE interval SET end_us = ? WHERE uuid = ?").execute(arguments: [cut.end, cut.id])
             } else {
-                try db.execute(sql: "DELETE FROM interval WHERE uuid = ?", arguments: [cut.id])
+                try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
             }
         }
         let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }

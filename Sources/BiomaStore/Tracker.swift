@@ -235,15 +235,22 @@ public final class Tracker: @unchecked Sendable {
     }
 
     /// One write transaction. With sync on, the changes it made become operations before it
-    /// commits (`drainChanges`), and are handed to `onSyncOperations` after.
-    func writeOrThrow<R>(_ body: (Database) throws -> R) throws -> R {
+    /// commits (`drainChanges`), and are handed to `onSyncOperations` after — at most
+    /// `drainLimit` of them: a bulk change (an import, a reset, the first snapshot) leaves the
+    /// rest in order for `drainSyncBacklog`, which the daemon runs a slice per turn of its loop
+    /// so that no caller waits behind them; any later write stamps the oldest first, so the
+    /// operations keep the order of the changes.
+    func writeOrThrow<R>(
+        drainLimit: Int? = Tracker.drainSlice, enough: (() -> Bool)? = nil, _ body: (Database) throws -> R
+    ) throws -> R {
         var journal = sync
         var operations: [SyncOperation] = []
         let result: R
         do {
             result = try database.write { db in
                 let result = try body(db)
-                operations = try Tracker.drainChanges(db, &journal, physical: Tracker.wallClock())
+                operations = try Tracker.drainChanges(
+                    db, &journal, physical: Tracker.wallClock(), limit: drainLimit, enough: enough)
                 return result
             }
         } catch {
@@ -253,6 +260,28 @@ public final class Tracker: @unchecked Sendable {
         sync = journal
         if !operations.isEmpty { onSyncOperations?(operations) }
         return result
+    }
+
+    /// How many recorded changes one write makes into operations at most.
+    public static let drainSlice = 500
+
+    /// Whether recorded changes wait to be made into operations (`drainSyncBacklog`).
+    public var hasSyncBacklog: Bool { sync.backlog && sync.recording }
+
+    /// Makes the next waiting changes into operations, in one transaction, and hands them to
+    /// `onSyncOperations`: `drainSlice` of them, or fewer once `enough` says so (asked after
+    /// each; the daemon's time budget per turn of its loop).
+    public func drainSyncBacklog(enough: (() -> Bool)? = nil) throws {
+        guard hasSyncBacklog else { return }
+        try writeOrThrow(enough: enough) { _ in }
+    }
+
+    /// Makes every waiting change into operations, in one transaction: before a merge, which
+    /// weighs a peer's fields against the stamps of what is recorded here (the daemon merges
+    /// once the backlog is gone; this keeps the rule for any other caller).
+    func drainWholeSyncBacklog() throws {
+        guard hasSyncBacklog else { return }
+        try writeOrThrow(drainLimit: nil) { _ in }
     }
 
     /// After a write refused for a full disk. The refused transaction's pages went to the

@@ -42,9 +42,11 @@ import Testing
             let pieces = try store("pieces")
             let all = Self.items(count)
             #expect(try bulk.importIntervals(all, format: .timewarrior, at: now).count == count)
+            try Self.drainBacklog(of: bulk)
             for start in stride(from: 0, to: count, by: Tracker.bulkRows - 1) {
                 let piece = Array(all[start..<min(count, start + Tracker.bulkRows - 1)])
                 _ = try pieces.importIntervals(piece, format: .timewarrior, at: now)
+                try Self.drainBacklog(of: pieces)
             }
             #expect(Self.fields(handed["bulk"] ?? []).count == count)
             #expect(Self.fields(handed["bulk"] ?? []) == Self.fields(handed["pieces"] ?? []))
@@ -76,8 +78,10 @@ import Testing
             try tracker.enableSync(folder: "/sync", name: "A")
             _ = try tracker.importIntervals(Self.items(Tracker.bulkRows + 10), format: .timewarrior, at: now)
             let uuids = try tracker.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
+            try Self.drainBacklog(of: tracker)
             handed = []
             try tracker.resetHistory(at: now)
+            try Self.drainBacklog(of: tracker)
             let deleted = handed.filter { $0.entity == .interval && $0.fields["deleted"] == .bool(true) }
             #expect(deleted.map(\.entityID) == uuids)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval") == ["0"])
@@ -85,6 +89,93 @@ import Testing
             // Undo brings the rows back (as new entities, each with a uuid).
             _ = try tracker.undo(at: now)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NOT NULL") == ["\(uuids.count)"])
+        }
+    }
+
+    /// Stamps what a bulk change left, a slice at a time, as the daemon's loop does.
+    static func drainBacklog(of tracker: Tracker) throws {
+        var slices = 0
+        while tracker.hasSyncBacklog {
+            try tracker.drainSyncBacklog()
+            slices += 1
+            #expect(slices < 10_000, "the backlog does not shrink")
+            if slices >= 10_000 { return }
+        }
+    }
+
+    /// A bulk change records every creation at once, but one write makes at most
+    /// `drainSlice` of them into operations: the rest wait, in order, across writes and a
+    /// restart. A later change is stamped after them; a merge and turning sync off stamp
+    /// whatever waits first. Sequence numbers run on without a gap or a repeat.
+    @Test func aBulkChangesOperationsAreMadeASliceAtATimeInOrder() throws {
+        let count = Tracker.drainSlice * 3 + 11
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            var handed: [SyncOperation] = []
+            var tracker: Tracker? = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            tracker!.onSyncOperations = { handed += $0 }
+            try tracker!.enableSync(folder: "/sync", name: "A")
+            handed = []
+            _ = try tracker!.importIntervals(Self.items(count), format: .timewarrior, at: now)
+            let uuids = try tracker!.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
+            // The import's own write: its projects' creations and the first intervals' only.
+            #expect(handed.count == Tracker.drainSlice)
+            #expect(tracker!.hasSyncBacklog)
+            // One slice more, then the store is closed and opened again: the backlog is kept.
+            try tracker!.drainSyncBacklog()
+            #expect(handed.count == Tracker.drainSlice * 2)
+            tracker = nil
+            let reopened = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            reopened.onSyncOperations = { handed += $0 }
+            #expect(reopened.hasSyncBacklog)
+            // A slice whose time is up after its first operation makes that one only.
+            try reopened.drainSyncBacklog { true }
+            #expect(handed.count == Tracker.drainSlice * 2 + 1)
+            // A change made now is stamped after everything recorded before it.
+            _ = try reopened.addInterval(
+                start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: "later",
+                replace: false, at: now)
+            try Self.drainBacklog(of: reopened)
+            let intervals = handed.filter { $0.entity == .interval }
+            #expect(intervals.map(\.entityID).dropLast() == uuids[...])
+            #expect(intervals.last?.fields["note"] == .string("later"))
+            #expect(handed.map(\.sequence) == Array(handed.first!.sequence...(handed.first!.sequence + Int64(handed.count) - 1)))
+            #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") == ["0"])
+            // A merge stamps whatever waits before it weighs a peer's fields.
+            _ = try reopened.importIntervals(Self.items(Tracker.drainSlice + 2, from: t("2026-10-01T08:00:00+02:00")), format: .timewarrior, at: now)
+            #expect(reopened.hasSyncBacklog)
+            _ = try reopened.mergeSync([], peer: SyncPeerState(device: "0190a2d4-0000-7000-8000-000000000001"), at: now)
+            #expect(!reopened.hasSyncBacklog)
+            // A reset's deletions wait the same way, also while sync is off, until it is on again.
+            handed = []
+            try reopened.resetHistory(at: now)
+            #expect(reopened.hasSyncBacklog)
+            try reopened.disableSync()
+            #expect(!reopened.hasSyncBacklog)
+            #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") != ["0"])
+            try reopened.enableSync(folder: "/sync", name: "A")
+            try Self.drainBacklog(of: reopened)
+            #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") == ["0"])
+            #expect(handed.filter { $0.fields["deleted"] == .bool(true) }.count == uuids.count + 1 + Tracker.drainSlice + 2)
+            let outbox = try reopened.queryStringsForTesting("SELECT count(*) FROM sync_outbox WHERE line LIKE '%\"deleted\":true%'")
+            #expect(outbox == ["\(uuids.count + 1 + Tracker.drainSlice + 2)"])
+        }
+    }
+
+    /// Rows go in groups per statement (`insertRows`): the ids handed back are the rows'
+    /// own, in start order, with rows equal to recorded time skipped between groups.
+    @Test func theIdsHandedBackAreTheInsertedRows() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            let all = Self.items(Tracker.insertRows * 3 + 5)
+            // Every seventh already recorded: skipped by the second import.
+            _ = try tracker.importIntervals(stride(from: 0, to: all.count, by: 7).map { all[$0] }, format: .timewarrior, at: now)
+            let result = try tracker.importIntervals(all.reversed(), format: .timewarrior, at: now)
+            #expect(result.count == all.count - (all.count + 6) / 7)
+            let rows = try tracker.queryStringsForTesting(
+                "SELECT id || ' ' || start_us FROM interval WHERE id >= \(result.addedIDs.min() ?? 0) ORDER BY start_us")
+            #expect(rows == zip(result.addedIDs, all.enumerated().filter { $0.offset % 7 != 0 }.map(\.element.start)).map { "\($0) \($1)" })
         }
     }
 

@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaDaemon
+import BiomaStore
 import DBusKit
 import Foundation
 import GRDB
@@ -177,6 +178,50 @@ struct SyncEndToEndTests {
         #expect(Self.converge(a, b) { try a.export().split(whereSeparator: \.isNewline).count == 1 })
     }
 
+    /// A bulk change with sync on (an import of several writes' worth of operations) is
+    /// answered once it is recorded; its operations follow a slice per turn of the loop, in
+    /// order, a change made meanwhile after them, and the peer ends with the same history.
+    @Test func aBulkImportReachesThePeerInOrderAfterItsAnswer() throws {
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try Machine()
+        let b = try Machine()
+        try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
+        try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
+        // Half-hour intervals, one an hour from 2026-01-01 (long before the faked now).
+        let count = Tracker.drainSlice * 4 + 3
+        let first: Micros = 1_767_225_600_000_000
+        let rows = (0..<count).map { n in
+            IntervalCSV.Row(
+                projectName: n % 2 == 0 ? "Bulk" : "Other", color: "#FF8800", start: first + Micros(n) * 3_600_000_000,
+                end: first + Micros(n) * 3_600_000_000 + 1_800_000_000)
+        }
+        let file = a.f.bus.directory.appendingPathComponent("bulk.csv")
+        try (IntervalCSV.header + "\r\n" + IntervalCSV.encodeRows(rows, timeZone: TimeZone(identifier: "UTC")!))
+            .write(to: file, atomically: true, encoding: .utf8)
+        #expect(try a.cliOK(["import", file.path]).stdout.contains("\(count)"))
+        try a.cliOK(["start"])
+        #expect(
+            Self.converge(a, b) {
+                let lines = try b.export().split(whereSeparator: \.isNewline).count
+                return b.properties["Running"]?.bool == true && lines == count + 1
+            })
+        // A's log: every operation once, numbered from 1 without a gap, the start last.
+        let device = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("devices").path).first { id in
+                (try? a.sync()["DeviceId"]?.string) == id
+            })
+        let directory = folder.appendingPathComponent("devices/\(device)")
+        let lines = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("ops-") }.sorted()
+            .flatMap { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8).split(separator: "\n") }
+        let sequences = lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["seq"] as? Int
+        }
+        #expect(sequences == Array(1...lines.count))
+        #expect(lines.filter { $0.contains("\"kind\":\"interval\"") }.count == count + 1)
+        #expect(lines.last?.contains("\"kind\":\"interval\"") == true && lines.last?.contains("\"end\":null") == true)
+    }
+
     @Test func offlineHistoriesJoinedWithAClockFiveMinutesAhead() throws {
         let folder = try Self.sharedFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -344,10 +389,11 @@ struct SyncEndToEndTests {
         #expect(Self.converge(a, b) { try b.export().contains("07:30") })
     }
 
-    /// kill -9 while a peer's log is being merged: each batch (at most a segment) is one
-    /// transaction with its cursor, so what the killed daemon kept is whole batches, and its
-    /// restart applies the rest once. The first segment alone measures a batch's CPU time; the
-    /// kill comes half a batch into the second, on a slow or a fast machine.
+    /// kill -9 while a peer's log is being merged: each slice (a turn of the loop's worth of
+    /// lines) is one transaction with its cursor, so what the killed daemon kept is whole
+    /// slices, and its restart applies the rest once. The first segment alone measures the CPU
+    /// time of merging a segment; the kill comes half of that into the other two, on a slow or
+    /// a fast machine.
     @Test func killedWhileMergingAppliesEveryOperationOnce() throws {
         let count = SyncLog.linesPerSegment * 2 + 1
         let peer = "00000000-0000-4000-8000-0000000000d1"
@@ -387,18 +433,18 @@ struct SyncEndToEndTests {
         }
         let b = try Machine(config: "sync_dir = \(folder.path)\n")
         let pid = try #require(try b.f.daemonPID())
-        // The first segment: one batch, and its CPU time.
+        // The first segment, and its CPU time.
         var start = cpuTicks(pid)
         try deliver([0])
         #expect(waitUntil(timeout: 60) { readUpTo(b) == Int64(SyncLog.linesPerSegment) })
         let batch = cpuTicks(pid) - start
-        // The rest arrives; B is killed half a batch later.
+        // The rest arrives; B is killed half a segment's merging later.
         start = cpuTicks(pid)
         try deliver([1, 2])
         #expect(waitUntil(timeout: 60) { cpuTicks(pid) - start >= max(batch / 2, 1) })
         b.process.signal(SIGKILL)
         b.process.wait()
-        // What it kept: whole batches, each with its cursor, and not the second one.
+        // What it kept: whole slices, each with its cursor, and not all of them.
         var configuration = Configuration()
         configuration.readonly = true
         let database = try DatabaseQueue(
@@ -410,8 +456,10 @@ struct SyncEndToEndTests {
             )
         }
         try database.close()
-        #expect(kept == cursor, "the intervals kept are the batches the cursor says were read")
-        #expect(kept == SyncLog.linesPerSegment, "killed inside the second batch (a batch: \(batch) ticks)")
+        #expect(kept == cursor, "the intervals kept are the slices the cursor says were read")
+        #expect(
+            kept >= SyncLog.linesPerSegment && kept < count,
+            "killed while the other segments were merged (the first took \(batch) ticks)")
         // Restarted, it applies the rest, each operation once.
         b.process = try b.f.startDaemon(at: b.clock, environment: b.env)
         #expect(waitUntil(timeout: 60) { readUpTo(b) == Int64(count) })
