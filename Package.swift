@@ -58,7 +58,7 @@ let package = Package(
             name: "BiomaWidgets",
             dependencies: ["TimerControl", "BiomaText"],
             path: "Widgets",
-            exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css", "gnome-shell"]
+            exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css", "hooks", "taskwarrior", "gnome-shell"]
         ),
         // What the daemon prints that is not a bar line: the picture of the day (drawn from
         // BiomaCore's DayChart), report and status text, the notifications' words.

@@ -27,7 +27,7 @@ public struct Biomatimer: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, Tray.self, ProjectCommand.self, FocusCommand.self,
-            TaskCommand.self, AwayCommand.self, TargetCommand.self, SyncCommand.self, Log.self, AddInterval.self, EditInterval.self,
+            TaskCommand.self, AwayCommand.self, TargetCommand.self, SyncCommand.self, HooksCommand.self, TaskwarriorCommand.self, Log.self, AddInterval.self, EditInterval.self,
             SplitInterval.self, DeleteInterval.self, Undo.self, NoteCommand.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])
@@ -446,9 +446,12 @@ struct Install: ParsableCommand, RunsLocally {
             (fish/vendor_completions.d), and the GNOME Shell top bar extension (gnome-shell/extensions, \
             enabled when GNOME runs; otherwise it says how). With --prefix, the same under PREFIX/bin, PREFIX/libexec \
             and PREFIX/share (the autostart entry under PREFIX/etc/xdg/autostart), for packagers. Running it again is harmless; `biomatimer uninstall` \
-            removes it all and never the data.
+            removes it all and never the data. With --taskwarrior, also Taskwarrior's on-modify hook \
+            (`task N start` tracks the task) in the folder `task` reads hooks from: rc.hooks.location, \
+            else hooks/ in $TASKDATA or rc.data.location, else ~/.task/hooks.
             """)
     @Option(help: "Install under this prefix (e.g. /usr/local) instead of for the current user.") var prefix: String?
+    @Flag(help: "Also install Taskwarrior's hook: `task N start` and `stop` drive the timer.") var taskwarrior = false
 
     func run() throws {
         let layout = prefix.map { InstallLayout.prefix(Installer.expandingTilde($0)) } ?? .user()
@@ -467,8 +470,13 @@ struct Install: ParsableCommand, RunsLocally {
         ] + GnomeShellExtension.files(.init(forVersion: gnome)).map { ("\(layout.gnomeShellExtension)/\($0.name)", $0.text) }
         let paths: [String]
         do {
+            let scripts: [(path: String, text: String)] =
+                taskwarrior
+                ? [(Installer.taskwarriorHooksFolder() + "/on-modify.biomatimer", Installer.taskwarriorHook(front: layout.bin + "/biomatimer"))]
+                : []
             paths = try Installer.install(
-                layout, front: front, tool: tool, daemon: daemon, tray: Installer.siblingExecutable("biomatimer-tray"), extras: extras)
+                layout, front: front, tool: tool, daemon: daemon, tray: Installer.siblingExecutable("biomatimer-tray"), extras: extras,
+                scripts: scripts)
         } catch {
             throw ClientFailure(exitCode: ExitCode.refused, error.description)
         }

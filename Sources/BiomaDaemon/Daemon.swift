@@ -11,6 +11,8 @@ public struct DaemonOptions: Sendable {
     /// start and the week's, notifications, time away, the phase-end command, the calendar
     /// file, targets, the sync folder. The store's `target set` values beat its targets.
     public var settings = Settings()
+    /// The hooks folder (`Settings.hooksDirectory`).
+    public var hooksDirectory = Settings.hooksDirectory()
     public init() {}
 
     /// The day's start and the week's first day from the settings, in the local time zone.
@@ -186,8 +188,13 @@ struct Startup: Sendable {
                     tracker: tracker, bus: bus, clock: clock, notifier: notifier, configuredFolder: options.settings.syncDirectory,
                     log: log),
             ]
+            // Hooks follow the publication of all the others' changes.
+            let hooks = HooksService(
+                directory: options.hooksDirectory, limits: HookLimits(seconds: options.settings.hookSeconds), tracker: tracker, bus: bus,
+                clock: clock, work: timer, stateParts: parts, log: log)
             // The command line the front carries runs against the other parts, in process.
-            let object = DaemonObject(parts + [CommandService(parts: parts, bus: bus, inputIdleSeconds: options.settings.inputIdleSeconds)])
+            let object = DaemonObject(
+                parts + [hooks, CommandService(parts: parts + [hooks], bus: bus, inputIdleSeconds: options.settings.inputIdleSeconds)])
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
             try notifier.start()

@@ -26,12 +26,44 @@ extension ObjectInterface {
     }
 }
 
+/// Told of every publication of the daemon's object (the hooks): what held before a change,
+/// and after every part has published, what happened that the properties alone do not say.
+public protocol PublicationObserver: AnyObject, Sendable {
+    /// A change is about to be made at `now` (the outermost one).
+    func willChange(at now: Micros)
+    /// Every part has published the change made at `now`; `occurrences` are what the parts
+    /// reported meanwhile, in the order they did.
+    func published(at now: Micros, occurrences: [Occurrence])
+    /// Something happened outside any change (a reminder's deadline), at `now`.
+    func occurred(_ occurrence: Occurrence, at now: Micros)
+}
+
+/// Something that happened which the published properties alone do not say, reported by the
+/// part that made it happen (through `Publication.occurred`).
+public enum Occurrence: Sendable {
+    /// A focus phase ended (the `PhaseEnded` signal's phase).
+    case phaseEnded(FocusPhaseEnd)
+    /// The day's target was reached: the day, the target, the work done (µs).
+    case targetReached(day: Day, target: Micros, worked: Micros)
+    /// A project's budget crossed 80 % or 100 % in its period.
+    case budget(project: Project, threshold: BudgetThreshold, budget: Budget, used: Micros)
+    /// A task's reminder went out.
+    case taskDue(TaskItem, late: Bool)
+    /// A peer's operations were merged.
+    case merged(operations: Int, devices: [String])
+}
+
 /// The one publication step of the daemon's object: after any change, every part is asked
 /// once for its new state, in order, and emits its interface's `PropertiesChanged` once. On
 /// the loop thread only.
 public final class Publication: @unchecked Sendable {
     private var parts: [Weak] = []
     private var depth = 0
+    /// While parts publish: what they report then is delivered after the last of them.
+    private var publishing = false
+    private var occurrences: [Occurrence] = []
+    /// The hooks, when the daemon runs them.
+    public weak var observer: (any PublicationObserver)?
 
     private struct Weak {
         weak var part: (any ObjectInterface)?
@@ -45,13 +77,34 @@ public final class Publication: @unchecked Sendable {
     func join(_ part: any ObjectInterface) { parts.append(Weak(part: part)) }
 
     func run<T>(at now: Micros, _ body: () throws -> T) rethrows -> T {
-        if depth == 0 { for entry in parts { entry.part?.willChange(at: now) } }
+        if depth == 0 {
+            observer?.willChange(at: now)
+            for entry in parts { entry.part?.willChange(at: now) }
+        }
         depth += 1
         defer {
             depth -= 1
-            if depth == 0 { for entry in parts { entry.part?.publish(at: now) } }
+            if depth == 0 {
+                publishing = true
+                for entry in parts { entry.part?.publish(at: now) }
+                publishing = false
+                let happened = occurrences
+                occurrences = []
+                observer?.published(at: now, occurrences: happened)
+            }
         }
         return try body()
+    }
+
+    /// A part reports what happened at `now`: delivered with the publication it belongs to, or
+    /// at once outside any.
+    func occurred(_ occurrence: Occurrence, at now: Micros) {
+        guard observer != nil else { return }
+        if depth > 0 || publishing {
+            occurrences.append(occurrence)
+        } else {
+            observer?.occurred(occurrence, at: now)
+        }
     }
 }
 
@@ -66,6 +119,7 @@ public struct DaemonObject: Sendable {
         for part in parts {
             part.publication = publication
             publication.join(part)
+            if let observer = part as? any PublicationObserver { publication.observer = observer }
         }
     }
 

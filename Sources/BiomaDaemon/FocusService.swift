@@ -146,7 +146,11 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     func operate(
         _ body: (Micros, inout FocusTimer?, [Project]) throws -> FocusOutcome
     ) throws -> FocusOutcome {
-        let outcome = try work.change { now in try tracker.changeFocus(at: now) { try body(now, &$0, $1) } }
+        let outcome = try work.change { now in
+            let outcome = try tracker.changeFocus(at: now) { try body(now, &$0, $1) }
+            for end in outcome.ended { publication.occurred(.phaseEnded(end), at: now) }
+            return outcome
+        }
         for end in outcome.ended { announce(end) }
         return outcome
     }

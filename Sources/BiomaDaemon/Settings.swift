@@ -18,6 +18,7 @@ import Foundation
 /// balance_since = 2026-01-01   # the overtime balance counts from this day
 /// sync_dir = ~/Sync/biomatimer  # one history across machines (a folder Syncthing shares)
 /// input_timeout = 30s    # a command's input (`import -`) that sends nothing this long ends
+/// hook_timeout = 10s     # a hook still running this long gets SIGTERM (then SIGKILL)
 /// ```
 public struct Settings: Equatable, Sendable {
     public var dayStartMinutes = 0
@@ -41,8 +42,15 @@ public struct Settings: Equatable, Sendable {
     /// `input_timeout = 30s`: a caller's pipe or terminal that sends nothing this long ends its
     /// command (`cannot read standard input: no data for 30 s`).
     public var inputIdleSeconds = 30
+    /// `hook_timeout = 10s`: how long a hook may run before SIGTERM (then SIGKILL).
+    public var hookSeconds = 10
 
     public init() {}
+
+    /// The hooks folder: `hooks/` beside the settings file.
+    public static func hooksDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        file(environment: environment).deletingLastPathComponent().appendingPathComponent("hooks").path
+    }
 
     public static func file(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
@@ -125,9 +133,14 @@ public struct Settings: Equatable, Sendable {
                     throw SettingsError("\(where_): input_timeout `\(parts[1])` is not a duration from 1s to 24h: use e.g. 30s, 2m")
                 }
                 settings.inputIdleSeconds = seconds
+            case "hook_timeout":
+                guard let limit = DurationText.parse(parts[1]), (1_000_000...3_600_000_000).contains(limit) else {
+                    throw SettingsError("\(where_): hook_timeout `\(parts[1])` is not a duration from 1s to 1h: use e.g. 10s, 1m")
+                }
+                settings.hookSeconds = Int(limit / 1_000_000)
             default:
                 throw SettingsError(
-                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics, sync_dir, input_timeout, target, target_mon … target_sun, balance_since)")
+                    "\(where_): unknown setting `\(parts[0])` (known: day_start, week_start, data_dir, notifications, away, away_after, phase_end_command, export_ics, sync_dir, input_timeout, hook_timeout, target, target_mon … target_sun, balance_since)")
             }
         }
         return settings

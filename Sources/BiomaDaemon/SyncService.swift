@@ -460,6 +460,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         }
         refreshPeerRows(cursors)
         if run.count > 0 {
+            publication.occurred(.merged(operations: run.count, devices: run.devices.sorted()), at: clock.now())
             do {
                 try bus.emit(
                     path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,

@@ -76,7 +76,11 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         if !reminders.isEmpty {
             do {
                 try tracker.markReminded(reminders.map(\.id), at: now)
-                for task in reminders { remind(task, late: now - (task.due ?? now) > lateAfter) }
+                for task in reminders {
+                    let late = now - (task.due ?? now) > lateAfter
+                    publication.occurred(.taskDue(task, late: late), at: now)
+                    remind(task, late: late)
+                }
             } catch {
                 log("cannot record that reminders went out (\(error)); trying again at the next change")
             }

@@ -44,6 +44,8 @@ extension WorkService {
                 }
             }
             if let threshold = notice.announce {
+                publication.occurred(
+                    .budget(project: project, threshold: threshold, budget: use.budget, used: use.used), at: snapshot.updatedAt)
                 notifier?.show(
                     Notifier.Notice(
                         summary: threshold == .full ? "Budget used up" : "Budget at 80 %",

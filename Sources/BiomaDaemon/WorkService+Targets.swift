@@ -74,6 +74,8 @@ extension WorkService {
             } catch {
                 log("cannot record the target notice (\(error)); a restart today may show it again")
             }
+            publication.occurred(
+                .targetReached(day: snapshot.day, target: progress.target, worked: progress.worked), at: snapshot.updatedAt)
             notifier?.show(
                 Notifier.Notice(
                     summary: "Daily target reached",

@@ -67,6 +67,65 @@ public enum Installer {
 
         """
 
+    /// Taskwarrior's on-modify hook, `Widgets/taskwarrior/on-modify.biomatimer` (a test keeps
+    /// the two identical); installed by `taskwarriorHook(front:)` naming the installed front.
+    public static let taskwarriorHookTemplate = #"""
+        #!/bin/sh
+        # biomatimer's Taskwarrior hook. `task N start` tracks the task's project in biomatimer (made
+        # on first use) with the task's description as the interval's note, or work with that note
+        # for a task without a project; `task N stop`, `done` or `delete` of the task that runs stops
+        # it; starting another task switches.
+        #
+        # Install it with `biomatimer install --taskwarrior`, or link it into Taskwarrior's hooks
+        # folder (~/.task/hooks/ unless rc.hooks.location or rc.data.location say otherwise).
+        #
+        # Taskwarrior's on-modify protocol: the task before and after the modification arrive as one
+        # JSON line each on standard input; the task after goes back, unchanged, as one line on
+        # standard output, and anything printed after it is shown as feedback. This hook never stands
+        # in the way: it always exits 0, and with no daemon or no bus biomatimer's one-line message is
+        # that feedback.
+        biomatimer=biomatimer
+        IFS= read -r old
+        IFS= read -r new
+        printf '%s\n' "$new"
+        # Only a task that is or was started concerns the timer: one biomatimer call for those.
+        case "$old$new" in
+        *'"start":'*) "$biomatimer" taskwarrior "$old" "$new" 2>&1 ;;
+        esac
+        exit 0
+
+        """#
+
+    /// The hook as installed: `biomatimer=` names `front`, since Taskwarrior's hooks run with
+    /// whatever `PATH` the shell that runs `task` has.
+    public static func taskwarriorHook(front: String) -> String {
+        let quoted = "'" + front.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+        return taskwarriorHookTemplate.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0 == "biomatimer=biomatimer" ? "biomatimer=" + quoted : String($0) }
+            .joined(separator: "\n")
+    }
+
+    /// Where `task` looks for hooks, as Taskwarrior resolves it: `hooks.location` in its rc
+    /// file, else `hooks/` in its data folder (`$TASKDATA`, else `data.location` in the rc file,
+    /// else `~/.task`). The rc file is `$TASKRC`, else `~/.taskrc`; its `include`s are not read.
+    public static func taskwarriorHooksFolder(environment: [String: String] = processEnvironment()) -> String {
+        let rc = environment["TASKRC"].flatMap { $0.isEmpty ? nil : $0 } ?? "~/.taskrc"
+        var settings: [String: String] = [:]
+        if let bytes = try? readWholeFile(expandingTilde(rc, environment: environment)) {
+            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+                let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                guard let equals = text.firstIndex(of: "=") else { continue }
+                let key = text[..<equals].trimmingSpaces()
+                if key == "hooks.location" || key == "data.location" {
+                    settings[key] = text[text.index(after: equals)...].trimmingSpaces()
+                }
+            }
+        }
+        if let hooks = settings["hooks.location"], !hooks.isEmpty { return expandingTilde(hooks, environment: environment) }
+        let data = environment["TASKDATA"].flatMap { $0.isEmpty ? nil : $0 } ?? settings["data.location"] ?? "~/.task"
+        return expandingTilde(data, environment: environment) + "/hooks"
+    }
+
     /// Installs into `layout`: the three programs (and `tray`, the tray alone, when given), the
     /// activation file, the unit, the manual page and the completion scripts (`extras`: the
     /// page and scripts, by destination path).
@@ -75,7 +134,7 @@ public enum Installer {
     /// `uninstall`.
     public static func install(
         _ layout: InstallLayout, front: String, tool: String, daemon: String, tray: String? = nil,
-        extras: [(path: String, text: String)]
+        extras: [(path: String, text: String)], scripts: [(path: String, text: String)] = []
     ) throws(InstallError) -> [String] {
         var written: [String] = []
         var created: [String] = []
@@ -96,6 +155,7 @@ public enum Installer {
         try put(layout.activationFile, Array(fill(activationTemplate, bindir: layout.bin).utf8), mode: 0o644)
         try put(layout.unitFile, Array(fill(unitTemplate, bindir: layout.bin).utf8), mode: 0o644)
         for extra in extras { try put(extra.path, Array(extra.text.utf8), mode: 0o644) }
+        for script in scripts { try put(script.path, Array(script.text.utf8), mode: 0o755) }
         try put(layout.trayUnitFile, Array(fill(trayUnitTemplate, bindir: layout.bin).utf8), mode: 0o644)
         try put(layout.trayAutostartFile, Array(fill(trayAutostartTemplate, bindir: layout.bin).utf8), mode: 0o644)
         // The tray alone, last: until it is there `biomatimer tray` runs in the tool.
@@ -296,5 +356,15 @@ public struct InstallLayout: Sendable, Equatable {
         InstallLayout(
             bin: prefix + "/bin", libexec: prefix + "/libexec", share: prefix + "/share",
             autostart: (prefix == "/usr" ? "" : prefix) + "/etc/xdg/autostart")
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate func trimmingSpaces() -> String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return String(text)
     }
 }

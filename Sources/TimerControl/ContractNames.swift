@@ -9,6 +9,7 @@ public enum ContractNames {
     public static let tasksInterface = BIOMATIMER_TASKS_INTERFACE
     public static let focusInterface = BIOMATIMER_FOCUS_INTERFACE
     public static let syncInterface = BIOMATIMER_SYNC_INTERFACE
+    public static let hooksInterface = BIOMATIMER_HOOKS_INTERFACE
     public static let commandInterface = BIOMATIMER_COMMAND_INTERFACE
     public static let errorPrefix = BIOMATIMER_ERROR_PREFIX
     public static let propertiesInterface = "org.freedesktop.DBus.Properties"

@@ -37,6 +37,8 @@ public enum ContractMembers {
     ]
     /// `org.biomatimer.Sync1`.
     public static let sync1 = [BIOMATIMER_SYNC1_ENABLE, BIOMATIMER_SYNC1_DISABLE]
+    /// `org.biomatimer.Hooks1`.
+    public static let hooks1 = [BIOMATIMER_HOOKS1_LIST_HOOKS, BIOMATIMER_HOOKS1_RUN_HOOKS]
     /// The signals of the contract's interfaces, by interface.
     public static let signals = [
         ContractNames.focusInterface: [BIOMATIMER_FOCUS1_PHASE_ENDED], ContractNames.syncInterface: [BIOMATIMER_SYNC1_MERGED],

@@ -245,3 +245,61 @@ public struct ReportFocusRow: ResultRow, Sendable {
         interface: ContractNames.interface,
         [.init("Day", \.day), .init("Completed", \.completed), .init("FocusTime", \.focusTime)])
 }
+
+/// One row of `ListHooks`: an executable of the hooks folder, the event it follows, and its
+/// last run since the daemon started.
+public struct HookListing: ResultRow, Sendable {
+    /// The file's name (`on-focus-start.dnd`).
+    public var name = ""
+    /// The event it runs on (`on-focus-start`).
+    public var event = ""
+    /// Why it will not run as it is (`writable by others`, `not owned by you`), `""` when it will.
+    public var problem = ""
+    /// Its last run's start (µs since the epoch), 0 when it has not run.
+    public var lastStart: Int64 = 0
+    /// How long that run took (µs).
+    public var lastDuration: Int64 = 0
+    /// Its exit status, -1 when it was killed or did not start.
+    public var lastExit: Int64 = -1
+    /// What happened, in words: `ok`, `exit 3`, `killed by SIGKILL at the 10 s limit`, `cut: …`.
+    public var lastOutcome = ""
+    /// The last lines it wrote to standard error.
+    public var lastStderr = ""
+
+    public init() {}
+
+    public static let table = PropertyTable<HookListing>(
+        interface: ContractNames.hooksInterface,
+        [
+            .init("Name", \.name), .init("Event", \.event), .init("Problem", \.problem), .init("LastStart", \.lastStart),
+            .init("LastDuration", \.lastDuration), .init("LastExit", \.lastExit), .init("LastOutcome", \.lastOutcome),
+            .init("LastStderr", \.lastStderr),
+        ])
+}
+
+/// The events hooks follow, named as their files begin (Taskwarrior's convention); the
+/// events of one change run in this order.
+public enum HookEvent: String, Sendable, CaseIterable {
+    case merge = "on-merge"
+    case back = "on-back"
+    case phaseEnd = "on-phase-end"
+    case focusStop = "on-focus-stop"
+    case away = "on-away"
+    case stop = "on-stop"
+    case project = "on-project"
+    case start = "on-start"
+    case focusStart = "on-focus-start"
+    case targetReached = "on-target-reached"
+    case budget = "on-budget"
+    case taskDue = "on-task-due"
+
+    /// The events as the help and the completions list them: work, focus, goals, presence, sync.
+    public static let listed: [HookEvent] = [
+        .start, .stop, .project, .focusStart, .phaseEnd, .focusStop, .targetReached, .budget, .taskDue, .away, .back, .merge,
+    ]
+
+    /// The event a hook's file name runs on, nil for none.
+    public static func of(fileName: String) -> HookEvent? {
+        allCases.first { fileName.hasPrefix($0.rawValue) }
+    }
+}

@@ -247,7 +247,7 @@ struct CLITests {
         var r = try runProcess(DaemonFixture.binary, ["--help"])
         #expect(r.status == 0)
         #expect(r.stdout.contains("Exit codes: 0 done, 1 the daemon refused"))
-        for command in ["start", "toggle", "status", "watch", "project", "report", "export", "import", "reset-history", "daemon", "install"] {
+        for command in ["start", "toggle", "status", "watch", "project", "report", "export", "import", "reset-history", "daemon", "install", "hooks"] {
             #expect(r.stdout.contains("  \(command)"), "--help lists \(command)")
         }
         r = try runProcess(DaemonFixture.binary, ["--version"])
@@ -263,6 +263,7 @@ struct CLITests {
             r = try runProcess(DaemonFixture.binary, ["--generate-completion-script", shell])
             #expect(r.status == 0)
             #expect(r.stdout.contains("reset-history"), "\(shell) completion covers the commands")
+            #expect(r.stdout.contains("on-focus-start"), "\(shell) completion covers the hooks' events")
         }
     }
 

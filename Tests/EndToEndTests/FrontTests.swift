@@ -241,9 +241,10 @@ struct FrontTests {
                 COMPREPLY=(); _biomatimer biomatimer "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
                 printf '%s|' "${COMPREPLY[@]}"; echo; }
             c biomatimer pro; c biomatimer report --w; c biomatimer project start I; c biomatimer project start ''
+            c biomatimer hooks run on-f
             """
         let lines = try runProcess("/usr/bin/bash", ["-c", bash], environment: env).stdout.split(separator: "\n").map(String.init)
-        #expect(lines == ["project|", "--week|", "Internal|", "Client A|Internal|"], "\(lines)")
+        #expect(lines == ["project|", "--week|", "Internal|", "Client A|Internal|", "on-focus-start|on-focus-stop|"], "\(lines)")
 
         func zsh(_ line: String) throws -> [String] {
             let harness = repositoryRoot.appendingPathComponent("Tests/harness/zsh-complete.zsh").path
@@ -253,6 +254,8 @@ struct FrontTests {
         #expect(try zsh("biomatimer pro") == ["project"])
         #expect(try zsh("biomatimer report --w") == ["--week"])
         #expect(try zsh("biomatimer project start ") == ["Client\\ A", "Internal"])
+        let events = try zsh("biomatimer hooks run on-b")
+        #expect(events == ["on-budget", "on-back"], "\(events)")
 
         func fish(_ line: String) throws -> [String] {
             try runProcess(
@@ -264,5 +267,6 @@ struct FrontTests {
         #expect(try fish("biomatimer report --w") == ["--week"])
         #expect(try fish("biomatimer project start ") == ["Client A", "Internal"])
         #expect(try fish("biomatimer add --project I") == ["Internal"])
+        #expect(try fish("biomatimer hooks run on-t") == ["on-target-reached", "on-task-due"])
     }
 }

@@ -114,8 +114,14 @@ struct InstallTests {
     @Test func aPrefixIsForPackagersAndTildeIsHome() throws {
         let h = try Home()
         defer { try? FileManager.default.removeItem(at: h.root) }
-        let r = try runProcess(DaemonFixture.binary, ["install", "--prefix", "~/pkg"], environment: h.environment)
+        // With --taskwarrior, Taskwarrior's hook too, in $TASKDATA/hooks, naming the installed front.
+        var env = h.environment
+        env["TASKDATA"] = "\(h.home)/taskdata"
+        let r = try runProcess(DaemonFixture.binary, ["install", "--prefix", "~/pkg", "--taskwarrior"], environment: env)
         #expect(r.status == 0, "\(r.stderr)")
+        let hook = "\(h.home)/taskdata/hooks/on-modify.biomatimer"
+        #expect(try String(contentsOfFile: hook, encoding: .utf8) == Installer.taskwarriorHook(front: "\(h.home)/pkg/bin/biomatimer"))
+        #expect(access(hook, X_OK) == 0 && r.stdout.contains("installed \(hook)"))
         for path in [
             "bin/biomatimer", "libexec/biomatimer/biomatimer-tool", "libexec/biomatimer/biomatimerd",
             "libexec/biomatimer/biomatimer-tray",
@@ -129,6 +135,7 @@ struct InstallTests {
         let u = try runProcess(DaemonFixture.binary, ["uninstall", "--prefix", "~/pkg"], environment: h.environment)
         #expect(u.status == 0, "\(u.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(h.home)/pkg"))
+        #expect(!FileManager.default.fileExists(atPath: hook))
     }
 
     /// Every file below `path` with its bytes.

@@ -52,6 +52,17 @@ struct SettingsTests {
         #expect(try Settings.parse("", source: "config").targets.isSet == false)
     }
 
+    @Test func parsesTheHookTimeout() throws {
+        #expect(try Settings.parse("", source: "config").hookSeconds == 10)
+        #expect(try Settings.parse("hook_timeout = 90s\n", source: "config").hookSeconds == 90)
+        #expect(try Settings.parse("hook_timeout = 2m\n", source: "config").hookSeconds == 120)
+        for bad in ["hook_timeout = 0s", "hook_timeout = 2h", "hook_timeout = soon"] {
+            #expect(throws: SettingsError.self) { try Settings.parse(bad, source: "config") }
+        }
+        #expect(Settings.hooksDirectory(environment: ["XDG_CONFIG_HOME": "/x"]) == "/x/biomatimer/hooks")
+        #expect(Settings.hooksDirectory(environment: ["HOME": "/h"]) == "/h/.config/biomatimer/hooks")
+    }
+
     @Test func missingFileMeansDefaults() throws {
         #expect(try Settings.load(from: URL(fileURLWithPath: "/nonexistent/config")) == Settings())
         #expect(Settings.file(environment: ["XDG_CONFIG_HOME": "/x"]).path == "/x/biomatimer/config")

@@ -28,10 +28,11 @@ import TimerControl
         #expect(methods[ContractNames.focusInterface] == ContractMembers.focus1)
         #expect(methods[ContractNames.commandInterface] == ContractMembers.command1)
         #expect(methods[ContractNames.syncInterface] == ContractMembers.sync1)
+        #expect(methods[ContractNames.hooksInterface] == ContractMembers.hooks1)
         #expect(
             Set(methods.keys.filter { $0.hasPrefix("org.biomatimer.") }) == [
                 ContractNames.interface, ContractNames.tasksInterface, ContractNames.focusInterface,
-                ContractNames.syncInterface, ContractNames.commandInterface,
+                ContractNames.syncInterface, ContractNames.hooksInterface, ContractNames.commandInterface,
             ])
         #expect(BIOMATIMER_TIMER1_START_PROJECT == "StartProject" && BIOMATIMER_FOCUS1_TOGGLE_PAUSE == "TogglePause")
     }

@@ -20,7 +20,10 @@ public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
         self.options = options
     }
 
-    public func render(_ state: WidgetState, now: Int64) -> String {
+    public func render(_ state: WidgetState, now: Int64) -> String { object(state, now: now).text }
+
+    /// The line as a value, to carry inside another object (a hook's payload).
+    public func object(_ state: WidgetState, now: Int64) -> JSON {
         let live = state.advanced(to: now)
         let display = WidgetDisplay(state, now: now, options: options)
         var fields: [(String, JSON)] = [
@@ -53,7 +56,7 @@ public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
             ]
         }
         if display.focus.active { fields.append(("focus", Self.focusObject(state.focus, display.focus))) }
-        return JSON.fields(fields).text
+        return JSON.fields(fields)
     }
 
     /// The `focus` object: the properties of org.biomatimer.Focus1 (µs, unshortened; the

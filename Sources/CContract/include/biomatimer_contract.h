@@ -13,6 +13,7 @@
 #define BIOMATIMER_TASKS_INTERFACE "org.biomatimer.Tasks1"
 #define BIOMATIMER_FOCUS_INTERFACE "org.biomatimer.Focus1"
 #define BIOMATIMER_SYNC_INTERFACE "org.biomatimer.Sync1"
+#define BIOMATIMER_HOOKS_INTERFACE "org.biomatimer.Hooks1"
 // The front's interface: Run(as argv, a{sv} context, ah files) → (i exit, s out, s err).
 #define BIOMATIMER_COMMAND_INTERFACE "org.biomatimer.Command1"
 #define BIOMATIMER_COMMAND1_RUN "Run"
@@ -86,6 +87,9 @@
 #define BIOMATIMER_SYNC1_ENABLE "Enable"
 #define BIOMATIMER_SYNC1_DISABLE "Disable"
 #define BIOMATIMER_SYNC1_MERGED "Merged" /* a signal */
+// org.biomatimer.Hooks1
+#define BIOMATIMER_HOOKS1_LIST_HOOKS "ListHooks"
+#define BIOMATIMER_HOOKS1_RUN_HOOKS "RunHooks"
 // Error names after BIOMATIMER_ERROR_PREFIX (dbus/README.md, "Errors").
 #define BIOMATIMER_ERROR_NO_SUCH_PROJECT "NoSuchProject"
 #define BIOMATIMER_ERROR_NO_SUCH_TASK "NoSuchTask"

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /// How many bytes a pipe, FIFO or terminal holds ready to read now (FIONREAD), or -1. A read
 /// of at most that many never blocks, without setting O_NONBLOCK on a description the caller
@@ -24,5 +26,13 @@ static inline int64_t csystem_clock_us(clockid_t clock) {
     struct timespec ts;
     clock_gettime(clock, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+/// SCHED_BATCH, which <sched.h> declares only with _GNU_SOURCE (Linux's value since 2.6.16).
+#define CSYSTEM_SCHED_BATCH 3
+
+/// A descriptor for the child `pid` (pidfd_open(2), Linux 5.3): readable once the child has
+/// exited, so the loop reaps it without SIGCHLD or a blocking waitpid. -1 with errno on failure.
+static inline int csystem_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 #endif
