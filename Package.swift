@@ -160,7 +160,7 @@ let package = Package(
         .executableTarget(name: "BenchStore", dependencies: ["BiomaCore", "BiomaStore", "BiomaSync"]),
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
-        .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "TimerControl"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "TimerControl", "CSystem"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",

@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import Testing
 
@@ -98,7 +99,7 @@ struct BusTests {
         try Self.startService(service)
         let client = try BlockingBus(.address(daemon.address))
         var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
+        #expect(csystem_pipe_cloexec(&fds) == 0)
         defer {
             Glibc.close(fds[0])
             Glibc.close(fds[1])

@@ -1,3 +1,4 @@
+import CSystem
 import DBusKit
 import Foundation
 import Testing
@@ -44,7 +45,7 @@ struct EventLoopTests {
         }
         // A pipe watched on the loop.
         var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
+        #expect(csystem_pipe_cloexec(&ends) == 0)
         defer {
             close(ends[0])
             close(ends[1])

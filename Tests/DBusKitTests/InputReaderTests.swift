@@ -1,3 +1,4 @@
+import CSystem
 import DBusKit
 import Foundation
 import Testing
@@ -83,7 +84,7 @@ struct InputReaderTests {
         let loop = try EventLoop()
         defer { loop.stop() }
         var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
+        #expect(csystem_pipe_cloexec(&ends) == 0)
         let (_, outcome) = try read(ends[0], on: loop, Self.roomy)
         _ = write(ends[1], "abc", 3)
         Thread.sleep(forTimeInterval: 0.05)
@@ -98,7 +99,7 @@ struct InputReaderTests {
         let loop = try EventLoop()
         defer { loop.stop() }
         var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
+        #expect(csystem_pipe_cloexec(&ends) == 0)
         defer { close(ends[1]) }
         try {
             let (reader, outcome) = try read(ends[0], on: loop, Self.roomy) { bytes, new in bytes[new].contains(0) }
@@ -117,7 +118,7 @@ struct InputReaderTests {
         let loop = try EventLoop()
         defer { loop.stop() }
         var quiet: [Int32] = [0, 0]
-        #expect(pipe(&quiet) == 0)
+        #expect(csystem_pipe_cloexec(&quiet) == 0)
         defer { close(quiet[1]) }
         let started = Date()
         let (_, silent) = try read(quiet[0], on: loop, InputLimits(maximumBytes: 1 << 20, idleSeconds: 1))
@@ -125,7 +126,7 @@ struct InputReaderTests {
         #expect(Date().timeIntervalSince(started) >= 0.9)
 
         var loud: [Int32] = [0, 0]
-        #expect(pipe(&loud) == 0)
+        #expect(csystem_pipe_cloexec(&loud) == 0)
         defer { close(loud[1]) }
         let (_, large) = try read(loud[0], on: loop, InputLimits(maximumBytes: 100, idleSeconds: 5))
         let chunk = [UInt8](repeating: 65, count: 64)
@@ -162,7 +163,7 @@ struct InputReaderTests {
         let loop = try EventLoop()
         defer { loop.stop() }
         var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
+        #expect(csystem_pipe_cloexec(&ends) == 0)
         defer { close(ends[1]) }
         try {
             let (reader, outcome) = try read(ends[0], on: loop, Self.roomy)

@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 
 /// The repository's top folder, found from this file's place in it.
@@ -59,8 +60,11 @@ public final class ChildProcess: @unchecked Sendable {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         var inPipe: [Int32] = [-1, -1]
+        // Every pipe is close-on-exec: tests run in parallel, and a child another test spawns
+        // meanwhile would otherwise inherit these ends and keep the pipes open (a reader
+        // waiting for an end of file that never comes). dup2 makes the child's 0, 1 and 2.
         if captureOutput {
-            guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw TestSupportError("pipe failed") }
+            guard csystem_pipe_cloexec(&outPipe) == 0, csystem_pipe_cloexec(&errPipe) == 0 else { throw TestSupportError("pipe failed") }
             posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
             posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
             posix_spawn_file_actions_addclose(&actions, outPipe[0])
@@ -73,7 +77,7 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
         if pipeInput {
-            guard pipe(&inPipe) == 0 else { throw TestSupportError("pipe failed") }
+            guard csystem_pipe_cloexec(&inPipe) == 0 else { throw TestSupportError("pipe failed") }
             posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
             posix_spawn_file_actions_addclose(&actions, inPipe[1])
         } else {

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 /// How many bytes a pipe, FIFO or terminal holds ready to read now (FIONREAD), or -1. A read
 /// of at most that many never blocks, without setting O_NONBLOCK on a description the caller
@@ -18,6 +19,13 @@
 static inline int csystem_bytes_ready(int fd) {
     int n = 0;
     return ioctl(fd, FIONREAD, &n) == 0 ? n : -1;
+}
+
+/// A pipe whose two ends are close-on-exec from the start (pipe2 with O_CLOEXEC, which
+/// <unistd.h> declares only with _GNU_SOURCE): a child another thread spawns meanwhile inherits
+/// neither end. 0, or -1 with errno.
+static inline int csystem_pipe_cloexec(int fds[2]) {
+    return (int)syscall(SYS_pipe2, fds, O_CLOEXEC);
 }
 
 /// `clock`'s reading in microseconds (CLOCK_REALTIME: since the Unix epoch). The one place
