@@ -316,13 +316,12 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             guard !tracker.hasSyncBacklog else { return }
             let waiting = peersWaiting
             peersWaiting = []
+            // The peers that waited join a paused read (resumed here) or start one.
+            merge(peers: waiting)
             if mergeRun != nil {
-                merge(peers: waiting)
                 queueMergeSlice()
             } else if waiting.isEmpty {
                 publishing(at: clock.now()) {}
-            } else {
-                merge(peers: waiting)
             }
         }
     }

@@ -185,12 +185,15 @@ extension Tracker {
         // Rows go in `insertRows` to a statement: SQLite's work per statement (its journal,
         // the AUTOINCREMENT counter) is paid once per group rather than once per row. The rows
         // of one statement take consecutive ids, its last being the last inserted.
+        func insertSQL(_ rows: Int) -> String {
+            "INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES "
+                + repeatElement("(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+        }
+        let whole = insertSQL(insertRows)
         var start = 0
         while start < kept.count {
             let group = kept[start..<min(kept.count, start + insertRows)]
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES "
-                    + repeatElement("(?, ?, ?, ?, ?)", count: group.count).joined(separator: ", "))
+            let insert = try db.cachedStatement(sql: group.count == insertRows ? whole : insertSQL(group.count))
             var values: [(any DatabaseValueConvertible)?] = []
             values.reserveCapacity(group.count * 5)
             for item in group {

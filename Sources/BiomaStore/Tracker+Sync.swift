@@ -389,9 +389,10 @@ extension Tracker {
         try db.cachedStatement(
             sql: "UPDATE sync_self SET last_seq = ?, last_op = ?, hlc_wall = ?, hlc_counter = ? WHERE id = 1"
         ).execute(arguments: [device.lastSequence, device.lastOperation, clock.wall, Int64(clock.counter)])
-        if operations.count < rows.count || rows.count == limit {
-            journal.backlog = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sync_change)") ?? false
-        }
+        // A slice its budget ended left rows it read; a full one may have left more.
+        journal.backlog =
+            try operations.count < rows.count
+            || (rows.count == limit && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sync_change)") ?? false)
         journal.clock = clock
         journal.device = device
         return operations

@@ -207,11 +207,7 @@ struct SyncEndToEndTests {
                 return b.properties["Running"]?.bool == true && lines == count + 1
             })
         // A's log: every operation once, numbered from 1 without a gap, the start last.
-        let device = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("devices").path).first { id in
-                (try? a.sync()["DeviceId"]?.string) == id
-            })
-        let directory = folder.appendingPathComponent("devices/\(device)")
+        let directory = folder.appendingPathComponent("devices").appendingPathComponent(try #require(try a.sync()["DeviceId"]?.string))
         let lines = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("ops-") }.sorted()
             .flatMap { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8).split(separator: "\n") }
         let sequences = lines.compactMap { line in
