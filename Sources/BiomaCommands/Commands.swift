@@ -28,7 +28,7 @@ public struct Biomatimer: ParsableCommand {
         subcommands: [
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, Tray.self, ProjectCommand.self, FocusCommand.self,
             TaskCommand.self, AwayCommand.self, TargetCommand.self, SyncCommand.self, HooksCommand.self, TaskwarriorCommand.self, Log.self, AddInterval.self, EditInterval.self,
-            SplitInterval.self, DeleteInterval.self, Undo.self, NoteCommand.self,
+            SplitInterval.self, DeleteInterval.self, Undo.self, NoteCommand.self, TagCommand.self, ClientCommand.self,
             ReportCommand.self, Export.self, Import.self, ResetHistory.self, DaemonCommand.self, Install.self, Uninstall.self,
         ])
 
@@ -43,8 +43,28 @@ func callDaemon(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBus
 // MARK: - Work timer
 
 struct Start: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start or resume work (and the project that stopped with it).")
-    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_START) }
+    static let configuration = CommandConfiguration(
+        abstract: "Start or resume work (and the project that stopped with it), or run PROJECT; +word tags the interval.",
+        discussion: "`biomatimer start Website +meeting +call` runs Website with two tags on its interval.")
+    @Argument(help: "A project's id or name, and +tags.", completion: .projects) var words: [String] = []
+
+    func parts() throws -> (project: String?, tags: [String]) {
+        let projects = words.filter { !$0.hasPrefix("+") }
+        guard projects.count <= 1 else { throw ValidationError("Give one project at most (tags are written +word).") }
+        return (projects.first, try checkedTags(words.filter { $0.hasPrefix("+") }))
+    }
+
+    func validate() throws { _ = try parts() }
+
+    func run() throws {
+        let (project, tags) = try parts()
+        if let project {
+            _ = try callDaemon(BIOMATIMER_TIMER1_START_PROJECT, [.string(project)])
+        } else {
+            _ = try callDaemon(BIOMATIMER_TIMER1_START)
+        }
+        if !tags.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_TAG_RUNNING, [tags.dbusValue, [String]().dbusValue]) }
+    }
 }
 
 struct Stop: ParsableCommand {
@@ -155,6 +175,10 @@ struct ProjectList: ParsableCommand {
                     "daily_total": .int(p.dailyTotal), "budget": p.budget > 0 ? .int(p.budget) : .null,
                     "budget_period": p.budget > 0 ? .string(p.budgetPeriod) : .null,
                     "budget_used": p.budget > 0 ? .int(p.budgetUsed) : .null,
+                    "client": p.client.isEmpty ? .null : .string(p.client),
+                    "client_name": p.client.isEmpty ? .null : .string(p.clientName),
+                    "rate": p.rate > 0 ? .int(p.rate) : .null, "currency": p.currency.isEmpty ? .null : .string(p.currency),
+                    "billable": .bool(p.billable),
                 ]
             }
             say(items.text)
@@ -165,14 +189,26 @@ struct ProjectList: ParsableCommand {
             return
         }
         let style = terminalStyle()
-        for p in projects {
-            let mark = p.running ? "▶" : " "
-            let times = "\(DurationFormat.hms(p.sessionTime)) (\(DurationFormat.hms(p.dailyTotal)))"
-            let budget =
-                p.budget > 0
-                ? "  budget \(DurationClock.hoursMinutes(p.budgetUsed))/\(DurationClock.hoursMinutes(p.budget)) \(p.budgetPeriod)" : ""
-            say("\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)")
+        let grouped = projects.contains { !$0.client.isEmpty }
+        var order: [String] = []
+        for p in projects where !order.contains(p.client) { order.append(p.client) }
+        if grouped { order = order.filter { !$0.isEmpty } + (order.contains("") ? [""] : []) }
+        for client in order {
+            if grouped {
+                say(client.isEmpty ? "no client" : Terminal.singleLine(projects.first { $0.client == client }!.clientName))
+            }
+            for p in projects where p.client == client { listLine(p, style: style, indent: grouped ? "  " : "") }
         }
+    }
+
+    private func listLine(_ p: ProjectListing, style: Terminal, indent: String) {
+        let mark = p.running ? "▶" : " "
+        let times = "\(DurationFormat.hms(p.sessionTime)) (\(DurationFormat.hms(p.dailyTotal)))"
+        let budget =
+            p.budget > 0
+            ? "  budget \(DurationClock.hoursMinutes(p.budgetUsed))/\(DurationClock.hoursMinutes(p.budget)) \(p.budgetPeriod)" : ""
+        let rate = !p.billable ? "  not billed" : p.rate > 0 ? "  \(CurrencyText.format(p.rate, p.currency)) \(p.currency)/h" : ""
+        say("\(indent)\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)\(rate)")
     }
 }
 
@@ -180,13 +216,42 @@ struct ProjectAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a project; prints its id.")
     @Argument(help: "1–64 characters, unique ignoring case.") var name: String
     @Option(help: "Colour #RRGGBB (default #007AFF).") var color = ""
-    func run() throws { say(try callDaemon(BIOMATIMER_TIMER1_ADD_PROJECT, [.string(name), .string(color)]).first?.string ?? "") }
+    @OptionGroup var billing: ProjectBillingOptions
+    func run() throws {
+        let client = try daemonClient()
+        let changes = billing.changes
+        if let ref = billing.client, ref.lowercased() != "none", !ref.isEmpty {
+            // The client must exist before the project is made: nothing changes otherwise.
+            let clients = ClientListing.rows(try client.call(BIOMATIMER_TIMER1_LIST_CLIENTS).first)
+            let key = ref.lowercased()
+            guard clients.contains(where: { $0.id == ref || $0.name.lowercased() == key }) else {
+                throw ValidationError("No client named or with id '\(ref)' (`biomatimer client list` shows them).")
+            }
+        }
+        let id = try client.call(BIOMATIMER_TIMER1_ADD_PROJECT, [.string(name), .string(color)]).first?.string ?? ""
+        if !changes.isEmpty {
+            do {
+                _ = try client.call(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(id), .vardict(ordered: changes)])
+            } catch {
+                // A bad rate or currency: the project just made goes again, so nothing changed.
+                _ = try? client.call(BIOMATIMER_TIMER1_DELETE_PROJECT, [.string(id)])
+                throw error
+            }
+        }
+        say(id)
+    }
 }
 
 struct ProjectStart: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "start", abstract: "Run a project (starting work if needed).")
     @Argument(completion: .projects) var project: String
-    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_START_PROJECT, [.string(project)]) }
+    @Argument(help: "+word tags for its interval.") var tags: [String] = []
+    func validate() throws { _ = try checkedTags(tags) }
+    func run() throws {
+        _ = try callDaemon(BIOMATIMER_TIMER1_START_PROJECT, [.string(project)])
+        let tags = try checkedTags(tags)
+        if !tags.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_TAG_RUNNING, [tags.dbusValue, [String]().dbusValue]) }
+    }
 }
 
 struct ProjectStop: ParsableCommand {
@@ -229,6 +294,7 @@ struct ProjectEdit: ParsableCommand {
     @Option(help: "A new colour, #RRGGBB.") var color: String?
     @Option(help: "The budget: a length (20h, 7h30m, 90m) or none.") var budget: String?
     @Option(help: "The budget's period: week, month or total (default week).") var per: String?
+    @OptionGroup var billing: ProjectBillingOptions
 
     /// The `UpdateProject` changes; a bad budget or period is a usage error naming it.
     func changes() throws -> [(String, DBusValue)] {
@@ -256,7 +322,10 @@ struct ProjectEdit: ParsableCommand {
         } else if per != nil {
             throw ValidationError("--per goes with --budget.")
         }
-        guard !changes.isEmpty else { throw ValidationError("Give --name, --color or --budget.") }
+        changes += billing.changes
+        guard !changes.isEmpty else {
+            throw ValidationError("Give --name, --color, --budget, --client, --rate, --currency or --billable.")
+        }
         return changes
     }
 

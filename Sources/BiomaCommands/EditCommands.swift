@@ -65,7 +65,7 @@ struct Log: ParsableCommand {
                     "id": .string(r.id), "project": .string(r.project), "project_name": .string(names[r.project] ?? ""),
                     "start": .int(r.start), "end": r.end == 0 ? .null : .int(r.end), "running": .bool(r.end == 0),
                     "duration": .int(max(0, (r.end == 0 ? now : r.end) - r.start)),
-                    "note": r.note.isEmpty ? .null : .string(r.note),
+                    "note": r.note.isEmpty ? .null : .string(r.note), "tags": .array(r.tags.map(JSON.string)),
                 ]
             }
             say(items.text)
@@ -88,7 +88,8 @@ struct Log: ParsableCommand {
                 "\(Terminal.pad(r.id, 7)) \(Terminal.pad(project, 20)) "
                     + "\(Terminal.pad(WhenText.describe(start, now: now, zone: CommandContext.current.zone), 16)) "
                     + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now, zone: CommandContext.current.zone), 16)) "
-                    + DurationFormat.hms(duration) + (r.note.isEmpty ? "" : "  " + Terminal.singleLine(r.note)))
+                    + DurationFormat.hms(duration) + r.tags.map { "  +" + $0 }.joined()
+                    + (r.note.isEmpty ? "" : "  " + Terminal.singleLine(r.note)))
         }
         say("\(Terminal.pad("", 7)) \(Terminal.pad("total", 20)) \(Terminal.pad("", 16)) \(Terminal.pad("", 16)) \(DurationFormat.hms(total))")
     }
@@ -103,6 +104,7 @@ struct AddInterval: ParsableCommand {
             (22:00-01:00). Time already recorded in the way is refused, naming it, unless --replace.
             """)
     @Argument(help: "START-END, e.g. 09:00-12:30.") var range: String
+    @Argument(help: "+word tags.") var tags: [String] = []
     @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
     @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "Overwrite recorded time in the way (trimming, splitting or deleting it).") var replace = false
@@ -118,6 +120,7 @@ struct AddInterval: ParsableCommand {
 
     func validate() throws {
         try checkIntervalDay(date)
+        _ = try checkedTags(tags)
         let span = try span()
         if span.end <= span.start { throw ValidationError("'\(range)': the end must be after the start.") }
     }
@@ -126,6 +129,7 @@ struct AddInterval: ParsableCommand {
         let span = try span()
         var options: [String: DBusValue] = replace ? ["Replace": .boolean(true)] : [:]
         if let note { options["Note"] = .string(note) }
+        if !tags.isEmpty { options["Tags"] = try checkedTags(tags).dbusValue }
         let reply = try callDaemon(BIOMATIMER_TIMER1_ADD_INTERVAL, [.int64(span.start), .int64(span.end), .string(project ?? ""), .vardict(options)])
         say(reply.first?.string ?? "")
     }
@@ -146,6 +150,8 @@ struct EditInterval: ParsableCommand {
     @Flag(help: "No project.") var noProject = false
     @Flag(help: "Overwrite recorded time in the way.") var replace = false
     @Option(help: "A new note (one line, at most 500 characters; \"\" removes it).") var note: String?
+    @Option(help: "A tag to add (repeatable).") var tag: [String] = []
+    @Option(help: "A tag to remove (repeatable).") var untag: [String] = []
 
     func validate() throws {
         try checkIntervalID(id)
@@ -153,8 +159,9 @@ struct EditInterval: ParsableCommand {
         if let start { _ = try intervalTime(start, option: "--start", day: date) }
         if let end { _ = try intervalTime(end, option: "--end", day: date) }
         if project != nil && noProject { throw ValidationError("--project and --no-project exclude each other.") }
-        if start == nil && end == nil && project == nil && !noProject && note == nil {
-            throw ValidationError("Nothing to change: give --start, --end, --project, --no-project or --note.")
+        for word in tag + untag { if let problem = TagText.problem(word) { throw ValidationError(problem) } }
+        if start == nil && end == nil && project == nil && !noProject && note == nil && tag.isEmpty && untag.isEmpty {
+            throw ValidationError("Nothing to change: give --start, --end, --project, --no-project, --note, --tag or --untag.")
         }
     }
 
@@ -166,6 +173,8 @@ struct EditInterval: ParsableCommand {
         if noProject { changes["Project"] = .string("") }
         if let note { changes["Note"] = .string(note) }
         if replace { changes["Replace"] = .boolean(true) }
+        if !tag.isEmpty { changes["AddTags"] = tag.map(TagText.word).dbusValue }
+        if !untag.isEmpty { changes["RemoveTags"] = untag.map(TagText.word).dbusValue }
         _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_INTERVAL, [.string(id), .vardict(changes)])
     }
 }

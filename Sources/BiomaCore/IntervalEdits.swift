@@ -7,10 +7,12 @@ public struct IntervalRow: Sendable, Equatable, Hashable {
     public var projectID: String?
     /// A valid note (`IntervalNote.validated`), nil for none.
     public var note: String?
+    /// Its tags as stored (`Tags.stored`: space-separated), nil for none.
+    public var tags: String?
 
-    public init(id: Int64, start: Micros, end: Micros?, projectID: String?, note: String? = nil) {
+    public init(id: Int64, start: Micros, end: Micros?, projectID: String?, note: String? = nil, tags: String? = nil) {
         (self.id, self.start, self.end, self.projectID) = (id, start, end, projectID)
-        self.note = note
+        (self.note, self.tags) = (note, tags)
     }
 
     public var running: Bool { end == nil }
@@ -93,14 +95,15 @@ public enum IntervalEdits {
     /// can change (`biomatimer note`). `rows` holds the edited row, the running one and every
     /// row overlapping the interval's new time.
     public static func update(
-        id: Int64, start: Micros?, end: Micros?, projectID: String??, note: String?? = nil, replace: Bool,
-        rows: [IntervalRow], now: Micros, nextID: Int64
+        id: Int64, start: Micros?, end: Micros?, projectID: String??, note: String?? = nil, tags: String?? = nil,
+        replace: Bool, rows: [IntervalRow], now: Micros, nextID: Int64
     ) throws(EditFailure) -> EditPlan {
         guard let old = rows.first(where: { $0.id == id }) else { throw .noSuchInterval(String(id)) }
         var new = old
         if let start { new.start = start }
         if let projectID { new.projectID = projectID }
         if let note { new.note = note }
+        if let tags { new.tags = tags }
         if old.running {
             if end != nil {
                 throw .invalid(
@@ -145,7 +148,8 @@ public enum IntervalEdits {
         }
         var first = old
         first.end = at
-        let second = IntervalRow(id: nextID, start: at, end: old.end, projectID: old.projectID, note: old.note)
+        let second = IntervalRow(
+            id: nextID, start: at, end: old.end, projectID: old.projectID, note: old.note, tags: old.tags)
         return EditPlan(
             changes: ordered([RowChange(id: id, before: old, after: first), RowChange(id: nextID, before: nil, after: second)]),
             resultID: nextID, nextID: nextID + 1)
@@ -172,6 +176,7 @@ public enum IntervalEdits {
             }
             if now == after { continue }
             if after.running, now.start == after.start, now.projectID == after.projectID, now.note == after.note,
+                now.tags == after.tags,
                 let end = now.end
             {
                 closedAt = end
@@ -252,7 +257,8 @@ public enum IntervalEdits {
             case (true, true):
                 var head = row
                 head.end = start
-                let tail = IntervalRow(id: next, start: end, end: row.end, projectID: row.projectID, note: row.note)
+                let tail = IntervalRow(
+                    id: next, start: end, end: row.end, projectID: row.projectID, note: row.note, tags: row.tags)
                 next += 1
                 changes.append(RowChange(id: row.id, before: row, after: head))
                 changes.append(RowChange(id: tail.id, before: nil, after: tail))

@@ -47,9 +47,10 @@ extension WorkService {
     }
 
     private func addInterval(_ call: MethodCall) throws -> [DBusValue] {
-        let options = try Options(call.arguments[3].vardict ?? [:], allowed: ["Replace", "Note"])
+        let options = try Options(call.arguments[3].vardict ?? [:], allowed: ["Replace", "Note", "Tags"])
         let replace = try options.bool("Replace") == true
         let note = try options.string("Note")
+        let tags = try options.strings("Tags") ?? []
         let start = call.arguments[0].int64!
         let end = call.arguments[1].int64!
         let project = call.arguments[2].string!
@@ -57,22 +58,26 @@ extension WorkService {
             .string(
                 try change {
                     try tracker.addInterval(
-                        start: start, end: end, project: project.isEmpty ? nil : project, note: note, replace: replace,
+                        start: start, end: end, project: project.isEmpty ? nil : project, note: note, tags: tags, replace: replace,
                         at: $0)
                 })
         ]
     }
 
     private func updateInterval(_ call: MethodCall) throws {
-        let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Note", "Replace"])
+        let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Note", "Replace", "AddTags", "RemoveTags"])
         var changes = Tracker.IntervalChanges()
         changes.start = try options.int64("Start")
         changes.end = try options.int64("End")
         if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
         changes.note = try options.string("Note")
         changes.replace = try options.bool("Replace") == true
-        if changes.start == nil && changes.end == nil && changes.project == nil && changes.note == nil {
-            throw DaemonAPI.invalidArgument("No changes given: use the keys Start, End, Project or Note (and Replace).")
+        (changes.addTags, changes.removeTags) = (try options.strings("AddTags") ?? [], try options.strings("RemoveTags") ?? [])
+        if changes.start == nil && changes.end == nil && changes.project == nil && changes.note == nil
+            && changes.addTags.isEmpty && changes.removeTags.isEmpty
+        {
+            throw DaemonAPI.invalidArgument(
+                "No changes given: use the keys Start, End, Project, Note, AddTags or RemoveTags (and Replace).")
         }
         let id = call.arguments[0].string!
         try change { try tracker.updateInterval(id, changes, at: $0) }
@@ -83,6 +88,7 @@ extension WorkService {
         (listing.id, listing.start, listing.end) = (String(row.id), row.start, row.end ?? 0)
         listing.project = row.projectID ?? ""
         listing.note = row.note ?? ""
+        listing.tags = Tags.parse(row.tags)
         return listing
     }
 }

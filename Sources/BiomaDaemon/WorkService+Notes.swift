@@ -86,21 +86,26 @@ extension WorkService {
         let order = projects.map(\.id)
         let names = Dictionary(projects.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let digest = extras.notes ? NoteDigest(rows: rows, rules: tracker.rules, projectOrder: order) : nil
-        let totals = extras.rounding.map { rounding in
-            RoundedTotals(
-                intervals: rows.compactMap { row in
-                    let end = row.end ?? now
-                    return end > row.start ? Interval(start: row.start, end: end, projectID: row.projectID) : nil
-                }, from: report.from, to: report.to, rules: tracker.rules, rounding: rounding)
+        let closed = rows.compactMap { row in
+            let end = row.end ?? now
+            return end > row.start ? Interval(start: row.start, end: end, projectID: row.projectID) : nil
         }
+        let totals = extras.rounding.map { rounding in
+            RoundedTotals(intervals: closed, from: report.from, to: report.to, rules: tracker.rules, rounding: rounding)
+        }
+        let earned = try earnings(closed, report: report, rounding: extras.rounding)
         if json {
             var more: [(String, JSON)] = []
             if let totals { more.append(ReportText.roundedJSON(totals)) }
+            if let earned { more.append(ReportText.earningsJSON(earned.0, clients: earned.1)) }
             if let digest { more.append(ReportText.notesJSON(digest)) }
             return ReportText.json(report, targets: targets, adding: more)
         }
         var text = ReportText.table(report, style: Terminal(color: color), targets: targets)
         if let totals { text += ReportText.roundedTable(totals, projectOrder: order, name: { names[$0] }) }
+        if let earned {
+            text += ReportText.earningsTable(earned.0, rounding: extras.rounding, clients: earned.1, name: { names[$0] })
+        }
         if let digest { text += ReportText.notesTable(digest, name: { names[$0] }) }
         return text
     }

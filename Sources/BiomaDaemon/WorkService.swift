@@ -358,15 +358,21 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             ] + editMethods() + importMethods() + noteMethods() + [
                 DBusMethod.action(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) },
                 DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in [listTargets()] },
-            ])
+            ] + clientMethods())
     }
 
     private func updateProject(_ call: MethodCall) throws {
-        let ref = call.arguments[0].string!
-        let update = try Self.projectUpdate(call.arguments[1].vardict ?? [:])
+        var changes = call.arguments[1].vardict ?? [:]
+        let billing = try Self.billingChanges(&changes)
+        let update = changes.isEmpty && !billing.isEmpty ? nil : try Self.projectUpdate(changes)
         try change {
-            try tracker.updateProject(
-                ref, name: update.name, color: update.color, position: update.position, budget: update.budget, at: $0)
+            let ref = try tracker.projects.resolve(call.arguments[0].string!).id
+            if !billing.isEmpty { try tracker.checkProjectBilling(ref, billing) }
+            if let update {
+                try tracker.updateProject(
+                    ref, name: update.name, color: update.color, position: update.position, budget: update.budget, at: $0)
+            }
+            if !billing.isEmpty { try tracker.updateProjectBilling(ref, billing, at: $0) }
         }
     }
 
@@ -388,7 +394,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         let extras = try ReportExtras(options)
         let report = try report(period: period, day: day)
         let targets = try targetReport(report)
-        if !extras.isEmpty {
+        if !extras.isEmpty || billingConfigured() {
             return [.string(try reportWithExtras(report, extras, targets: targets, json: json, color: color))]
         }
         let text =
@@ -411,6 +417,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         } catch {
             throw DaemonAPI.dbusError(error)
         }
+        let billing = (try? tracker.billing()) ?? [:]
+        let clients = Dictionary(((try? tracker.clients()) ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         return ProjectListing.list(
             snapshot.projects.map { p in
                 let times = snapshot.projectTimes[p.id]
@@ -421,6 +429,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 if let use = budgetUse(of: p, at: snapshot.updatedAt) {
                     (row.budget, row.budgetPeriod, row.budgetUsed) = (use.budget.amount, use.budget.period.rawValue, use.used)
                 }
+                addBilling(&row, billing[p.id], clients: clients)
                 return row
             })
     }
@@ -492,7 +501,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 throw DaemonAPI.invalidArgument("\(key) must be of type \(type), not \(value.signature).")
             default:
                 throw DaemonAPI.invalidArgument(
-                    "Unknown key \(quoted(key)): use Name, Color, Position, Budget or BudgetPeriod.")
+                    "Unknown key \(quoted(key)): use Name, Color, Position, Budget, BudgetPeriod, Client, Rate, Currency or Billable.")
             }
         }
         // Budget 0 removes it; a period needs a budget beside it.

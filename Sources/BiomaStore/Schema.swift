@@ -175,6 +175,9 @@ enum Schema {
         // field, and the entities that name a project not here yet (`sync_waiting`) instead of
         // an index over every field's value: a replayed interval writes a third as much.
         migration("v11-sync-entities", SyncTable.entitiesSQL)
+        // v12: clients above projects, rates, non-billable projects, and an interval's tags
+        // (`BillingSchema`).
+        migration("v12-clients-tags", BillingSchema.sql)
         return migrator
     }
 

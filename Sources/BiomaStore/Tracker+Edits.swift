@@ -23,6 +23,9 @@ extension Tracker {
         /// A note as given (validated by the edit; empty or blank: removed).
         public var note: String?
         public var replace = false
+        /// Tags added to and taken from the interval's (`Tags.changed`).
+        public var addTags: [String] = []
+        public var removeTags: [String] = []
         public init(
             start: Micros? = nil, end: Micros? = nil, project: String?? = nil, note: String? = nil, replace: Bool = false
         ) {
@@ -48,16 +51,21 @@ extension Tracker {
     /// Adds `[start, end)` as work under `project` (an id or name; nil: none), with a note
     /// (validated: `IntervalNote`). Returns its id.
     public func addInterval(
-        start: Micros, end: Micros, project: String?, note: String? = nil, replace: Bool, at now: Micros
+        start: Micros, end: Micros, project: String?, note: String? = nil, tags: [String] = [], replace: Bool,
+        at now: Micros
     ) throws -> String {
         let note = try note.flatMap { raw throws(TrackerError) in try IntervalNote.validated(raw) }
+        let tags = Tags.stored(try Tags.validated(tags))
         let plan = try edit(kind: "add", at: now) { model, db in
             let projectID = try project.map { try model.projects.resolve($0).id }
             let rows = try Tracker.rows(db, overlapping: start, max(end, start))
-            let plan = try planned(model) {
+            var plan = try planned(model) {
                 try IntervalEdits.add(
                     start: start, end: end, projectID: projectID, note: note, replace: replace, rows: rows, now: now,
                     nextID: try Tracker.nextID(db))
+            }
+            if let tags, let index = plan.changes.firstIndex(where: { $0.id == plan.resultID && $0.before == nil }) {
+                plan.changes[index].after?.tags = tags
             }
             return (plan, "add " + describe(start: start, end: end, projectID: projectID, model))
         }
@@ -71,6 +79,9 @@ extension Tracker {
             let id = try Tracker.intervalID(ref)
             guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
             let projectID = try changes.project.map { ref in try ref.map { try model.projects.resolve($0).id } }
+            let tags: String?? =
+                changes.addTags.isEmpty && changes.removeTags.isEmpty
+                ? nil : .some(Tags.stored(try Tags.changed(Tags.parse(old.tags), add: changes.addTags, remove: changes.removeTags)))
             var rows = [old]
             if changes.start != nil || changes.end != nil {
                 let start = changes.start ?? old.start
@@ -79,7 +90,7 @@ extension Tracker {
             }
             let plan = try planned(model, editing: id) {
                 try IntervalEdits.update(
-                    id: id, start: changes.start, end: changes.end, projectID: projectID, note: note,
+                    id: id, start: changes.start, end: changes.end, projectID: projectID, note: note, tags: tags,
                     replace: changes.replace,
                     rows: rows, now: now, nextID: try Tracker.nextID(db))
             }
@@ -208,8 +219,9 @@ extension Tracker {
         let seq = try journal(kind: kind, what: what, changes: [], run: nil, at: now, db)
         try db.execute(
             sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note)
-                SELECT ?, id, 0, 1, start_us, end_us, project_id, note FROM interval WHERE id >= ?
+                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note,
+                    after_tags)
+                SELECT ?, id, 0, 1, start_us, end_us, project_id, note, tags FROM interval WHERE id >= ?
                 """, arguments: [seq, firstID])
     }
 
@@ -218,8 +230,9 @@ extension Tracker {
         let seq = try journal(kind: "reset-history", what: "reset-history", changes: [], run: nil, at: now, db)
         try db.execute(
             sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id, before_note, has_after)
-                SELECT ?, id, 1, start_us, end_us, project_id, note, 0 FROM interval
+                INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id, before_note, has_after,
+                    before_tags)
+                SELECT ?, id, 1, start_us, end_us, project_id, note, 0, tags FROM interval
                 """, arguments: [seq])
         let count = db.changesCount
         try db.execute(
@@ -231,9 +244,10 @@ extension Tracker {
     static func journalRunningAfterReset(_ open: IntervalRow, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note)
-                VALUES ((SELECT max(seq) FROM edit_journal), ?, 0, 1, ?, NULL, ?, ?)
-                """, arguments: [open.id, open.start, open.projectID, open.note])
+                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note,
+                    after_tags)
+                VALUES ((SELECT max(seq) FROM edit_journal), ?, 0, 1, ?, NULL, ?, ?, ?)
+                """, arguments: [open.id, open.start, open.projectID, open.note, open.tags])
     }
 
     // MARK: -
@@ -309,10 +323,10 @@ extension Tracker {
 
     // MARK: SQL
 
-    static let rowSQL = "SELECT id, start_us, end_us, project_id, note FROM interval"
+    static let rowSQL = "SELECT id, start_us, end_us, project_id, note, tags FROM interval"
 
     static func intervalRow(_ row: Row) -> IntervalRow {
-        IntervalRow(id: row[0], start: row[1], end: row[2], projectID: row[3], note: row[4])
+        IntervalRow(id: row[0], start: row[1], end: row[2], projectID: row[3], note: row[4], tags: row[5])
     }
 
     static func row(_ db: Database, id: Int64) throws -> IntervalRow? {
@@ -356,10 +370,10 @@ extension Tracker {
             if let after = change.after {
                 let sql =
                     change.before == nil
-                    ? "INSERT INTO interval (start_us, end_us, project_id, note, id) VALUES (?, ?, ?, ?, ?)"
-                    : "UPDATE interval SET start_us = ?, end_us = ?, project_id = ?, note = ? WHERE id = ?"
+                    ? "INSERT INTO interval (start_us, end_us, project_id, note, tags, id) VALUES (?, ?, ?, ?, ?, ?)"
+                    : "UPDATE interval SET start_us = ?, end_us = ?, project_id = ?, note = ?, tags = ? WHERE id = ?"
                 try db.cachedStatement(sql: sql).execute(arguments: [
-                    after.start, after.end, after.projectID, after.note, change.id,
+                    after.start, after.end, after.projectID, after.note, after.tags, change.id,
                 ])
             } else {
                 try db.cachedStatement(sql: "DELETE FROM interval WHERE id = ?").execute(arguments: [change.id])
@@ -384,14 +398,14 @@ extension Tracker {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id,
-                    before_note, has_after, after_start_us, after_end_us, after_project_id, after_note)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    before_note, has_after, after_start_us, after_end_us, after_project_id, after_note, before_tags, after_tags)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for change in changes {
             try insert.execute(arguments: [
                 seq, change.id, change.before != nil, change.before?.start, change.before?.end, change.before?.projectID,
                 change.before?.note, change.after != nil, change.after?.start, change.after?.end, change.after?.projectID,
-                change.after?.note,
+                change.after?.note, change.before?.tags, change.after?.tags,
             ])
         }
         try db.execute(sql: "DELETE FROM edit_journal WHERE seq <= ?", arguments: [seq - Int64(journalKept)])
@@ -404,14 +418,15 @@ extension Tracker {
             db,
             sql: """
                 SELECT id, had_before, before_start_us, before_end_us, before_project_id, before_note,
-                    has_after, after_start_us, after_end_us, after_project_id, after_note FROM edit_journal_row WHERE seq = ?
+                    has_after, after_start_us, after_end_us, after_project_id, after_note, before_tags, after_tags
+                    FROM edit_journal_row WHERE seq = ?
                 """, arguments: [seq])
         while let row = try cursor.next() {
             let id: Int64 = row[0]
             let before: IntervalRow? =
-                row[1] ? IntervalRow(id: id, start: row[2], end: row[3], projectID: row[4], note: row[5]) : nil
+                row[1] ? IntervalRow(id: id, start: row[2], end: row[3], projectID: row[4], note: row[5], tags: row[11]) : nil
             let after: IntervalRow? =
-                row[6] ? IntervalRow(id: id, start: row[7], end: row[8], projectID: row[9], note: row[10]) : nil
+                row[6] ? IntervalRow(id: id, start: row[7], end: row[8], projectID: row[9], note: row[10], tags: row[12]) : nil
             changes.append(RowChange(id: id, before: before, after: after))
         }
         return changes

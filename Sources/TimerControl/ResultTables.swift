@@ -44,6 +44,13 @@ public struct ProjectListing: ResultRow, Sendable {
     public var budget: Int64 = 0
     public var budgetPeriod = ""
     public var budgetUsed: Int64 = 0
+    /// Its client's id and name (`""` for none); the rate it is billed at (its own, else its
+    /// client's: minor units of `currency` per hour, 0 for none); whether it is billed.
+    public var client = ""
+    public var clientName = ""
+    public var rate: Int64 = 0
+    public var currency = ""
+    public var billable = true
 
     public init() {}
 
@@ -53,6 +60,8 @@ public struct ProjectListing: ResultRow, Sendable {
             .init("Id", \.id), .init("Name", \.name), .init("Color", \.color), .init("Position", \.position),
             .init("Running", \.running), .init("SessionTime", \.sessionTime), .init("DailyTotal", \.dailyTotal),
             .init("Budget", \.budget), .init("BudgetPeriod", \.budgetPeriod), .init("BudgetUsed", \.budgetUsed),
+            .init("Client", \.client), .init("ClientName", \.clientName), .init("Rate", \.rate), .init("Currency", \.currency),
+            .init("Billable", \.billable),
         ])
 }
 
@@ -132,6 +141,8 @@ public struct IntervalListing: ResultRow, Sendable {
     public var project = ""
     /// The interval's note, `""` for none.
     public var note = ""
+    /// Its tags, in the order given.
+    public var tags: [String] = []
 
     public init() {}
 
@@ -139,7 +150,7 @@ public struct IntervalListing: ResultRow, Sendable {
         interface: ContractNames.interface,
         [
             .init("Id", \.id), .init("Start", \.start), .init("End", \.end), .init("Project", \.project),
-            .init("Note", \.note),
+            .init("Note", \.note), .init("Tags", \.tags),
         ])
 }
 
@@ -302,4 +313,22 @@ public enum HookEvent: String, Sendable, CaseIterable {
     public static func of(fileName: String) -> HookEvent? {
         allCases.first { fileName.hasPrefix($0.rawValue) }
     }
+}
+
+/// One row of `ListClients`: a client, its rate and how many projects name it.
+public struct ClientListing: ResultRow, Sendable {
+    /// `c1`, `c2`, …
+    public var id = ""
+    public var name = ""
+    /// Minor units of `currency` per hour, 0 for none.
+    public var rate: Int64 = 0
+    /// An ISO 4217 code, `""` for none.
+    public var currency = ""
+    public var projects: UInt32 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<ClientListing>(
+        interface: ContractNames.interface,
+        [.init("Id", \.id), .init("Name", \.name), .init("Rate", \.rate), .init("Currency", \.currency), .init("Projects", \.projects)])
 }
