@@ -388,14 +388,15 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     @Option(help: ArgumentHelp("Write the day's 24-hour ring chart as SVG to <file> (- for standard output).", valueName: "file"))
     var svg: String?
     @OptionGroup var extras: ReportExtraOptions
+    @OptionGroup var sheet: TimesheetOptions
 
     enum Period: String, EnumerableFlag {
         case day, week, month, year
     }
 
     var fileRequests: [FileRequest] {
-        guard let svg, svg != "-" else { return [] }
-        return [.directory(FileRequest.split(svg).directory)]
+        guard let file = svg ?? sheet.target, file != "-" else { return [] }
+        return [.directory(FileRequest.split(file).directory)]
     }
 
     func validate() throws {
@@ -404,10 +405,14 @@ struct ReportCommand: ParsableCommand, UsesFiles {
         if (chart || svg != nil) && !extras.options.isEmpty {
             throw ValidationError("--notes and --round go with the table or --json, not with --chart or --svg.")
         }
+        if !sheet.isEmpty && (json || chart || svg != nil) {
+            throw ValidationError("--html and --pdf are alternatives to --json, --chart and --svg: use one.")
+        }
     }
 
     func run() throws {
         if chart || svg != nil { return try runChart() }
+        if !sheet.isEmpty { return try runTimesheet() }
         let options: [(String, DBusValue)] =
             (json ? [("Json", .boolean(true))] : [("Color", .boolean(terminalStyle().color))]) + extras.options
         let text = try callDaemon(

@@ -381,10 +381,13 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// the bus from biomatimer-tool.
     private func reportText(_ call: MethodCall) throws -> [DBusValue] {
         let options = try Options(
-            call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"] + Self.reportExtraKeys)
+            call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"] + Self.reportExtraKeys + Self.timesheetKeys)
         let json = try options.bool("Json") == true
         let color = try options.bool("Color") == true
         let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
+        if let sheet = try timesheetText(period: period, day: day, options, extras: try ReportExtras(options)) {
+            return [.string(sheet)]
+        }
         switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
         case (_, false, false): break
         case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]

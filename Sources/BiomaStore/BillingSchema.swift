@@ -4,7 +4,8 @@ enum BillingSchema {
     /// currency per hour); a project may name a client (removing the client keeps the project,
     /// client-less), its own rate and currency, and be not billable; an interval has its tags as
     /// one space-separated text, and the edit journal keeps them before and after an edit.
-    static let sql = """
+    static let sql =
+        """
         CREATE TABLE client (
             id TEXT PRIMARY KEY NOT NULL,
             name TEXT NOT NULL,
@@ -20,5 +21,6 @@ enum BillingSchema {
         ALTER TABLE interval ADD COLUMN tags TEXT;
         ALTER TABLE edit_journal_row ADD COLUMN before_tags TEXT;
         ALTER TABLE edit_journal_row ADD COLUMN after_tags TEXT;
-        """
+
+        """ + SyncTable.named(.interval).triggersAgainSQL
 }

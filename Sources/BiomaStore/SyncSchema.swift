@@ -17,6 +17,9 @@ struct SyncTable: Sendable {
         var projectReference = false
         /// A row cannot be made without it.
         var required = false
+        /// Added by a migration after v10 (whose triggers, made before the column existed,
+        /// leave it out): the migration that adds it makes the table's triggers again.
+        var later = false
     }
 
     var entity: SyncEntity
@@ -60,6 +63,8 @@ struct SyncTable: Sendable {
             columns: [
                 Column(field: "start", column: "start_us", required: true), Column(field: "end", column: "end_us"),
                 Column(field: "project", column: "project_id", projectReference: true), Column(field: "note", column: "note"),
+                // One field: the space-separated text (`Tags`).
+                Column(field: "tags", column: "tags", later: true),
             ]),
     ]
 
@@ -123,11 +128,35 @@ struct SyncTable: Sendable {
     /// insert, update and delete into `sync_change` while recording. An update writes only the
     /// fields it changed, so that two devices changing two fields of one entity both win.
     var triggersSQL: String {
+        """
+        ALTER TABLE \(table) ADD COLUMN uuid TEXT;
+        UPDATE \(table) SET uuid = \(Self.newUUIDSQL(table));
+        CREATE UNIQUE INDEX \(table)_uuid ON \(table)(uuid);
+
+        """ + triggersOnlySQL
+    }
+
+    /// The table as migration v10 described it: without the columns added later.
+    var asInV10: SyncTable {
+        var table = self
+        table.columns = columns.filter { !$0.later }
+        return table
+    }
+
+    /// The three triggers alone, dropped first: what a migration adding a column runs again.
+    var triggersAgainSQL: String {
+        """
+        DROP TRIGGER sync_\(table)_insert;
+        DROP TRIGGER sync_\(table)_update;
+        DROP TRIGGER sync_\(table)_delete;
+
+        """ + triggersOnlySQL
+    }
+
+    /// The triggers that write each insert, update and delete into `sync_change`.
+    var triggersOnlySQL: String {
         let changed = columns.map { "CASE WHEN NEW.\($0.column) IS OLD.\($0.column) THEN '$.\($0.field)' ELSE '$.\"\"' END" }
         return """
-            ALTER TABLE \(table) ADD COLUMN uuid TEXT;
-            UPDATE \(table) SET uuid = \(Self.newUUIDSQL(table));
-            CREATE UNIQUE INDEX \(table)_uuid ON \(table)(uuid);
             CREATE TRIGGER sync_\(table)_insert AFTER INSERT ON \(table)
                 WHEN NEW.uuid IS NULL OR \(Self.recordingSQL) BEGIN
                 UPDATE \(table) SET uuid = \(Self.newUUIDSQL("NEW")) WHERE rowid = NEW.rowid AND uuid IS NULL;
@@ -258,7 +287,7 @@ struct SyncTable: Sendable {
     /// by it, so that two devices setting Monday's target set the same entity.
     static var migrationSQL: String {
         var sql = tablesSQL
-        for table in all { sql += "\n" + table.triggersSQL }
+        for table in all { sql += "\n" + table.asInV10.triggersSQL }
         sql += """
 
             DROP TRIGGER sync_work_target_insert;

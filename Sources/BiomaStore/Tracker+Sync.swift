@@ -579,6 +579,7 @@ struct SyncMaterializer {
             var end: Micros?
             var project: String?
             var note: String?
+            var tags: String?
         }
         var targets: [String: Target] = [:]
         var gone: Set<String> = []
@@ -596,8 +597,11 @@ struct SyncMaterializer {
             }
             var note: String?
             if case .string(let text)? = fields["note"] { note = text }
+            var tags: String?
+            if case .string(let text)? = fields["tags"] { tags = Tags.stored(Tags.parse(text)) }
             targets[id] = Target(
-                start: start, end: end, project: try localProject(fields["project"], for: .interval, id), note: note)
+                start: start, end: end, project: try localProject(fields["project"], for: .interval, id), note: note,
+                tags: tags)
         }
         // The merge's view: the intervals written here, and every interval already here that
         // overlaps one of them.
@@ -670,12 +674,12 @@ struct SyncMaterializer {
         let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }
         let write = try db.cachedStatement(
             sql: """
-                INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO interval (start_us, end_us, project_id, note, tags, uuid) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (uuid) DO UPDATE SET start_us = excluded.start_us, end_us = excluded.end_us,
-                        project_id = excluded.project_id, note = excluded.note
+                        project_id = excluded.project_id, note = excluded.note, tags = excluded.tags
                 """)
         for (id, target) in ordered {
-            try write.execute(arguments: [target.start, target.end, target.project, target.note, id])
+            try write.execute(arguments: [target.start, target.end, target.project, target.note, target.tags, id])
         }
         // Said once: the time both devices timed (a run stopped by a newer start is not news).
         var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []

@@ -69,7 +69,7 @@ struct EditTests {
     func row(_ id: String, _ from: String, _ to: String?, _ project: String = "") -> [String: DBusValue] {
         [
             "Id": .string(id), "Start": .int64(Self.at(from)), "End": .int64(to.map(Self.at) ?? 0), "Project": .string(project),
-            "Note": .string(""),
+            "Note": .string(""), "Tags": .array(.string, []),
         ]
     }
 

@@ -1,0 +1,76 @@
+import ArgumentParser
+import BiomaText
+import DBusCore
+import TimerControl
+
+/// `report --html FILE|-` and `report --pdf FILE|-`: the timesheet to hand over, for the
+/// period or `--from/--to`, filtered by `--client`, `--project`, `--tag`.
+struct TimesheetOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Write the timesheet as one self-contained HTML page to <file> (- for standard output).", valueName: "file"))
+    var html: String?
+    @Option(help: ArgumentHelp("Write the timesheet as a PDF (A4 or --paper letter) to <file>, drawn by rsvg-convert.", valueName: "file"))
+    var pdf: String?
+    @Option(help: "The PDF's paper: a4 (the default) or letter.") var paper: String?
+    @Option(help: "Only this client's projects (with --html or --pdf).") var client: String?
+    @Option(help: "Only this project (with --html or --pdf).", completion: .projects) var project: String?
+    @Option(help: "Only intervals with this tag (with --html or --pdf).") var tag: String?
+    @Option(help: "First day, YYYY-MM-DD, with --to instead of the period (with --html or --pdf).") var from: String?
+    @Option(help: "Last day, YYYY-MM-DD (with --from).") var to: String?
+
+    var isEmpty: Bool { html == nil && pdf == nil }
+    var target: String? { html ?? pdf }
+
+    func validate() throws {
+        if html != nil && pdf != nil { throw ValidationError("--html and --pdf are alternatives: use one.") }
+        if let target, target.isEmpty { throw ValidationError("--\(html != nil ? "html" : "pdf") needs a file name (or - for standard output).") }
+        if isEmpty && [paper, client, project, tag, from, to].contains(where: { $0 != nil }) {
+            throw ValidationError("--paper, --client, --project, --tag, --from and --to go with --html or --pdf.")
+        }
+        if pdf == "-" {
+            throw ValidationError("--pdf needs a file name: a PDF is not text for standard output (--html - is).")
+        }
+        if paper != nil && pdf == nil { throw ValidationError("--paper goes with --pdf.") }
+        if let paper, !["a4", "letter"].contains(paper.lowercased()) {
+            throw ValidationError("--paper \(paper) is not a paper size: use a4 or letter.")
+        }
+        if let tag, let problem = TagText.problem(tag) { throw ValidationError(problem) }
+        for (name, value) in [("--from", from), ("--to", to)] {
+            if let value, !DayText.isValid(value) { throw ValidationError("\(name) \(value) is not a day: use YYYY-MM-DD.") }
+        }
+        if (from == nil) != (to == nil) { throw ValidationError("--from and --to go together.") }
+        if let from, let to, to < from { throw ValidationError("The period ends (\(to)) before it starts (\(from)).") }
+    }
+
+    /// The `ReportText` options.
+    var options: [(String, DBusValue)] {
+        var options: [(String, DBusValue)] = [(html != nil ? "Html" : "PdfPages", .boolean(true))]
+        if let paper { options.append(("Paper", .string(paper.lowercased()))) }
+        if let client { options.append(("Client", .string(client))) }
+        if let project { options.append(("Project", .string(project))) }
+        if let tag { options.append(("Tag", .string(TagText.word(tag)))) }
+        if let from, let to { options += [("From", .string(from)), ("To", .string(to))] }
+        return options
+    }
+}
+
+extension ReportCommand {
+    func runTimesheet() throws {
+        let text =
+            try callDaemon(
+                "ReportText", [.string(period.rawValue), .string(date ?? ""), .vardict(ordered: sheet.options + extras.options)]
+            ).first?.string ?? ""
+        var bytes = Array(text.utf8)
+        if sheet.pdf != nil {
+            do {
+                bytes = try PDFDrawing.draw(pages: text.split(separator: "\u{0C}").map(String.init))
+            } catch let failure as PDFDrawing.Failure {
+                throw ClientFailure(exitCode: ExitCode.refused, failure.description)
+            }
+        }
+        guard let target = sheet.target, target != "-" else {
+            writeStandardOutput(text)
+            return
+        }
+        try CommandContext.current.files.write(bytes, to: target)
+    }
+}

@@ -1,0 +1,59 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+/// Tags in the store: journaled with the edit that set them, and carried by sync as one field.
+@Suite struct TagsStoreTests {
+    static let day = t("2026-11-20T00:00:00+01:00")
+    static func at(_ h: Double) -> Micros { day + Micros(h * Double(hour)) }
+
+    static func tags(_ tracker: Tracker) throws -> [String] {
+        try tracker.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!).map { $0.tags ?? "" }
+    }
+
+    @Test func tagsTravelBothWaysAsOneField() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8))
+            _ = try pair.a.addProject(name: "Website", color: "", at: Self.at(8))
+            _ = try pair.a.addInterval(
+                start: Self.at(8), end: Self.at(9), project: "Website", tags: ["meeting", "+call"], replace: false, at: Self.at(9.5))
+            try pair.a.startProject("Website", at: Self.at(10))
+            _ = try pair.a.changeRunningTags(add: ["deep-work"], remove: [], at: Self.at(10.1))
+            try pair.exchange(at: Self.at(10.2))
+            #expect(try Self.tags(pair.b) == ["meeting call", "deep-work"])
+            // B changes the recorded interval's tags; A gets the whole field.
+            let id = try pair.b.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!)[0].id
+            var changes = Tracker.IntervalChanges()
+            (changes.addTags, changes.removeTags) = (["bug"], ["MEETING"])
+            try pair.b.updateInterval(String(id), changes, at: Self.at(10.3))
+            try pair.exchange(at: Self.at(10.4))
+            #expect(try Self.tags(pair.a) == ["call bug", "deep-work"])
+            #expect(try Self.tags(pair.b) == ["call bug", "deep-work"])
+        }
+    }
+
+    @Test func badTagsChangeNothing() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: Self.at(8), bootID: boot)
+            try tracker.start(at: Self.at(9))
+            for (add, message) in [
+                (["two words"], "is not a word"), ([String(repeating: "x", count: 33)], "longer than 32"), ([""], "cannot be empty"),
+                ((1...17).map { "t\($0)" }, "at most 16 tags"),
+            ] {
+                #expect(throws: TrackerError.self) { _ = try tracker.changeRunningTags(add: add, remove: [], at: Self.at(9.5)) }
+                do {
+                    _ = try tracker.changeRunningTags(add: add, remove: [], at: Self.at(9.5))
+                } catch {
+                    #expect("\(error)".contains(message), "\(error)")
+                }
+                #expect(try Self.tags(tracker) == [""])
+            }
+            // Duplicates ignoring case are dropped; undo takes the change back.
+            #expect(try tracker.changeRunningTags(add: ["Call", "call", "x"], remove: [], at: Self.at(9.6)).1 == ["Call", "x"])
+            #expect(try tracker.undo(at: Self.at(9.7)).contains("tags of interval"))
+            #expect(try Self.tags(tracker) == [""])
+        }
+    }
+}
