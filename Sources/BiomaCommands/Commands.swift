@@ -426,8 +426,9 @@ struct Export: ParsableCommand, UsesFiles {
     static let configuration = CommandConfiguration(
         abstract: "Export recorded intervals as CSV or as an iCalendar file.",
         discussion: """
-            --format ics writes RFC 5545: one event per interval (the running one up to now), \
-            SUMMARY the project, DESCRIPTION the note, times in UTC, UIDs stable across exports. \
+            Both formats leave the running interval out until it stops. --format ics writes RFC \
+            5545: one event per interval, SUMMARY the project, DESCRIPTION the note, CATEGORIES the \
+            tags, times in UTC, UIDs stable across exports. The CSV's last column holds the tags. \
             --round 6m|15m|30m [--rounding up|nearest] adds a `rounded` column to the CSV, each \
             interval's duration rounded; start, end and the recorded history stay exact.
             """)

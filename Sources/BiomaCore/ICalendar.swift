@@ -13,6 +13,8 @@ public enum ICalendar {
         public var end: Micros
         public var summary: String
         public var description: String?
+        /// The interval's tags, as CATEGORIES.
+        public var categories: [String] = []
 
         public init(uid: String, start: Micros, end: Micros, summary: String, description: String?) {
             (self.uid, self.start, self.end, self.summary) = (uid, start, end, summary)
@@ -27,6 +29,7 @@ public enum ICalendar {
             self.init(
                 uid: ICalendar.uid(id: row.id, start: row.start), start: row.start, end: end,
                 summary: projectName ?? ICalendar.workSummary, description: row.note)
+            categories = Tags.parse(row.tags)
         }
     }
 
@@ -65,6 +68,7 @@ public enum ICalendar {
             if let description = event.description, !description.isEmpty {
                 line("DESCRIPTION:\(escape(description))")
             }
+            if !event.categories.isEmpty { line("CATEGORIES:\(event.categories.map(escape).joined(separator: ","))") }
             line("END:VEVENT")
         }
         line("END:VCALENDAR")

@@ -7,14 +7,17 @@ import Foundation
 /// it), and the interval's note (empty for none). Exported with rounding, a `rounded` column
 /// after `duration` holds each interval's rounded duration (informative too). Cells a
 /// spreadsheet would run as a formula are neutralised with a leading apostrophe, which import
-/// removes again, so export → import → export is identical. Import also reads files written
-/// before notes existed (no `note` column).
+/// removes again, so export → import → export is identical. The last column holds the
+/// interval's tags, space-separated. Import also reads files written before tags (no `tags`
+/// column) and before notes existed (no `note` column either).
 public enum IntervalCSV {
-    public static let header = "project,color,start,end,duration,note"
+    public static let header = "project,color,start,end,duration,note,tags"
     /// With rounding (`export --round`).
-    public static let roundedHeader = "project,color,start,end,duration,rounded,note"
+    public static let roundedHeader = "project,color,start,end,duration,rounded,note,tags"
     /// Files written before notes existed.
     public static let headerWithoutNote = "project,color,start,end,duration"
+    /// Files written before tags existed.
+    public static let headersWithoutTags = ["project,color,start,end,duration,note", "project,color,start,end,duration,rounded,note"]
 
     public struct Row: Sendable, Equatable {
         public var projectName: String?
@@ -25,6 +28,8 @@ public enum IntervalCSV {
         public var note: String?
         /// Line of the file the row starts on (1 = header); 0 for rows not read from a file.
         public var line: Int
+        /// Valid tags (`Tags.validated`), in order.
+        public var tags: [String] = []
 
         public init(projectName: String?, color: String?, start: Micros, end: Micros, note: String? = nil, line: Int = 0) {
             (self.projectName, self.color, self.start, self.end) = (projectName, color, start, end)
@@ -64,6 +69,8 @@ public enum IntervalCSV {
             }
             out.append(UInt8(ascii: ","))
             cell(neutralized(row.note ?? ""))
+            out.append(UInt8(ascii: ","))
+            cell(row.tags.joined(separator: " "))
             out.append(contentsOf: [0x0D, 0x0A])
         }
         return String(decoding: out, as: UTF8.self)
@@ -170,12 +177,14 @@ public enum IntervalCSV {
             throw .invalidArgument("The CSV is empty: expected the header '\(header)'.")
         }
         let found = first.cells.joined(separator: ",").lowercased()
-        guard [header, roundedHeader, headerWithoutNote].contains(found) else {
+        guard ([header, roundedHeader, headerWithoutNote] + headersWithoutTags).contains(found) else {
             throw .invalidArgument(
                 "CSV line 1: expected the header '\(header)', found '\(first.cells.joined(separator: ","))'. Nothing was imported.")
         }
         let width = first.cells.count
-        let noteColumn: Int? = width > 5 ? width - 1 : nil
+        let names = first.cells.map { $0.lowercased() }
+        let noteColumn = names.firstIndex(of: "note")
+        let tagsColumn = names.firstIndex(of: "tags")
         var rows: [Row] = []
         rows.reserveCapacity(records.count)
         // The few (name, colour) pairs of a file, validated once each: a history has thousands
@@ -219,7 +228,15 @@ public enum IntervalCSV {
                         .trimmingCharacters(in: CharacterSet(charactersIn: ".")))
                 }
             }
-            rows.append(Row(projectName: name, color: color, start: start, end: end, note: note, line: record.line))
+            var row = Row(projectName: name, color: color, start: start, end: end, note: note, line: record.line)
+            if let tagsColumn, !cells[tagsColumn].isEmpty {
+                do {
+                    row.tags = try Tags.validated(cells[tagsColumn].split(separator: " ").map(String.init))
+                } catch {
+                    throw bad(error.message.trimmingCharacters(in: CharacterSet(charactersIn: ".")))
+                }
+            }
+            rows.append(row)
         }
         return rows
     }

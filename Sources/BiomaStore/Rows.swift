@@ -77,8 +77,8 @@ extension Tracker {
     /// Closed intervals overlapping [low, high), in order. Intervals never overlap, so they are
     /// those ending in (low, high] plus at most one ending later: two bounded index ranges.
     static let overlapSQL =
-        "SELECT start_us, end_us, project_id, note FROM interval WHERE end_us > ? AND end_us <= ? ORDER BY end_us"
-    static let afterSQL = "SELECT start_us, end_us, project_id, note FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"
+        "SELECT start_us, end_us, project_id, note, tags FROM interval WHERE end_us > ? AND end_us <= ? ORDER BY end_us"
+    static let afterSQL = "SELECT start_us, end_us, project_id, note, tags FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"
 
     static func closedIntervals(_ db: Database, overlapping low: Micros, _ high: Micros) throws -> [Interval] {
         var result: [Interval] = []
@@ -97,18 +97,25 @@ extension Tracker {
     static func forEachClosedInterval(
         _ db: Database, overlapping low: Micros, _ high: Micros, _ body: (Interval, String?) throws -> Void
     ) throws {
+        try forEachClosedInterval(db, overlapping: low, high) { interval, note, _ in try body(interval, note) }
+    }
+
+    /// The same with each interval's note and tags (as stored).
+    static func forEachClosedInterval(
+        _ db: Database, overlapping low: Micros, _ high: Micros, _ body: (Interval, String?, String?) throws -> Void
+    ) throws {
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: overlapSQL), arguments: [low, high])
         while let row = try rows.next() {
             let start: Int64 = row[0]
-            if start < high { try body(Interval(start: start, end: row[1], projectID: row[2]), row[3]) }
+            if start < high { try body(Interval(start: start, end: row[1], projectID: row[2]), row[3], row[4]) }
         }
         if high < .max,
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: afterSQL), arguments: [high])
         {
             let start: Int64 = row[0]
-            if start < high { try body(Interval(start: start, end: row[1], projectID: row[2]), row[3]) }
+            if start < high { try body(Interval(start: start, end: row[1], projectID: row[2]), row[3], row[4]) }
         }
     }
 

@@ -54,12 +54,13 @@ extension Tracker {
         var writeError: (any Error)?
         do {
             try readOrThrow { db in
-                try Tracker.forEachClosedInterval(db, overlapping: low, high) { (interval: Interval, note: String?) in
+                try Tracker.forEachClosedInterval(db, overlapping: low, high) { (interval: Interval, note: String?, tags: String?) in
                     let project = interval.projectID.flatMap { byID[$0] }
                     rows.append(
                         IntervalCSV.Row(
                             projectName: project?.name, color: project?.color, start: interval.start, end: interval.end,
                             note: note))
+                    if tags != nil { rows[rows.count - 1].tags = Tags.parse(tags) }
                     if rows.count >= batch {
                         do { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone, rounding: rounding)) } catch {
                             writeError = error
@@ -109,6 +110,7 @@ extension Tracker {
             let firstID = try Tracker.nextID(db)
             let added = try Tracker.insertHistory(items, state: model.state, rules: rules, note: { notes[$0] }, db)
             count = added.count
+            try Tracker.tagImported(rows.map { ($0.start, $0.end, $0.tags) }, idsFrom: firstID, db)
             if count > 0 {
                 // Every row added is one of this transaction's from `firstID` on: one INSERT … SELECT.
                 try Tracker.journalAdded(idsFrom: firstID, what: "import of \(count) interval\(count == 1 ? "" : "s") (csv)", at: now, db)

@@ -90,8 +90,8 @@ func goalsFailure(_ body: () throws -> Any?) -> String? {
                 note: note)
         }
         let csv = IntervalCSV.encode(rows, timeZone: tz)
-        #expect(csv.hasPrefix("project,color,start,end,duration,note\r\n"))
-        #expect(csv.contains(",'=HYPERLINK(\"\"x\"\")\"\r\n") || csv.contains("\"'=HYPERLINK(\"\"x\"\")\"\r\n"))
+        #expect(csv.hasPrefix("project,color,start,end,duration,note,tags\r\n"))
+        #expect(csv.contains(",'=HYPERLINK(\"\"x\"\")\",\r\n") || csv.contains("\"'=HYPERLINK(\"\"x\"\")\",\r\n"))
         let decoded = try IntervalCSV.decode(csv)
         #expect(decoded.map(\.note) == notes)
         #expect(IntervalCSV.encode(decoded, timeZone: tz) == csv)
@@ -99,17 +99,26 @@ func goalsFailure(_ body: () throws -> Any?) -> String? {
         let rounded = IntervalCSV.encode(rows, timeZone: tz, rounding: Rounding(minutes: 15, mode: .up, per: .interval))
         let lines = rounded.components(separatedBy: "\r\n")
         #expect(lines[0] == IntervalCSV.roundedHeader)
-        #expect(lines[3].hasSuffix(",0:30:00,0:30:00,"))
+        #expect(lines[3].hasSuffix(",0:30:00,0:30:00,,"))
         #expect(try IntervalCSV.decode(rounded).map(\.note) == notes)
         // Old files without the column import with no notes; a bad note names its line.
         let old = IntervalCSV.headerWithoutNote + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00\n"
         #expect(try IntervalCSV.decode(old).map(\.note) == [nil])
-        let bad = IntervalCSV.header + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,\"two\nlines\"\n"
+        let bad = IntervalCSV.header + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,\"two\nlines\",\n"
         #expect(goalsFailure { try IntervalCSV.decode(bad) }?.hasPrefix("CSV line 2: The note holds a line break") == true)
-        let long = IntervalCSV.header + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,\(String(repeating: "y", count: 501))\n"
+        let long = IntervalCSV.header + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,\(String(repeating: "y", count: 501)),\n"
         #expect(goalsFailure { try IntervalCSV.decode(long) }?.contains("501 characters") == true)
         let short = IntervalCSV.header + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00\n"
-        #expect(goalsFailure { try IntervalCSV.decode(short) }?.hasPrefix("CSV line 2: expected 6 cells, found 5") == true)
+        #expect(goalsFailure { try IntervalCSV.decode(short) }?.hasPrefix("CSV line 2: expected 7 cells, found 5") == true)
+        // Files of the note column alone (before tags) import with no tags; tags round-trip, a
+        // bad one names its line.
+        let noTags = IntervalCSV.headersWithoutTags[0] + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,hi\n"
+        #expect(try IntervalCSV.decode(noTags).map(\.note) == ["hi"] && IntervalCSV.decode(noTags).map(\.tags) == [[]])
+        let tagged = IntervalCSV.header + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,,call +bug v1.2\n"
+        #expect(try IntervalCSV.decode(tagged).map(\.tags) == [["call", "bug", "v1.2"]])
+        #expect(try IntervalCSV.encode(IntervalCSV.decode(tagged), timeZone: TimeZone(identifier: "UTC")!).hasSuffix(",,call bug v1.2\r\n"))
+        let badTag = IntervalCSV.header + "\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,,a<b\n"
+        #expect(goalsFailure { try IntervalCSV.decode(badTag) }?.hasPrefix("CSV line 2: Tag \"a<b\" is not a word") == true)
     }
 
     @Test func importsCarryNotes() throws {

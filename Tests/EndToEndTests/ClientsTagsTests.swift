@@ -141,9 +141,25 @@ struct ClientsTagsTests {
         let many = try d.f.call("TagRunning", ["asas", "15"] + (1...15).map { "t\($0)" } + ["0"])
         #expect(many.status != 0 && many.stderr.contains("at most 16 tags"), "\(many.stderr)")
         #expect(try Self.state(d) == before)
+        // Both exports leave the running interval out; the CSV and the calendar carry the tags.
+        let running = try d.cliOK(["export"]).stdout
+        #expect(running.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 2, "\(running)")
+        #expect(try d.cliOK(["export", "--format", "ics"]).stdout.components(separatedBy: "BEGIN:VEVENT").count == 2)
         // Stopping leaves the interval's tags; with nothing running, tag is an error.
         try d.cliOK(["stop"])
         let none = try d.cli(["tag", "+x"])
         #expect(none.status == 1 && none.stderr.contains("No interval is running"))
+        let csv = try d.cliOK(["export"]).stdout
+        #expect(csv.hasPrefix("project,color,start,end,duration,note,tags\r\n") && csv.contains(",,meeting call\r\n"), "\(csv)")
+        let ics = try d.cliOK(["export", "--format", "ics"]).stdout
+        #expect(ics.contains("CATEGORIES:meeting,call\r\n") && ics.contains("CATEGORIES:deep-work,v1.2_x\r\n"), "\(ics)")
+        // The CSV round trip keeps them.
+        let file = d.f.bus.directory.appendingPathComponent("tags.csv")
+        try csv.write(to: file, atomically: true, encoding: .utf8)
+        try d.cliOK(["reset-history", "--yes"])
+        #expect(try Self.tags(d).isEmpty)
+        try d.cliOK(["import", file.path])
+        #expect(try Self.tags(d) == [["meeting", "call"], ["deep-work", "v1.2_x"]])
+        #expect(try d.cliOK(["export"]).stdout == csv)
     }
 }

@@ -120,10 +120,10 @@ struct FullDiskTests {
         try f.cliOK(["project", "start", "Client A"])
         try f.cliOK(["toggle"])
         let exported = try f.cliOK(["export"]).stdout.components(separatedBy: "\r\n")
-        #expect(exported.first == "project,color,start,end,duration,note")
+        #expect(exported.first == "project,color,start,end,duration,note,tags")
         let row = try #require(exported.dropFirst().first)
         let instant = #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d:\d\d"#
-        #expect(row.range(of: "^Client A,#007AFF,\(instant),\(instant),\\d+:\\d\\d:\\d\\d,$", options: .regularExpression) != nil, "\(row)")
+        #expect(row.range(of: "^Client A,#007AFF,\(instant),\(instant),\\d+:\\d\\d:\\d\\d,,$", options: .regularExpression) != nil, "\(row)")
 
         // Years of history: 25,000 intervals of 45 minutes, one an hour from 2009 on, in three
         // projects, with notes. Its commit fills the write-ahead log past SQLite's checkpoint

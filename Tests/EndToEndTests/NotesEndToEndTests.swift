@@ -198,7 +198,7 @@ struct NotesEndToEndTests {
         #expect(text.contains("  total                       1:00:00    2:00:00\n"), "\(text)")
         // Export: a rounded column beside exact start and end.
         let csv = try d.cliOK(["export", "--round", "15m", "--rounding", "nearest"]).stdout
-        #expect(csv.hasPrefix("project,color,start,end,duration,rounded,note\r\n"))
+        #expect(csv.hasPrefix("project,color,start,end,duration,rounded,note,tags\r\n"))
         #expect(csv.contains(",2026-11-19T09:00:00+00:00,2026-11-19T09:07:00+00:00,0:07:00,0:00:00,"), "\(csv)")
         #expect(csv.contains(",2026-11-19T10:00:00+00:00,2026-11-19T10:22:00+00:00,0:22:00,0:15:00,"))
         #expect(csv.contains(",2026-11-19T11:00:00+00:00,2026-11-19T11:31:00+00:00,0:31:00,0:30:00,"))
