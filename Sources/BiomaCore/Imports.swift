@@ -28,6 +28,8 @@ public struct ImportedInterval: Sendable, Equatable {
     public var entryID: String?
     /// A valid note (`IntervalNote.validated`): Timewarrior's annotation, Watson's note.
     public var note: String?
+    /// Its tags (`ImportRules.tags`): every Timewarrior tag, Watson's tags.
+    public var tags: [String] = []
 
     public init(start: Micros, end: Micros, projectName: String?, entry: Int, entryID: String? = nil, note: String? = nil) {
         (self.start, self.end, self.projectName, self.entry) = (start, end, projectName, entry)
@@ -142,7 +144,7 @@ public enum TimewarriorImport {
                 }
                 note = try ImportRules.note(text, entry.bad, noun: "annotation")
             }
-            return ImportRules.EntryTime(start: start, end: end, labels: tags, note: note)
+            return ImportRules.EntryTime(start: start, end: end, labels: tags, note: note, tags: tags)
         }
     }
 
@@ -237,7 +239,7 @@ public enum WatsonImport {
                 default: throw entry.bad("the note must be a string, found \(ImportRules.shown(fields[6]))")
                 }
             }
-            return ImportRules.EntryTime(start: start, end: end, labels: labels, note: note)
+            return ImportRules.EntryTime(start: start, end: end, labels: labels, note: note, tags: Array(labels.dropFirst()))
         }
     }
 
@@ -278,6 +280,7 @@ enum ImportRules {
         var end: Micros
         var labels: [String]
         var note: String?
+        var tags: [String] = []
     }
 
     /// The intervals of a JSON file of entries, each read by `read`: an entry with no length is
@@ -294,12 +297,30 @@ enum ImportRules {
             let time = try read(&entry, value)
             if time.end == time.start { return }
             let project = try project(time.labels, tagMap, entry.bad, noun: labelNoun, validated: &validated)
-            result.append(
-                ImportedInterval(
-                    start: time.start, end: time.end, projectName: project, entry: place, entryID: entry.id, note: time.note))
+            var item = ImportedInterval(
+                start: time.start, end: time.end, projectName: project, entry: place, entryID: entry.id, note: time.note)
+            item.tags = tags(time.tags)
+            result.append(item)
         }
         try checkOverlaps(result, format)
         return result
+    }
+
+    /// Another tracker's tags as tags here: each made a word (a character a tag cannot hold
+    /// becomes `-`, at most 32 characters), empty ones and repeats (ignoring case) left out, at
+    /// most 16.
+    static func tags(_ raw: [String]) -> [String] {
+        var out: [String] = []
+        for tag in raw {
+            let word = String(
+                tag.map { c -> Character in c == "-" || c == "_" || c == "." || c.isLetter || c.isNumber ? c : "-" }
+                    .prefix(TagText.maxLength))
+            guard !word.isEmpty, word.contains(where: { $0 != "-" }), out.count < TagText.maxCount,
+                !out.contains(where: { $0.lowercased() == word.lowercased() })
+            else { continue }
+            out.append(word)
+        }
+        return out
     }
 
     /// 10000-01-01T00:00:00Z: the store and every client show years up to 9999.

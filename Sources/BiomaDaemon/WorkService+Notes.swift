@@ -104,7 +104,8 @@ extension WorkService {
         var text = ReportText.table(report, style: Terminal(color: color), targets: targets)
         if let totals { text += ReportText.roundedTable(totals, projectOrder: order, name: { names[$0] }) }
         if let earned {
-            text += ReportText.earningsTable(earned.0, rounding: extras.rounding, clients: earned.1, name: { names[$0] })
+            text += ReportText.earningsTable(
+                earned.0, rounding: extras.rounding, clients: earned.1, projectOrder: order, name: { names[$0] })
         }
         if let digest { text += ReportText.notesTable(digest, name: { names[$0] }) }
         return text

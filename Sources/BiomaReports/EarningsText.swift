@@ -5,14 +5,17 @@ import BiomaCore
 import BiomaText
 
 extension ReportText {
-    /// Lines grouped by client: clients in `clientOrder`, then projects without a client.
-    static func byClient(_ earnings: Earnings, clientOrder: [String]) -> [(String?, [Earnings.Line])] {
+    /// Lines grouped by client: clients in `clientOrder`, then projects without a client; in
+    /// each, the projects in list order (`projectOrder`), work without a project last.
+    static func byClient(_ earnings: Earnings, clientOrder: [String], projectOrder: [String]) -> [(String?, [Earnings.Line])] {
+        let rank = Dictionary(projectOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        let ordered = earnings.lines.sorted { (rank[$0.projectID ?? ""] ?? Int.max) < (rank[$1.projectID ?? ""] ?? Int.max) }
         var groups: [(String?, [Earnings.Line])] = []
         for id in clientOrder {
-            let lines = earnings.lines.filter { $0.billing.clientID == id }
+            let lines = ordered.filter { $0.billing.clientID == id }
             if !lines.isEmpty { groups.append((id, lines)) }
         }
-        let rest = earnings.lines.filter { line in line.billing.clientID.map { !clientOrder.contains($0) } ?? true }
+        let rest = ordered.filter { line in line.billing.clientID.map { !clientOrder.contains($0) } ?? true }
         if !rest.isEmpty { groups.append((nil, rest)) }
         return groups
     }
@@ -20,14 +23,14 @@ extension ReportText {
     /// `Earnings (15m up, per interval)`: per client and project, the exact and billed time,
     /// the rate and the amount; then the total per currency.
     public static func earningsTable(
-        _ earnings: Earnings, rounding: Rounding?, clients: [Client], name: (String) -> String?
+        _ earnings: Earnings, rounding: Rounding?, clients: [Client], projectOrder: [String], name: (String) -> String?
     ) -> String {
         var out = "\nEarnings"
         if let r = rounding { out += " (\(r.step / 60 / microsPerSecond)m \(r.mode.rawValue), per \(r.per.rawValue))" }
         out += "\n  \(Terminal.pad("", 28)) \(Terminal.padLeft("hours", 10)) \(Terminal.padLeft("rounded", 10))"
         out += " \(Terminal.padLeft("rate", 14)) \(Terminal.padLeft("amount", 16))\n"
         let clientNames = Dictionary(clients.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        for (client, lines) in byClient(earnings, clientOrder: clients.map(\.id)) {
+        for (client, lines) in byClient(earnings, clientOrder: clients.map(\.id), projectOrder: projectOrder) {
             out += "  \(Terminal.singleLine(client.flatMap { clientNames[$0] } ?? "no client"))\n"
             for line in lines {
                 let label = Terminal.pad(String(Terminal.singleLine(line.projectID.flatMap(name) ?? "no project").prefix(26)), 26)

@@ -78,7 +78,9 @@ public struct Timesheet: Sendable {
 
     /// The earnings' lines grouped by client (clients in order, then none).
     public var groups: [(client: String?, lines: [Earnings.Line])] {
-        ReportText.byClient(earnings, clientOrder: clients.map(\.id)).map { (client: $0.0, lines: $0.1) }
+        ReportText.byClient(earnings, clientOrder: clients.map(\.id), projectOrder: projects.map(\.id)).map {
+            (client: $0.0, lines: $0.1)
+        }
     }
 
     /// `1:15:00` for µs.

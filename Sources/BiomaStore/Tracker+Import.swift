@@ -48,6 +48,7 @@ extension Tracker {
             } catch TrackerError.invalidArgument(let message) {
                 throw TrackerError.invalidImport(message)
             }
+            try Tracker.tagImported(items.map { ($0.start, $0.end, $0.tags) }, idsFrom: firstID, db)
             // Undo takes the whole import back (the projects it created stay).
             if !added.isEmpty {
                 try Tracker.journalAdded(
