@@ -5,6 +5,8 @@ import BiomaText
 /// What an operation changes.
 public enum SyncEntity: String, Sendable, CaseIterable {
     case project, interval, task, preset, setting
+    /// A client above projects (its name, rate and currency).
+    case client
 }
 
 /// A field's value in an operation.

@@ -22,5 +22,6 @@ enum BillingSchema {
         ALTER TABLE edit_journal_row ADD COLUMN before_tags TEXT;
         ALTER TABLE edit_journal_row ADD COLUMN after_tags TEXT;
 
-        """ + SyncTable.named(.interval).triggersAgainSQL
+        """ + SyncTable.named(.interval).triggersAgainSQL + "\n" + SyncTable.named(.project).triggersAgainSQL + "\n"
+        + SyncTable.named(.client).triggersSQL
 }

@@ -15,6 +15,8 @@ struct SyncTable: Sendable {
         var column: String
         /// The column holds a project's local id; the operation carries its UUID.
         var projectReference = false
+        /// The column holds a client's local id; the operation carries its UUID.
+        var clientReference = false
         /// A row cannot be made without it.
         var required = false
         /// Added by a migration after v10 (whose triggers, made before the column existed,
@@ -30,12 +32,22 @@ struct SyncTable: Sendable {
 
     /// The tables, in the order the merge writes them (projects before what refers to them).
     static let all: [SyncTable] = [
+        // Made by migration v12 (so not in v10's triggers), written before the projects that name them.
+        SyncTable(
+            entity: .client, table: "client",
+            columns: [
+                Column(field: "name", column: "name", required: true), Column(field: "rate", column: "rate_minor"),
+                Column(field: "currency", column: "currency"), Column(field: "position", column: "position", required: true),
+            ], nameKey: true),
         SyncTable(
             entity: .project, table: "project",
             columns: [
                 Column(field: "name", column: "name", required: true), Column(field: "color", column: "color", required: true),
                 Column(field: "position", column: "position"), Column(field: "budget", column: "budget_us"),
                 Column(field: "budget_period", column: "budget_period"),
+                Column(field: "client", column: "client_id", clientReference: true, later: true),
+                Column(field: "rate", column: "rate_minor", later: true), Column(field: "currency", column: "currency", later: true),
+                Column(field: "billable", column: "billable", later: true),
             ], nameKey: true),
         SyncTable(
             entity: .preset, table: "focus_preset",
@@ -113,7 +125,9 @@ struct SyncTable: Sendable {
     /// `OLD` or the table itself).
     func value(_ column: Column, of row: String) -> String {
         column.projectReference
-            ? "(SELECT uuid FROM project WHERE id = \(row).\(column.column))" : "\(row).\(column.column)"
+            ? "(SELECT uuid FROM project WHERE id = \(row).\(column.column))"
+            : column.clientReference
+                ? "(SELECT uuid FROM client WHERE id = \(row).\(column.column))" : "\(row).\(column.column)"
     }
 
     /// `json_object('name', NEW.name, …)`: every field of the row; a row being made also says
@@ -287,7 +301,7 @@ struct SyncTable: Sendable {
     /// by it, so that two devices setting Monday's target set the same entity.
     static var migrationSQL: String {
         var sql = tablesSQL
-        for table in all { sql += "\n" + table.asInV10.triggersSQL }
+        for table in all where table.entity != .client { sql += "\n" + table.asInV10.triggersSQL }
         sql += """
 
             DROP TRIGGER sync_work_target_insert;

@@ -445,6 +445,11 @@ struct SyncMaterializer {
         -> (any DatabaseValueConvertible)?
     {
         if column.projectReference { return try localProject(value, for: entity, id) }
+        if column.clientReference {
+            // Clients are written before projects; one not here (deleted meanwhile) is none.
+            guard case .string(let uuid)? = value else { return nil }
+            return try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM client WHERE uuid = ?"), arguments: [uuid])
+        }
         switch value {
         case .int(let n)?: return n
         case .string(let s)?: return s
@@ -491,9 +496,9 @@ struct SyncMaterializer {
             columns.append("id")
             values.append(localID)
         }
-        if table.entity == .project, !columns.contains("position") {
+        if table.entity == .project || table.entity == .client, !columns.contains("position") {
             columns.append("position")
-            values.append(try Int.fetchOne(db, sql: "SELECT count(*) FROM project") ?? 0)
+            values.append(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.table)") ?? 0)
         }
         try db.execute(
             sql: "INSERT INTO \(table.table) (\(columns.joined(separator: ", ")), uuid) VALUES (\(Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")))",
@@ -520,6 +525,7 @@ struct SyncMaterializer {
         case .project: (prefix, counter) = ("p", "next_project_number")
         case .task: (prefix, counter) = ("t", "next_task_number")
         case .preset: (prefix, counter) = ("f", nil)
+        case .client: (prefix, counter) = ("c", nil)
         case .interval, .setting: return nil
         }
         let highest = try Int.fetchOne(
@@ -558,7 +564,7 @@ struct SyncMaterializer {
             return (local, key(local))
         }
         // The other's own name as merged (not a suffixed one it shows here already).
-        let kind = table == "project" ? SyncEntity.project : .preset
+        let kind = SyncTable.all.first { $0.table == table }?.entity ?? .preset
         let merged = try fields(kind, other)["name"]
         var otherName = try String.fetchOne(db, sql: "SELECT name FROM \(table) WHERE uuid = ?", arguments: [other]) ?? name
         if case .string(let text)? = merged { otherName = text }

@@ -57,3 +57,40 @@ import Testing
         }
     }
 }
+
+/// Clients travel as an entity kind of their own, merged by the same rules as projects; a
+/// project's client, rate, currency and billing as its fields.
+@Suite struct ClientSyncTests {
+    static let at = TagsStoreTests.at
+
+    static func billing(_ tracker: Tracker) throws -> [String] {
+        let clients = Dictionary(try tracker.clients().map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let billing = try tracker.billing()
+        return tracker.projects.map { p in
+            let b = billing[p.id]!
+            return "\(p.name) \(b.clientID.flatMap { clients[$0] } ?? "-") \(b.rate ?? 0) \(b.currency ?? "-") \(b.billable)"
+        }
+    }
+
+    @Test func clientsTravelBothWays() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8))
+            _ = try pair.a.addClient(name: "ACME", rate: "90", currency: "EUR", at: Self.at(8))
+            _ = try pair.a.addProject(name: "Website", color: "", at: Self.at(8.1))
+            try pair.a.updateProjectBilling("Website", .init(client: .some("ACME")), at: Self.at(8.2))
+            _ = try pair.a.addProject(name: "Hosting", color: "", at: Self.at(8.3))
+            try pair.a.updateProjectBilling("Hosting", .init(client: .some("ACME"), rate: .some("120.50"), billable: false), at: Self.at(8.4))
+            try pair.exchange(at: Self.at(9))
+            #expect(try pair.b.clients().map { "\($0.name) \($0.rate ?? 0) \($0.currency ?? "-")" } == ["ACME 9000 EUR"])
+            #expect(try Self.billing(pair.b) == ["Website ACME 9000 EUR true", "Hosting ACME 12050 EUR false"])
+            // B changes the rate; A gets it. A removes the client; B's projects stay, client-less.
+            try pair.b.updateClient("ACME", .init(rate: .some("100")), at: Self.at(9.5))
+            try pair.exchange(at: Self.at(10))
+            #expect(try Self.billing(pair.a) == ["Website ACME 10000 EUR true", "Hosting ACME 12050 EUR false"])
+            try pair.a.deleteClient("ACME", at: Self.at(10.5))
+            try pair.exchange(at: Self.at(11))
+            #expect(try pair.b.clients().isEmpty)
+            #expect(try Self.billing(pair.b) == ["Website - 0 - true", "Hosting - 12050 - false"])
+        }
+    }
+}
