@@ -408,13 +408,16 @@ struct ReportCommand: ParsableCommand, UsesFiles {
         if !sheet.isEmpty && (json || chart || svg != nil) {
             throw ValidationError("--html and --pdf are alternatives to --json, --chart and --svg: use one.")
         }
+        if sheet.grouped && (chart || svg != nil) {
+            throw ValidationError("--by, --client, --project, --tag, --from and --to go with the table, --json, --html or --pdf.")
+        }
     }
 
     func run() throws {
         if chart || svg != nil { return try runChart() }
         if !sheet.isEmpty { return try runTimesheet() }
         let options: [(String, DBusValue)] =
-            (json ? [("Json", .boolean(true))] : [("Color", .boolean(terminalStyle().color))]) + extras.options
+            (json ? [("Json", .boolean(true))] : [("Color", .boolean(terminalStyle().color))]) + extras.options + sheet.options
         let text = try callDaemon(
             BIOMATIMER_TIMER1_REPORT_TEXT, [.string(period.rawValue), .string(date ?? ""), .vardict(ordered: options)]
         ).first?.string ?? ""

@@ -16,16 +16,21 @@ struct TimesheetOptions: ParsableArguments {
     @Option(help: "Only intervals with this tag (with --html or --pdf).") var tag: String?
     @Option(help: "First day, YYYY-MM-DD, with --to instead of the period (with --html or --pdf).") var from: String?
     @Option(help: "Last day, YYYY-MM-DD (with --from).") var to: String?
+    @Option(help: "Group the totals by client, project, tag or day (hours, rounded hours, amount).") var by: Grouping?
+
+    enum Grouping: String, ExpressibleByArgument, CaseIterable {
+        case client, project, tag, day
+    }
 
     var isEmpty: Bool { html == nil && pdf == nil }
+    /// Filtered or grouped: the grouped table (or its JSON) instead of the report's.
+    var grouped: Bool { isEmpty && (by != nil || [client, project, tag, from, to].contains { $0 != nil }) }
     var target: String? { html ?? pdf }
 
     func validate() throws {
         if html != nil && pdf != nil { throw ValidationError("--html and --pdf are alternatives: use one.") }
         if let target, target.isEmpty { throw ValidationError("--\(html != nil ? "html" : "pdf") needs a file name (or - for standard output).") }
-        if isEmpty && [paper, client, project, tag, from, to].contains(where: { $0 != nil }) {
-            throw ValidationError("--paper, --client, --project, --tag, --from and --to go with --html or --pdf.")
-        }
+        if by != nil && !isEmpty { throw ValidationError("--by is for the table or --json, not --html or --pdf.") }
         if pdf == "-" {
             throw ValidationError("--pdf needs a file name: a PDF is not text for standard output (--html - is).")
         }
@@ -43,7 +48,8 @@ struct TimesheetOptions: ParsableArguments {
 
     /// The `ReportText` options.
     var options: [(String, DBusValue)] {
-        var options: [(String, DBusValue)] = [(html != nil ? "Html" : "PdfPages", .boolean(true))]
+        var options: [(String, DBusValue)] = isEmpty ? [] : [(html != nil ? "Html" : "PdfPages", .boolean(true))]
+        if let by { options.append(("By", .string(by.rawValue))) }
         if let paper { options.append(("Paper", .string(paper.lowercased()))) }
         if let client { options.append(("Client", .string(client))) }
         if let project { options.append(("Project", .string(project))) }

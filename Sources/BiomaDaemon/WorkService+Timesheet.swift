@@ -9,17 +9,30 @@ import DBusKit
 /// pages come back as SVG documents for `rsvg-convert`, run by the command in a child process:
 /// the daemon keeps nothing of the drawing.
 extension WorkService {
-    static let timesheetKeys = ["Html", "PdfPages", "Paper", "Client", "Project", "Tag", "From", "To"]
+    static let timesheetKeys = ["Html", "PdfPages", "Paper", "Client", "Project", "Tag", "From", "To", "By"]
 
     /// The page (`Html`) or the pages joined by form feeds (`PdfPages`); nil for other reports.
     func timesheetText(period: String, day: String, _ options: Options, extras: ReportExtras) throws -> String? {
         let html = try options.bool("Html") == true
         let pdf = try options.bool("PdfPages") == true
-        guard html || pdf else {
-            for key in ["Paper", "Client", "Project", "Tag", "From", "To"] where options.values[key] != nil {
-                throw DaemonAPI.invalidArgument("\(key) goes with Html or PdfPages.")
+        var by: Timesheet.Grouping?
+        if let text = try options.string("By") {
+            guard let grouping = Timesheet.Grouping(rawValue: text) else {
+                throw DaemonAPI.invalidArgument("By \(quoted(text)) is not a grouping: use client, project, tag or day.")
             }
-            return nil
+            by = grouping
+        }
+        let filtered = ["Client", "Project", "Tag", "From", "To"].contains { options.values[$0] != nil }
+        guard html || pdf else {
+            if options.values["Paper"] != nil { throw DaemonAPI.invalidArgument("Paper goes with PdfPages.") }
+            guard by != nil || filtered else { return nil }
+            if try options.bool("Chart") == true || options.bool("Svg") == true {
+                throw DaemonAPI.invalidArgument("By, Client, Project, Tag, From and To go with the table, Json, Html or PdfPages.")
+            }
+            // The table of the filtered time, grouped (by project unless By says otherwise).
+            let sheet = try timesheet(period: period, day: day, options, rounding: extras.rounding)
+            let grouping = by ?? .project
+            return try options.bool("Json") == true ? sheet.groupedJSON(by: grouping) : sheet.groupedText(by: grouping)
         }
         guard !(html && pdf), try options.bool("Json") != true, try options.bool("Chart") != true, try options.bool("Svg") != true else {
             throw DaemonAPI.invalidArgument("Html, PdfPages, Json, Chart and Svg are alternatives: set one at most.")
@@ -103,15 +116,38 @@ extension WorkService {
                     }
                 }
             }
-            return Timesheet(
+            var sheet = Timesheet(
                 from: from, to: to, filter: words.joined(separator: ", "),
                 projects: tracker.projects.map { Timesheet.Project(id: $0.id, name: $0.name, color: $0.color) }, clients: clients,
                 earnings: earnings, rounding: rounding, notes: NoteDigest(rows: rows, rules: rules, projectOrder: order),
                 calendarDays: days, blocks: blocks, made: "\(rules.day(containing: now))")
+            sheet.tagTotals = Self.tagTotals(rows, from: rules.start(of: from), to: rules.start(of: to.adding(days: 1)), now: now, rounding: rounding)
+            return sheet
         } catch let error as DBusMethodError {
             throw error
         } catch {
             throw DaemonAPI.dbusError(error)
         }
+    }
+
+    /// Per tag (first seen first), the time of the rows that have it within [low, high), the
+    /// running one up to now; rounded per interval when a rounding is given.
+    static func tagTotals(_ rows: [IntervalRow], from low: Micros, to high: Micros, now: Micros, rounding: Rounding?) -> [Timesheet.TagTotal] {
+        var totals: [Timesheet.TagTotal] = []
+        var index: [String: Int] = [:]
+        for row in rows {
+            let (start, end) = (max(row.start, low), min(row.end ?? now, high))
+            guard end > start else { continue }
+            for tag in Tags.parse(row.tags) {
+                let key = tag.lowercased()
+                if index[key] == nil {
+                    index[key] = totals.count
+                    totals.append(Timesheet.TagTotal(tag: tag, exact: 0, billed: 0))
+                }
+                totals[index[key]!].exact += end - start
+                totals[index[key]!].billed += rounding?.rounded(end - start) ?? (end - start)
+            }
+        }
+        return totals
     }
 }

@@ -41,6 +41,15 @@ public struct Timesheet: Sendable {
     public var blocks: [Block]
     /// When it was made, as the caller reads it (`2026-11-20 18:00`).
     public var made: String
+    /// Per tag, the time of the intervals that have it (exact, and each interval rounded).
+    public var tagTotals: [TagTotal] = []
+
+    public struct TagTotal: Sendable, Equatable {
+        public var tag: String
+        public var exact: Micros
+        public var billed: Micros
+        public init(tag: String, exact: Micros, billed: Micros) { (self.tag, self.exact, self.billed) = (tag, exact, billed) }
+    }
 
     public init(
         from: Day, to: Day, filter: String, projects: [Project], clients: [Client], earnings: Earnings, rounding: Rounding?,

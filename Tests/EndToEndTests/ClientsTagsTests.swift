@@ -85,6 +85,20 @@ struct ClientsTagsTests {
         let lines = earnings?["lines"] as? [[String: Any]] ?? []
         #expect(lines.map { $0["amount"] as? Int } == [11250, 6025, 0])
         #expect(lines.map { $0["billed"] as? Int } == [4_500_000_000, 1_800_000_000, 1_800_000_000])
+        // Grouped and filtered: by client, by day, by tag, only a client's or a tag's time.
+        try d.cliOK(["edit", "1", "--tag", "meeting"])
+        try d.cliOK(["edit", "3", "--tag", "meeting", "--tag", "admin"])
+        let byClient = try d.cliOK(["report", "--by", "client", "--round", "15m"]).stdout
+        #expect(byClient.contains("Hours by client, 2026-11-20, rounded to 15m up per interval"), "\(byClient)")
+        #expect(byClient.contains("ACME") && byClient.contains("1:30:00") && byClient.contains("172.75 EUR"), "\(byClient)")
+        #expect(byClient.contains("Globex") && byClient.contains("0:30:00"))
+        let byTag = try d.cliOK(["report", "--by", "tag"]).stdout
+        #expect(byTag.contains("+meeting") && byTag.contains("1:40:00") && byTag.contains("+admin"), "\(byTag)")
+        let tagged = try Self.json(try d.cliOK(["report", "--tag", "meeting", "--by", "project", "--json"]).stdout)
+        #expect((tagged["groups"] as? [[String: Any]])?.map { $0["label"] as? String } == ["Website", "Internal"], "\(tagged)")
+        #expect(tagged["exact_total"] as? Int == 6_000_000_000)
+        let acme = try Self.json(try d.cliOK(["report", "--client", "ACME", "--json", "--by", "day"]).stdout)
+        #expect((acme["totals"] as? [String: Any])?["EUR"] as? Int == 14517 && acme["filter"] as? String == "client ACME", "\(acme)")
         // Removing a client keeps its projects, client-less.
         try d.cliOK(["client", "remove", "Globex"])
         let after = try d.f.method("ListProjects").first?.array ?? []

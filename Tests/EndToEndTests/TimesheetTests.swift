@@ -126,7 +126,7 @@ struct TimesheetTests {
             (["--pdf", "-"], "needs a file name"), (["--pdf", "x.pdf", "--paper", "a3"], "not a paper size"),
             (["--html", "x.html", "--client", "Initech"], "No client named"), (["--html", "x.html", "--tag", "a b"], "not a word"),
             (["--html", "x.html", "--from", "2026-11-20", "--to", "2026-11-01"], "ends (2026-11-01) before it starts"),
-            (["--client", "c1"], "go with --html or --pdf"),
+            (["--client", "c1", "--chart"], "go with the table, --json, --html or --pdf"), (["--by", "week"], "--by"),
         ] {
             let r = try d.cli(["report"] + arguments.map { $0.hasSuffix(".pdf") || $0.hasSuffix(".html") ? dir.appendingPathComponent($0).path : $0 })
             #expect(r.status != 0 && r.stderr.contains(message), "\(arguments): \(r.stderr)")
