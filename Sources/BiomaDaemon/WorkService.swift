@@ -176,6 +176,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
         addTargets(to: &status, snapshot)
         addBudget(to: &status, snapshot)
+        if let project = snapshot.activeProject { status.activeClient = tracker.clientName(ofProject: project.id) ?? "" }
         return status
     }
 

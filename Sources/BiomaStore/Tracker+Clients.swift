@@ -175,3 +175,15 @@ extension Tracker {
         _ = try readOrThrow { try checkedBilling(id, changes, $0) }
     }
 }
+
+extension Tracker {
+    /// The name of `projectID`'s client, nil for none: one indexed lookup (the published
+    /// state asks it while a project runs).
+    public func clientName(ofProject projectID: String) -> String? {
+        try? readOrThrow { db in
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT c.name FROM project p JOIN client c ON c.id = p.client_id WHERE p.id = ?"),
+                arguments: [projectID])
+        }
+    }
+}

@@ -48,6 +48,8 @@ public struct WorkStatus: Sendable, Equatable {
     /// `ProjectBudgetUsed`: the running project's time in its budget's current period, at
     /// `updatedAt`, 0 with no budget. Grows while the project runs.
     public var projectBudgetUsed: Int64 = 0
+    /// `ActiveClient`: the running project's client's name, `""` when none.
+    public var activeClient = ""
 
     public init() {}
 
@@ -79,6 +81,7 @@ public struct WorkStatus: Sendable, Equatable {
             .init("Balance", \.balance, alwaysSent: true),
             .init("ProjectBudget", \.projectBudget),
             .init("ProjectBudgetUsed", \.projectBudgetUsed, alwaysSent: true),
+            .init("ActiveClient", \.activeClient),
         ])
 }
 

@@ -16,13 +16,13 @@ import Testing
                 == "session=0:05:30|daily=2:45:15|project=Client A|project_id=p1|color=#007aff|"
                 + "project_session=0:02:15|project_daily=1:30:45|percentage=54|day=2026-11-22|"
                 + "state=running|mark=●|due_tasks=0|open_tasks=0"
-                + "|focus=|focus_mark=|focus_state=off|focus_kind=|focus_phase=|focus_phase_name=|focus_remaining=|focus_round=|focus_rounds=|focus_round_text=|focus_label=|focus_progress=0|focus_completed=0|target=|target_progress=|balance=+0:00|project_budget=")
+                + "|focus=|focus_mark=|focus_state=off|focus_kind=|focus_phase=|focus_phase_name=|focus_remaining=|focus_round=|focus_rounds=|focus_round_text=|focus_label=|focus_progress=0|focus_completed=0|target=|target_progress=|balance=+0:00|project_budget=|client=")
         #expect(
             template.render(Fixture.offline, now: Fixture.now)
                 == "session=0:00:00|daily=0:00:00|project=|project_id=|color=|"
                 + "project_session=0:00:00|project_daily=0:00:00|percentage=0|day=|state=offline|mark=⊘|"
                 + "due_tasks=0|open_tasks=0"
-                + "|focus=|focus_mark=|focus_state=off|focus_kind=|focus_phase=|focus_phase_name=|focus_remaining=|focus_round=|focus_rounds=|focus_round_text=|focus_label=|focus_progress=0|focus_completed=0|target=|target_progress=|balance=|project_budget=")
+                + "|focus=|focus_mark=|focus_state=off|focus_kind=|focus_phase=|focus_phase_name=|focus_remaining=|focus_round=|focus_rounds=|focus_round_text=|focus_label=|focus_progress=0|focus_completed=0|target=|target_progress=|balance=|project_budget=|client=")
     }
 
     @Test func bracesEscapeByDoubling() throws {
@@ -60,7 +60,7 @@ import Testing
                 + "{project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark} "
                 + "{due_tasks} {open_tasks} {focus} {focus_mark} {focus_state} {focus_kind} {focus_phase} "
                 + "{focus_phase_name} {focus_remaining} {focus_round} {focus_rounds} {focus_round_text} {focus_label} "
-                + "{focus_progress} {focus_completed} {target} {target_progress} {balance} {project_budget}")
+                + "{focus_progress} {focus_completed} {target} {target_progress} {balance} {project_budget} {client}")
         #expect(
             WidgetFormatError.unmatchedClosingBrace(at: 1).description
                 == "the format template has a } at character 2 that closes nothing (write }} for a literal })")

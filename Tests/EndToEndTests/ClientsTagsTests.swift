@@ -99,6 +99,13 @@ struct ClientsTagsTests {
         #expect(tagged["exact_total"] as? Int == 6_000_000_000)
         let acme = try Self.json(try d.cliOK(["report", "--client", "ACME", "--json", "--by", "day"]).stdout)
         #expect((acme["totals"] as? [String: Any])?["EUR"] as? Int == 14517 && acme["filter"] as? String == "client ACME", "\(acme)")
+        // Bars' templates get the running project's client.
+        try d.cliOK(["project", "start", "Hosting"])
+        #expect(try d.cliOK(["status", "--format", "{client}: {project}"]).stdout == "ACME: Hosting\n")
+        #expect(try d.f.properties()["ActiveClient"]?.string == "ACME")
+        try d.cliOK(["project", "start", "Loose"])
+        #expect(try d.cliOK(["status", "--format", "[{client}] {project}"]).stdout == "[] Loose\n")
+        try d.cliOK(["stop"])
         // Removing a client keeps its projects, client-less.
         try d.cliOK(["client", "remove", "Globex"])
         let after = try d.f.method("ListProjects").first?.array ?? []

@@ -25,6 +25,8 @@ public struct WidgetDisplay: Sendable, Equatable {
     public var projectFullName: String
     /// The project's id, single-line (not shortened: scripts match on it).
     public var projectId: String
+    /// The running project's client's name, single-line and shortened; `""` for none.
+    public var clientName: String
     /// `#rrggbb` or nil when there is no project or its colour is not `#RRGGBB`.
     public var color: String?
     /// The running project's share of today's work, 0–100, from the displayed seconds.
@@ -79,6 +81,8 @@ public struct WidgetDisplay: Sendable, Equatable {
             projectName = DisplayWidth.truncate(
                 projectFullName, to: options.maxNameWidth, ellipsis: glyphs.ellipsis)
             projectId = TextEscaping.singleLine(state.activeProject)
+            clientName = DisplayWidth.truncate(
+                TextEscaping.singleLine(state.activeClient), to: options.maxNameWidth, ellipsis: glyphs.ellipsis)
             color = ProjectColor.normalized(state.activeProjectColor)
             // From whole displayed seconds, so the percentage changes only when the
             // displayed times do (see nextRedraw).
@@ -94,6 +98,7 @@ public struct WidgetDisplay: Sendable, Equatable {
             projectFullName = ""
             projectName = ""
             projectId = ""
+            clientName = ""
             color = nil
             percentage = 0
         }

@@ -63,6 +63,8 @@ public enum TemplateField: String, Sendable, CaseIterable {
     case balance
     /// The running project's budget use, `12:30/20:00`, empty when it has none.
     case projectBudget = "project_budget"
+    /// The running project's client's name (shortened), empty when none.
+    case client
 
     /// The moving values this field's text depends on.
     var times: DisplayedTimes {
@@ -75,7 +77,7 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .projectBudget: return .projectDaily
         case .targetProgress, .balance: return .daily
         case .focus, .focusRemaining, .focusProgress: return .focus
-        case .project, .projectID, .color, .day, .state, .mark, .dueTasks, .openTasks, .focusMark, .focusState,
+        case .project, .projectID, .color, .client, .day, .state, .mark, .dueTasks, .openTasks, .focusMark, .focusState,
             .focusKind, .focusPhase, .focusPhaseName, .focusRound, .focusRounds, .focusRoundText, .focusLabel,
             .focusCompleted, .target:
             return []
@@ -117,6 +119,7 @@ public enum TemplateField: String, Sendable, CaseIterable {
         case .targetProgress: return display.targetPercent.map(String.init) ?? ""
         case .balance: return display.balance
         case .projectBudget: return display.projectBudget
+        case .client: return display.clientName
         }
     }
 }
