@@ -152,6 +152,7 @@ public struct TrayMenu: Sendable {
         top.append(separator())
 
         if state.online {
+            var projectRows: [MenuRow] = []
             for project in input.projects {
                 let id = id("project:" + project.id)
                 let running = state.timer.activeProject == project.id
@@ -166,15 +167,16 @@ public struct TrayMenu: Sendable {
                     text += " · budget \(DurationClock.hoursMinutes(used))/\(DurationClock.hoursMinutes(project.budget))"
                 }
                 let label = TrayText.label(text)
-                top.append(
+                projectRows.append(
                     MenuRow(
                         id: id,
                         properties: [
                             "label": .string(label), "toggle-type": "radio", "toggle-state": .int32(running ? 1 : 0),
                             "icon-data": dot,
                         ], children: [], action: running ? .stopProject : .startProject(project.id)))
-                shape.append("project:\(project.id):\(project.name):\(project.color)")
+                shape.append("project:\(project.id):\(project.name):\(project.color):\(project.client)")
             }
+            top += groupedByClient(input.projects, projectRows, shape: &shape)
             if !input.projects.isEmpty { top.append(separator()) }
 
             top.append(focusMenu(state, presets: input.presets, now: now, shape: &shape))
@@ -270,5 +272,27 @@ public struct TrayMenu: Sendable {
             }
         }
         return MenuRow(id: Self.focusMenu, properties: ["label": .string(TrayText.label(label)), "children-display": "submenu"], children: children)
+    }
+
+    /// More projects than fit on a screen: those with a client go in a submenu per client (in
+    /// the order their clients first come), those without one stay in the menu itself.
+    public static let screenful = 20
+
+    private mutating func groupedByClient(_ projects: [ProjectListing], _ rows: [MenuRow], shape: inout [String]) -> [MenuRow] {
+        guard projects.count > Self.screenful, projects.contains(where: { !$0.client.isEmpty }) else { return rows }
+        var order: [String] = []
+        for project in projects where !project.client.isEmpty && !order.contains(project.client) { order.append(project.client) }
+        var grouped: [MenuRow] = []
+        for client in order {
+            let members = zip(projects, rows).filter { $0.0.client == client }
+            let name = members.first?.0.clientName ?? client
+            shape.append("client:\(client):\(name)")
+            grouped.append(
+                MenuRow(
+                    id: id("client:" + client),
+                    properties: ["label": .string(TrayText.label(TrayText.name(name) + " (\(members.count))")), "children-display": "submenu"],
+                    children: members.map(\.1)))
+        }
+        return grouped + zip(projects, rows).filter { $0.0.client.isEmpty }.map(\.1)
     }
 }
