@@ -3,19 +3,21 @@ import BiomaStore
 import CContract
 import CSystem
 import DBusKit
+import Foundation
 
 /// `Import`: time from another tracker (or biomatimer's own CSV), all or nothing.
 extension WorkService {
     func importMethods() -> [DBusMethod] {
         [
-            DBusMethod(BIOMATIMER_TIMER1_IMPORT, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
+            DBusMethod.deferred(
+                BIOMATIMER_TIMER1_IMPORT, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
                 out: [.init("count", "u")]
-            ) { [self] call in
+            ) { [self] call, reply in
                 let format = try Self.importFormat(call.arguments[0].string!)
                 let data = call.arguments[1].string!
                 let tagMap = try Self.importTagMap(call.arguments[2].vardict ?? [:], format: format)
-                defer { releaseMemoryAfterBulkWork() }
-                let count = try change { now in
+                // Read and recorded on the worker: the loop answers reads meanwhile.
+                changeInBulk(reply: reply, { tracker, now in
                     switch format {
                     case .csv:
                         // Through Import, a bad row is bad data like any other format's.
@@ -32,8 +34,7 @@ extension WorkService {
                         return try tracker.importIntervals(WatsonImport.parse(data, tagMap: tagMap), format: format, at: now)
                             .count
                     }
-                }
-                return [.uint32(UInt32(clamping: count))]
+                }) { [.uint32(UInt32(clamping: $0))] }
             }
         ]
     }
@@ -41,12 +42,13 @@ extension WorkService {
     /// After an import, an export or a history reset: once the reply has left (the next turn
     /// of the loop), SQLite's cache is emptied and malloc gives its free pages back, so the
     /// daemon's private memory falls back to its idle size instead of keeping the peak until a
-    /// restart. Whatever reads or writes the bulk data (a string today, a descriptor later)
-    /// calls this when done.
+    /// restart. Whatever reads or writes the bulk data calls this when done. Giving the pages
+    /// back walks every arena (tens of milliseconds after a ten-year export): it is done on a
+    /// thread of its own, not on the loop.
     func releaseMemoryAfterBulkWork() {
         bus.loop.later { [tracker] in
             tracker.releaseMemory()
-            malloc_trim(0)
+            Thread { malloc_trim(0) }.start()
         }
     }
 
