@@ -30,6 +30,7 @@ extension WorkService {
                 throw DaemonAPI.invalidArgument("By, Client, Project, Tag, From and To go with the table, Json, Html or PdfPages.")
             }
             // The table of the filtered time, grouped (by project unless By says otherwise).
+            defer { releaseMemoryAfterBulkWork() }
             let sheet = try timesheet(period: period, day: day, options, rounding: extras.rounding)
             let grouping = by ?? .project
             return try options.bool("Json") == true ? sheet.groupedJSON(by: grouping) : sheet.groupedText(by: grouping)
@@ -44,6 +45,8 @@ extension WorkService {
             }
             paper = chosen
         }
+        // A year's timesheet is bulk work: what it took is given back after the reply.
+        defer { releaseMemoryAfterBulkWork() }
         let sheet = try timesheet(period: period, day: day, options, rounding: extras.rounding)
         return html ? sheet.html() : sheet.pages(paper: paper).joined(separator: "\u{0C}")
     }

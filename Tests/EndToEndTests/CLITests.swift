@@ -293,7 +293,7 @@ struct CLITests {
             (
                 ["status", "--format", "{nope}"],
                 """
-                Error: unknown field {nope} in the format template; fields are {session} {daily} {project} {project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark} {due_tasks} {open_tasks} {focus} {focus_mark} {focus_state} {focus_kind} {focus_phase} {focus_phase_name} {focus_remaining} {focus_round} {focus_rounds} {focus_round_text} {focus_label} {focus_progress} {focus_completed} {target} {target_progress} {balance} {project_budget}
+                Error: unknown field {nope} in the format template; fields are {session} {daily} {project} {project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark} {due_tasks} {open_tasks} {focus} {focus_mark} {focus_state} {focus_kind} {focus_phase} {focus_phase_name} {focus_remaining} {focus_round} {focus_rounds} {focus_round_text} {focus_label} {focus_progress} {focus_completed} {target} {target_progress} {balance} {project_budget} {client}
                 Usage: biomatimer status [--json] [--format <format>] [--ascii]
                   See 'biomatimer status --help' for more information.
 
@@ -303,7 +303,7 @@ struct CLITests {
                 ["report", "--date", "2026-02-30"],
                 """
                 Error: --date 2026-02-30 is not a day: use YYYY-MM-DD.
-                Usage: biomatimer report [--day] [--week] [--month] [--year] [--date <date>] [--json] [--chart] [--svg <file>] [--notes] [--round <round>] [--rounding <rounding>] [--round-per <round-per>]
+                Usage: biomatimer report <options>
                   See 'biomatimer report --help' for more information.
 
                 """

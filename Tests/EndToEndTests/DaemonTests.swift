@@ -361,10 +361,10 @@ func parseIntervals(_ csv: String) throws -> [CSVInterval] {
     var out: [CSVInterval] = []
     for line in csv.split(whereSeparator: \.isNewline).dropFirst() {
         let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        // From the end (a project name may hold commas): start, end, duration, note.
-        guard cells.count >= 6 else { throw TestSupportError("bad row \(line)") }
-        let s = cells[cells.count - 4]
-        let e = cells[cells.count - 3]
+        // From the end (a project name may hold commas): start, end, duration, note, tags.
+        guard cells.count >= 7 else { throw TestSupportError("bad row \(line)") }
+        let s = cells[cells.count - 5]
+        let e = cells[cells.count - 4]
         guard let start = formatter.date(from: s) ?? plain.date(from: s), let end = formatter.date(from: e) ?? plain.date(from: e)
         else { throw TestSupportError("bad instants in \(line)") }
         out.append(CSVInterval(start: start, end: end))
