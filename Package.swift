@@ -96,7 +96,7 @@ let package = Package(
             name: "BiomaCommands",
             dependencies: [
                 "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaText", "TimerControl",
-                "DBusCore",
+                "DBusCore", "CSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

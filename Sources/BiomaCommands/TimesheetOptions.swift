@@ -1,6 +1,7 @@
 import ArgumentParser
 import BiomaText
 import DBusCore
+import CSystem
 import TimerControl
 
 /// `report --html FILE|-` and `report --pdf FILE|-`: the timesheet to hand over, for the
@@ -61,6 +62,13 @@ struct TimesheetOptions: ParsableArguments {
 
 extension ReportCommand {
     func runTimesheet() throws {
+        try writeTimesheet()
+        // The page or the pages and the PDF were held by this thread (the daemon's, when the
+        // front runs the command): the memory they took is given back once they are gone.
+        malloc_trim(0)
+    }
+
+    private func writeTimesheet() throws {
         let text =
             try callDaemon(
                 "ReportText", [.string(period.rawValue), .string(date ?? ""), .vardict(ordered: sheet.options + extras.options)]

@@ -429,6 +429,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         default: throw DaemonAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
         }
         let extras = try ReportExtras(options)
+        // A month's or a year's intervals are bulk work: given back after the reply.
+        defer { if period == "month" || period == "year" { releaseMemoryAfterBulkWork() } }
         let report = try report(period: period, day: day)
         let targets = try targetReport(report)
         if !extras.isEmpty || billingConfigured() {
