@@ -36,6 +36,12 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
     public private(set) var held = false
     /// Work that arrived while the loop was held, in order, for after `release`.
     private var heldWork: [() -> Void] = []
+    /// Calls made in process on the loop thread itself, under way (`Bus.callLocally`).
+    var inPlace = 0
+    /// Whether the loop thread is inside a call made in process on it, which cannot wait for
+    /// a later turn: work that would be handed to another thread and answered later (bulk
+    /// work) runs in place instead. On the loop thread.
+    public var finishesInPlace: Bool { inPlace > 0 }
 
     /// Creates the eventfd and starts the loop thread.
     public init() throws(BusError) {
