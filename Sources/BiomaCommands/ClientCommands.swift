@@ -97,6 +97,30 @@ struct ProjectBillingOptions: ParsableArguments {
         case yes, no
     }
 
+    /// `project add NAME --client C …`: the client checked first, the project made, then its
+    /// billing set; a refused rate or currency takes the new project away again, so a failed
+    /// command changes nothing. Returns the project's id.
+    func addProject(name: String, color: String) throws -> String {
+        let daemon = try daemonClient()
+        if let ref = client, ref.lowercased() != "none", !ref.isEmpty {
+            let clients = ClientListing.rows(try daemon.call(BIOMATIMER_TIMER1_LIST_CLIENTS).first)
+            let key = ref.lowercased()
+            guard clients.contains(where: { $0.id == ref || $0.name.lowercased() == key }) else {
+                throw ClientFailure(exitCode: ExitCode.refused, "No client named or with id '\(ref)' (`biomatimer client list` shows them).")
+            }
+        }
+        let id = try daemon.call(BIOMATIMER_TIMER1_ADD_PROJECT, [.string(name), .string(color)]).first?.string ?? ""
+        if !changes.isEmpty {
+            do {
+                _ = try daemon.call(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(id), .vardict(ordered: changes)])
+            } catch {
+                _ = try? daemon.call(BIOMATIMER_TIMER1_DELETE_PROJECT, [.string(id)])
+                throw error
+            }
+        }
+        return id
+    }
+
     var changes: [(String, DBusValue)] {
         var changes: [(String, DBusValue)] = []
         let none = { (text: String) in text.lowercased() == "none" ? "" : text }
@@ -157,3 +181,51 @@ struct TagCommand: ParsableCommand {
     }
 }
 
+
+/// `start [PROJECT] [+tag …]`: at most one project, then the tags (checked before any call).
+struct StartWords {
+    var project: String?
+    var tags: [String]
+
+    init(_ words: [String]) throws {
+        let projects = words.filter { !$0.hasPrefix("+") }
+        guard projects.count <= 1 else { throw ValidationError("Give one project at most (tags are written +word).") }
+        (project, tags) = (projects.first, try checkedTags(words.filter { $0.hasPrefix("+") }))
+    }
+
+    func run() throws {
+        if let project {
+            _ = try callDaemon(BIOMATIMER_TIMER1_START_PROJECT, [.string(project)])
+        } else {
+            _ = try callDaemon(BIOMATIMER_TIMER1_START)
+        }
+        if !tags.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_TAG_RUNNING, [tags.dbusValue, [String]().dbusValue]) }
+    }
+}
+
+/// `project list`'s lines: grouped under their client's name when any project has a client.
+enum ProjectLines {
+    static func say(_ projects: [ProjectListing], style: Terminal) {
+        let grouped = projects.contains { !$0.client.isEmpty }
+        var order: [String] = []
+        for p in projects where !order.contains(p.client) { order.append(p.client) }
+        if grouped { order = order.filter { !$0.isEmpty } + (order.contains("") ? [""] : []) }
+        for client in order {
+            if grouped {
+                BiomaCommands.say(client.isEmpty ? "no client" : Terminal.singleLine(projects.first { $0.client == client }!.clientName))
+            }
+            for p in projects where p.client == client { line(p, style: style, indent: grouped ? "  " : "") }
+        }
+    }
+
+    static func line(_ p: ProjectListing, style: Terminal, indent: String) {
+        let mark = p.running ? "▶" : " "
+        let times = "\(DurationFormat.hms(p.sessionTime)) (\(DurationFormat.hms(p.dailyTotal)))"
+        let budget =
+            p.budget > 0
+            ? "  budget \(DurationClock.hoursMinutes(p.budgetUsed))/\(DurationClock.hoursMinutes(p.budget)) \(p.budgetPeriod)" : ""
+        let rate = !p.billable ? "  not billed" : p.rate > 0 ? "  \(CurrencyText.format(p.rate, p.currency)) \(p.currency)/h" : ""
+        BiomaCommands.say(
+            "\(indent)\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)\(rate)")
+    }
+}

@@ -47,24 +47,8 @@ struct Start: ParsableCommand {
         abstract: "Start or resume work (and the project that stopped with it), or run PROJECT; +word tags the interval.",
         discussion: "`biomatimer start Website +meeting +call` runs Website with two tags on its interval.")
     @Argument(help: "A project's id or name, and +tags.", completion: .projects) var words: [String] = []
-
-    func parts() throws -> (project: String?, tags: [String]) {
-        let projects = words.filter { !$0.hasPrefix("+") }
-        guard projects.count <= 1 else { throw ValidationError("Give one project at most (tags are written +word).") }
-        return (projects.first, try checkedTags(words.filter { $0.hasPrefix("+") }))
-    }
-
-    func validate() throws { _ = try parts() }
-
-    func run() throws {
-        let (project, tags) = try parts()
-        if let project {
-            _ = try callDaemon(BIOMATIMER_TIMER1_START_PROJECT, [.string(project)])
-        } else {
-            _ = try callDaemon(BIOMATIMER_TIMER1_START)
-        }
-        if !tags.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_TAG_RUNNING, [tags.dbusValue, [String]().dbusValue]) }
-    }
+    func validate() throws { _ = try StartWords(words) }
+    func run() throws { try StartWords(words).run() }
 }
 
 struct Stop: ParsableCommand {
@@ -188,27 +172,7 @@ struct ProjectList: ParsableCommand {
             say("No projects yet. Add one with: biomatimer project add NAME [--color #RRGGBB]")
             return
         }
-        let style = terminalStyle()
-        let grouped = projects.contains { !$0.client.isEmpty }
-        var order: [String] = []
-        for p in projects where !order.contains(p.client) { order.append(p.client) }
-        if grouped { order = order.filter { !$0.isEmpty } + (order.contains("") ? [""] : []) }
-        for client in order {
-            if grouped {
-                say(client.isEmpty ? "no client" : Terminal.singleLine(projects.first { $0.client == client }!.clientName))
-            }
-            for p in projects where p.client == client { listLine(p, style: style, indent: grouped ? "  " : "") }
-        }
-    }
-
-    private func listLine(_ p: ProjectListing, style: Terminal, indent: String) {
-        let mark = p.running ? "▶" : " "
-        let times = "\(DurationFormat.hms(p.sessionTime)) (\(DurationFormat.hms(p.dailyTotal)))"
-        let budget =
-            p.budget > 0
-            ? "  budget \(DurationClock.hoursMinutes(p.budgetUsed))/\(DurationClock.hoursMinutes(p.budget)) \(p.budgetPeriod)" : ""
-        let rate = !p.billable ? "  not billed" : p.rate > 0 ? "  \(CurrencyText.format(p.rate, p.currency)) \(p.currency)/h" : ""
-        say("\(indent)\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)\(rate)")
+        ProjectLines.say(projects, style: terminalStyle())
     }
 }
 
@@ -217,29 +181,7 @@ struct ProjectAdd: ParsableCommand {
     @Argument(help: "1–64 characters, unique ignoring case.") var name: String
     @Option(help: "Colour #RRGGBB (default #007AFF).") var color = ""
     @OptionGroup var billing: ProjectBillingOptions
-    func run() throws {
-        let client = try daemonClient()
-        let changes = billing.changes
-        if let ref = billing.client, ref.lowercased() != "none", !ref.isEmpty {
-            // The client must exist before the project is made: nothing changes otherwise.
-            let clients = ClientListing.rows(try client.call(BIOMATIMER_TIMER1_LIST_CLIENTS).first)
-            let key = ref.lowercased()
-            guard clients.contains(where: { $0.id == ref || $0.name.lowercased() == key }) else {
-                throw ValidationError("No client named or with id '\(ref)' (`biomatimer client list` shows them).")
-            }
-        }
-        let id = try client.call(BIOMATIMER_TIMER1_ADD_PROJECT, [.string(name), .string(color)]).first?.string ?? ""
-        if !changes.isEmpty {
-            do {
-                _ = try client.call(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(id), .vardict(ordered: changes)])
-            } catch {
-                // A bad rate or currency: the project just made goes again, so nothing changed.
-                _ = try? client.call(BIOMATIMER_TIMER1_DELETE_PROJECT, [.string(id)])
-                throw error
-            }
-        }
-        say(id)
-    }
+    func run() throws { say(try billing.addProject(name: name, color: color)) }
 }
 
 struct ProjectStart: ParsableCommand {
