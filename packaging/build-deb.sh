@@ -97,6 +97,7 @@ Architecture: $arch
 Maintainer: biomatimer maintainers <biomatimer@biomatimer.org>
 Installed-Size: $size
 Depends: $depends, dbus-user-session | dbus-session-bus
+Recommends: librsvg2-bin
 Suggests: gnome-shell
 Section: utils
 Priority: optional
