@@ -1,5 +1,5 @@
 import ArgumentParser
-import BiomaInstall
+import BiomaSystem
 import BiomaText
 import BiomaWidgets
 import DBusCore

@@ -1,7 +1,6 @@
 import BiomaText
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
-import BiomaClient
 import BiomaWidgets
 import DBusCore
 import TimerControl
@@ -205,6 +204,9 @@ public final class CommandContext: @unchecked Sendable {
     /// In the daemon, what was read from the caller's descriptors before the command ran.
     public var arrived: [FileRequest: Result<[UInt8], InputUnread>] = [:]
     public var files: any FileAccess
+    /// The bodies of `watch`, `tray`, `install`, `uninstall` and `daemon`, where the caller
+    /// runs them (`biomatimer-tool`); nil in the daemon.
+    public var local: (any LocalCommands)?
     let connect: () throws(ClientFailure) -> any DaemonAccess
     private var connected: (any DaemonAccess)?
 
@@ -237,12 +239,12 @@ public final class CommandContext: @unchecked Sendable {
         return base.hasSuffix("/") ? base + path : base + "/" + path
     }
 
-    func output(_ text: String) {
-        if direct { write(text, to: 1) } else { out += text }
+    public func output(_ text: String) {
+        if direct { writeAll(text, to: 1) } else { out += text }
     }
 
-    func error(_ text: String) {
-        if direct { write(text, to: 2) } else { err += text }
+    public func error(_ text: String) {
+        if direct { writeAll(text, to: 2) } else { err += text }
     }
 
     /// One connection (or in-process access) for the whole command, made on first use.

@@ -1,4 +1,4 @@
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
 import BiomaText
 import BiomaWidgets

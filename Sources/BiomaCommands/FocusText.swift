@@ -1,4 +1,4 @@
-import BiomaInstall
+import BiomaSystem
 import BiomaWidgets
 import BiomaText
 import DBusCore

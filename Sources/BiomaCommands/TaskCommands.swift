@@ -1,4 +1,4 @@
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
 import BiomaText
 import BiomaWidgets
@@ -122,16 +122,22 @@ struct TaskSnooze: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snooze", abstract: "Remind again later: due DURATION from now (default 10m).")
     @Argument(help: "The task's id.") var id: String
-    @Argument(help: "How long: 10m, 1h30m, 90s, 1:00:00.") var duration: String?
+    @Argument(help: "How long: 10m, 1h30m, 90s, 1:00:00 (\(DurationText.colonForms)).") var duration: String?
 
-    func validate() throws {
-        if let duration, DurationText.parse(duration) == nil {
-            throw ValidationError("'\(duration)' is not a duration: use 10m, 1h30m, 90s or 1:00:00.")
+    func validate() throws { _ = try length() }
+
+    /// DURATION as µs, 0 for the default; a bad one is a usage error.
+    private func length() throws -> Int64 {
+        guard let duration else { return 0 }
+        do {
+            return try DurationText.read(duration, what: "DURATION", max: .max)
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 
     func run() throws {
-        _ = try callTasks(BIOMATIMER_TASKS1_SNOOZE_TASK, [.string(id), .int64(duration.flatMap(DurationText.parse) ?? 0)])
+        _ = try callTasks(BIOMATIMER_TASKS1_SNOOZE_TASK, [.string(id), .int64(try length())])
     }
 }
 

@@ -3,7 +3,6 @@
 
 import BiomaCore
 import BiomaText
-import BiomaWidgets
 
 extension ReportText {
     /// `Notes`, per day and project (`NoteDigest`); `name` gives a project id's name.

@@ -3,8 +3,6 @@
 
 import BiomaCore
 import BiomaText
-import BiomaWidgets
-import TimerControl
 
 /// `biomatimer report`, from BiomaCore's `Report` (the daemon renders it; no keys to look up).
 public enum ReportText {
