@@ -90,7 +90,7 @@ let package = Package(
         // The sync folder: each device's operation log written and read there (no store, no bus).
         .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaSystem", "BiomaText"]),
         // The client's side beyond one call: the watch that follows the daemon.
-        .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets"]),
+        .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "CContract", "BiomaWidgets"]),
         // `install` and `uninstall`: the layout, the manifest, files written atomically.
         .target(name: "BiomaInstall", dependencies: ["DBusCore", "BiomaSystem"]),
         // The command tree (ArgumentParser): parsing, help, usage errors, completions, the

@@ -164,7 +164,7 @@ struct ProjectList: ParsableCommand {
             let budget =
                 p.budget > 0
                 ? "  budget \(DurationClock.hoursMinutes(p.budgetUsed))/\(DurationClock.hoursMinutes(p.budget)) \(p.budgetPeriod)" : ""
-            say("\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)")
+            say("\(mark) \(style.swatch(p.color)) \(Terminal.pad(TextEscaping.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)")
         }
     }
 }
@@ -281,7 +281,7 @@ struct ProjectDelete: ParsableCommand {
     func validate() throws { try requireTerminalOrYes(yes) }
 
     func run() throws {
-        try confirm("Delete project \(Terminal.singleLine(project)) and all its recorded time?", yes: yes)
+        try confirm("Delete project \(TextEscaping.singleLine(project)) and all its recorded time?", yes: yes)
         _ = try callDaemon(BIOMATIMER_TIMER1_DELETE_PROJECT, [.string(project)])
     }
 }

@@ -127,7 +127,7 @@ struct FocusIntervals: ParsableCommand {
         var options: [String: DBusValue] = [:]
         common.add(to: &options)
         try callFocus(
-            "StartIntervals",
+            BIOMATIMER_FOCUS1_START_INTERVALS,
             [
                 .int64(try focusDuration(active, option: "ACTIVE")), .int64(try focusDuration(rest, option: "REST", allowZero: true)),
                 .uint32(rounds), .vardict(options),

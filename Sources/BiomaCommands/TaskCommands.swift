@@ -92,10 +92,10 @@ struct TaskList: ParsableCommand {
                 state = ""
             }
             let when = due == 0 ? "" : WhenText.describe(due, now: now, zone: CommandContext.current.zone)
-            let project = names[t.project].map { "  [\(Terminal.singleLine($0))]" } ?? ""
+            let project = names[t.project].map { "  [\(TextEscaping.singleLine($0))]" } ?? ""
             say(
                 "\(Terminal.pad(t.id, 5)) \(Terminal.pad(state, 5)) \(Terminal.pad(when, 17)) "
-                    + Terminal.singleLine(t.title) + project)
+                    + TextEscaping.singleLine(t.title) + project)
         }
     }
 }

@@ -118,7 +118,7 @@ public struct SyncFolder: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self), let json = try? StrictJSON.parse(text),
             case .string(let name) = json["name"]
         else { return nil }  // a card not (yet) whole: the device goes by its id
-        return Terminal.singleLine(name)
+        return TextEscaping.singleLine(name)
     }
 
     public func segmentPath(of device: String, _ index: Int) -> String {

@@ -5,7 +5,8 @@
 public enum TextEscaping {
     /// Replaces every control character (C0, DEL, C1) and the Unicode line and paragraph
     /// separators by a space, so no field can end a line of a line-based protocol or start
-    /// a terminal escape sequence.
+    /// a terminal escape sequence (C1's CSI included). The one such function: bars, terminal
+    /// text, reports and the sync folder's device names all go through it.
     public static func singleLine(_ text: String) -> String {
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
