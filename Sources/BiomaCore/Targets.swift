@@ -119,8 +119,6 @@ public struct TargetProgress: Sendable, Equatable {
             at: snapshot.updatedAt, dayEnd: snapshot.nextDayBoundary)
     }
 
-    public var hasTarget: Bool { target > 0 }
-
     /// Work over target at `at`: 0 with no target, may exceed 1.
     public var fraction: Double { target > 0 ? Double(worked) / Double(target) : 0 }
 
