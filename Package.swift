@@ -185,6 +185,8 @@ let package = Package(
         .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaText", "BiomaWidgets", "TimerControl", "TestSupport"]),
         .testTarget(name: "BiomaSyncTests", dependencies: ["BiomaSync", "BiomaCore", "TestSupport"]),
         .testTarget(name: "TimerControlTests", dependencies: ["TimerControl", "TestSupport"]),
+        // The command tree in process against a stand-in daemon: exact output and exit codes.
+        .testTarget(name: "BiomaCommandsTests", dependencies: ["BiomaCommands", "BiomaWidgets", "TimerControl", "DBusCore", "CContract"]),
         .testTarget(name: "BiomaReportsTests", dependencies: ["BiomaReports", "BiomaCore", "BiomaText", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
