@@ -181,7 +181,7 @@ let package = Package(
             ]
         ),
         // The bars' renderers; StatusText (BiomaReports) is checked on the same fixtures.
-        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl"]),
+        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl", "TestSupport"]),
         .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaText", "BiomaWidgets", "TimerControl", "TestSupport"]),
         .testTarget(name: "BiomaSyncTests", dependencies: ["BiomaSync", "BiomaCore", "TestSupport"]),
         .testTarget(name: "TimerControlTests", dependencies: ["TimerControl", "TestSupport"]),
