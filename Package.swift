@@ -36,8 +36,8 @@ let package = Package(
         ),
         // A Swift D-Bus layer over libdbus: value model, validation, client and service.
         // Values, validation, messages and the blocking client, without Foundation (fast start).
-        .target(name: "DBusCore", dependencies: ["CDBus", "BiomaSystem"]),
-        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore", "CSystem"]),
+        .target(name: "DBusCore", dependencies: ["CDBus", "BiomaSystem"], exclude: ["README.md"]),
+        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore", "CSystem"], exclude: ["README.md"]),
         // timerfd and signalfd for the bus loop's deadlines and the daemon's signals.
         .target(name: "CSystem"),
         // The contract's names, exit codes and messages: one C header for both clients.
@@ -45,16 +45,17 @@ let package = Package(
 
         // The process's files (read whole, written atomically), its environment and the one
         // write-all loop: used by the installer, the sync folder, the tray and command output.
-        .target(name: "BiomaSystem"),
+        .target(name: "BiomaSystem", exclude: ["README.md"]),
         // The formats every side shares, without Foundation: durations, days, JSON written
         // (`JSON`) and read (`StrictJSON`), terminal text.
-        .target(name: "BiomaText"),
+        .target(name: "BiomaText", exclude: ["README.md"]),
         // Pure time-tracking rules: no I/O, clock and time zone passed in.
-        .target(name: "BiomaCore", dependencies: ["BiomaText"]),
+        .target(name: "BiomaCore", dependencies: ["BiomaText"], exclude: ["README.md"]),
         // The SQLite store (GRDB) and the tracker facade the daemon drives.
         .target(
             name: "BiomaStore",
-            dependencies: ["BiomaCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BiomaCore", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["README.md"]
         ),
         // The published state and the renderers for the status bars; one folder per bar under
         // Widgets/.
@@ -74,7 +75,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // `biomatimer tray`: a StatusNotifierItem with a dbusmenu, one more renderer of the
         // published state. Pure parts (pixmaps, PNG, menu model, tooltip) beside the bus side.
-        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "BiomaText", "BiomaSystem", "CZlib"]),
+        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "BiomaText", "BiomaSystem", "CZlib"], exclude: ["README.md"]),
         // The daemon: the tracker published as /org/biomatimer/Timer1, and the command line
         // run for the front (org.biomatimer.Command1.Run).
         .target(
@@ -82,17 +83,18 @@ let package = Package(
             dependencies: [
                 "DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaReports", "BiomaCommands",
                 "BiomaSystem", "BiomaSync",
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.
-        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText", "BiomaSystem", "CSystem"]),
+        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText", "BiomaSystem", "CSystem"], exclude: ["README.md"]),
         // The sync folder: each device's operation log written and read there (no store, no bus).
-        .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaSystem", "BiomaText"]),
+        .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaSystem", "BiomaText"], exclude: ["README.md"]),
         // The client's side beyond one call: the watch that follows the daemon.
-        .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "CContract", "BiomaWidgets"]),
+        .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "CContract", "BiomaWidgets"], exclude: ["README.md"]),
         // `install` and `uninstall`: the layout, the manifest, files written atomically.
-        .target(name: "BiomaInstall", dependencies: ["DBusCore", "BiomaSystem"]),
+        .target(name: "BiomaInstall", dependencies: ["DBusCore", "BiomaSystem"], exclude: ["README.md"]),
         // The command tree (ArgumentParser): parsing, help, usage errors, completions, the
         // manual, and every command run against a caller's context. The daemon runs it for
         // the front; biomatimer-tool runs it for the local commands and when no daemon answers.
@@ -103,13 +105,14 @@ let package = Package(
             dependencies: [
                 "BiomaWidgets", "BiomaText", "BiomaSystem", "TimerControl", "DBusCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // `biomatimer`: a small C front that carries every command line to the daemon in one
         // libdbus call (Run), runs `biomatimerd` for `daemon`, and hands the local commands,
         // and everything when no daemon can be reached, to `biomatimer-tool`.
         .executableTarget(
-            name: "biomatimer", dependencies: ["CContract"], exclude: ["link"],
+            name: "biomatimer", dependencies: ["CContract"], exclude: ["README.md", "link"],
             // libdbus's headers without CDBus, whose pkg-config libraries would link the
             // shared libdbus ahead of everything (Debian's two architectures' arch headers).
             cSettings: [
@@ -136,6 +139,7 @@ let package = Package(
             name: "biomatimer-tool",
             dependencies: ["BiomaCommands", "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaSystem", "TimerControl"],
             path: "Sources/BiomatimerTool",
+            exclude: ["README.md"],
             linkerSettings: [
                 .unsafeFlags(["-static-stdlib"]),
                 // FoundationEssentials's own static dependencies, which -static-stdlib leaves out.
@@ -156,7 +160,8 @@ let package = Package(
             dependencies: [
                 "BiomaCore", "BiomaDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
 
         // Benchmarks (`make bench`): each compares against a baseline measured in the same run.
