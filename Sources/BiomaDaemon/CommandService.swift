@@ -1,4 +1,5 @@
 import BiomaCore
+import Foundation
 import CContract
 import BiomaCommands
 import DBusKit
@@ -11,29 +12,29 @@ import Glibc
 /// `org.biomatimer.Command1`: the front's interface. `Run` parses and runs a whole command line
 /// with the same ArgumentParser tree `biomatimer-tool` has (so help, usage errors and exit codes
 /// are the same), for a caller described by its context, and answers what the command printed
-/// and its exit code. The command's calls to the daemon go straight to the handlers the bus
-/// dispatches to, on this (the loop) thread; files are the caller's descriptors.
+/// and its exit code. Files are the caller's descriptors.
+///
+/// A command runs on a thread of its own (`CommandThreads`), never on the loop: its calls to
+/// the daemon are dispatched on the loop as calls over the bus are (`Bus.callLocally`), one at
+/// a time with every other caller's, and a call answered later (bulk work on a worker) is
+/// waited for there, so the loop serves everything else meanwhile.
 ///
 /// A command that reads its caller's files (`import FILE`, `import -`) waits for them without
-/// holding the loop: each descriptor is read by an `InputReader` in chunks as it is ready,
-/// `Run` is answered once every input has ended (a deferred reply), and every other call,
-/// deadline and signal is served meanwhile. The command itself then runs in one piece, so
-/// nothing of it is applied before its input is complete, and a caller that leaves the bus
-/// while its input is pending (the front killed, Ctrl-C) takes its command with it.
+/// holding anything: each descriptor is read by an `InputReader` in chunks as it is ready, and
+/// the command starts once every input has ended (`Run` is a deferred reply). Nothing of it is
+/// applied before its input is complete, and a caller that leaves the bus while its input is
+/// pending (the front killed, Ctrl-C) takes its command with it.
 public final class CommandService: ObjectInterface, @unchecked Sendable {
-    private let parts: [any ObjectInterface]
     private let bus: Bus
     private let limits: InputLimits
-    /// The other interfaces of the object, built once on first use.
-    private var interfaces: [String: DBusInterface]?
+    private let threads = CommandThreads()
     /// Commands waiting for their callers' input, by a number of their own (loop thread only).
     private var waiting: [Int: WaitingCommand] = [:]
     private var nextWaiting = 0
 
     public lazy var publication = Publication(self)
 
-    public init(parts: [any ObjectInterface], bus: Bus, inputIdleSeconds: Int = 30) {
-        self.parts = parts
+    public init(bus: Bus, inputIdleSeconds: Int = 30) {
         self.bus = bus
         limits = InputLimits(maximumBytes: CommandRunner.maximumInput, idleSeconds: inputIdleSeconds)
     }
@@ -58,7 +59,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
                     }
                     let argv = (call.arguments[0].array ?? []).compactMap(\.string)
                     try start(argv, context: call.arguments[1].vardict ?? [:], descriptors: descriptors, reply: reply)
-                }
+                }.reading()
             ])
     }
 
@@ -71,8 +72,8 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
     private func start(
         _ argv: [String], context values: [String: DBusValue], descriptors: [OwnedDescriptor], reply: PendingReply
     ) throws {
-        let (context, environment) = try Self.context(values, descriptors: descriptors.map(\.fd)) { [self] () throws(ClientFailure) in
-            InProcessDaemon(interfaces: allInterfaces())
+        let (context, environment) = try Self.context(values, descriptors: descriptors.map(\.fd)) {
+            [bus, sender = reply.sender] () throws(ClientFailure) in InProcessDaemon(bus: bus, sender: sender)
         }
         let (inputs, refusal) = withEnvironment(environment) { CommandRunner.inputs(argv, in: context) }
         nextWaiting += 1
@@ -87,9 +88,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             }
         }
         guard !readers.isEmpty else {
-            let answer = run(argv, context, environment)
-            withExtendedLifetime(descriptors) {}
-            return reply.finish(.success(answer))
+            return run(argv, context, environment, descriptors: descriptors, reply: reply)
         }
         let command = WaitingCommand(descriptors: descriptors, reply: reply, remaining: readers.count)
         command.readers = readers
@@ -118,15 +117,31 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         guard command.remaining <= 0 else { return }
         waiting[id] = nil
         context.arrived = command.arrived
-        let answer = run(argv, context, environment)
         command.end(on: bus)
-        command.reply.finish(.success(answer))
+        run(argv, context, environment, descriptors: command.descriptors, reply: command.reply)
     }
 
-    /// The command run for its caller: exit code, standard output, standard error.
-    private func run(_ argv: [String], _ context: CommandContext, _ environment: [String: String?]) -> [DBusValue] {
-        let code = withEnvironment(environment) { CommandRunner.run(argv, in: context, daemonSide: true) }
-        return [.int32(code), .string(context.out), .string(context.err)]
+    /// Runs the command for its caller and answers `Run` with its exit code, standard output
+    /// and standard error; the caller's descriptors stay open until it has ended. A command
+    /// that needs variables set (a zone only the C library knows, a shell's completion
+    /// request) runs on the loop, where nothing else runs meanwhile; every other on a command
+    /// thread.
+    private func run(
+        _ argv: [String], _ context: CommandContext, _ environment: [String: String?], descriptors: [OwnedDescriptor],
+        reply: PendingReply
+    ) {
+        let answer: @Sendable (Int32) -> Void = { code in
+            withExtendedLifetime(descriptors) {}
+            reply.finish(.success([.int32(code), .string(context.out), .string(context.err)]))
+        }
+        guard environment.values.allSatisfy({ $0 == nil }) else {
+            // Its calls run at once there: a held loop runs it after the bulk work.
+            guard !bus.loop.held else {
+                return bus.loop.later { [self] in run(argv, context, environment, descriptors: descriptors, reply: reply) }
+            }
+            return answer(withEnvironment(environment) { CommandRunner.run(argv, in: context, daemonSide: true) })
+        }
+        threads.run { answer(CommandRunner.run(argv, in: context, daemonSide: true)) }
     }
 
     /// The caller's context as a command sees it, and the variables it is run with.
@@ -161,17 +176,6 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
             "SAP_SHELL_VERSION": try options.string("CompletionShellVersion"),
         ]
         return (context, environment)
-    }
-
-    private func allInterfaces() -> [String: DBusInterface] {
-        if let interfaces { return interfaces }
-        var made: [String: DBusInterface] = [:]
-        for part in parts {
-            let interface = part.interface()
-            made[interface.name] = interface
-        }
-        interfaces = made
-        return made
     }
 
     /// Runs `body` with these variables set (or unset, when nil; `TZ` is left as it is when
@@ -220,42 +224,18 @@ private final class WaitingCommand {
     }
 }
 
-/// The daemon's methods called in its own process: the handler the bus would dispatch to,
-/// with the same argument check and the same errors as over the bus.
+/// The daemon's methods called in its own process, by a command it runs: dispatched by the
+/// bus as a call over it would be (`Bus.callLocally`), with the same errors.
 final class InProcessDaemon: DaemonAccess {
-    let interfaces: [String: DBusInterface]
+    let bus: Bus
+    let sender: String
 
-    init(interfaces: [String: DBusInterface]) { self.interfaces = interfaces }
+    init(bus: Bus, sender: String) { (self.bus, self.sender) = (bus, sender) }
 
     func call(_ member: String, _ arguments: [DBusValue], interface name: String) throws(ClientFailure) -> [DBusValue] {
-        if name == ContractNames.propertiesInterface, member == "GetAll", let wanted = arguments.first?.string {
-            guard let interface = interfaces[wanted] else {
-                throw Self.failure(DBusMethodError.unknownInterface("No interface \(wanted)"))
-            }
-            var entries: [(String, DBusValue)] = []
-            do {
-                let values = try interface.propertyValues?()
-                for property in interface.properties { entries.append((property.name, try values?[property.name] ?? property.get())) }
-            } catch {
-                throw Self.failure(error)
-            }
-            return [.vardict(ordered: entries)]
-        }
-        guard let method = interfaces[name]?.methods.first(where: { $0.name == member }) else {
-            throw Self.failure(DBusMethodError.unknownMethod("No method \(member) on interface \(name)"))
-        }
-        let expected = DBusType.signature(of: method.inputs.map(\.type))
-        let given = DBusType.signature(of: arguments.map(\.type))
-        guard expected == given else {
-            throw Self.failure(DBusMethodError.invalidArgs("\(member) takes arguments of type '\(expected)', not '\(given)'"))
-        }
         do {
-            // The arguments get the checks sending them would make (strings libdbus refuses);
-            // the message only names the call: the handler takes the values as they are.
-            try BusMessage.validateArguments(arguments)
-            let message = try BusMessage.methodCall(
-                destination: ContractNames.busName, path: ContractNames.objectPath, interface: name, member: member)
-            return try method.handler(MethodCall(message: message, arguments: arguments))
+            return try bus.callLocally(
+                path: ContractNames.objectPath, interface: name, member: member, arguments: arguments, sender: sender)
         } catch {
             throw Self.failure(error)
         }
@@ -267,5 +247,36 @@ final class InProcessDaemon: DaemonAccess {
             return ClientFailure(.remote(name: error.dbusErrorName, message: error.dbusErrorMessage))
         }
         return ClientFailure(.remote(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)"))
+    }
+}
+
+/// The threads commands run on: one per command, at most `limit` at once; more wait their
+/// turn, in order, and a thread that ends its command takes the next before it exits. A
+/// thread only waits (for the loop's answers, or for the caller's descriptors), so a handful
+/// serves any number of callers; one slow command never delays another's start.
+final class CommandThreads: @unchecked Sendable {
+    static let limit = 8
+    private let lock = NSLock()
+    private var running = 0
+    private var queue: [@Sendable () -> Void] = []
+
+    func run(_ work: @escaping @Sendable () -> Void) {
+        lock.lock()
+        guard running < Self.limit else {
+            queue.append(work)
+            return lock.unlock()
+        }
+        running += 1
+        lock.unlock()
+        Thread { [self] in
+            var next: (@Sendable () -> Void)? = work
+            while let job = next {
+                job()
+                lock.lock()
+                next = queue.isEmpty ? nil : queue.removeFirst()
+                if next == nil { running -= 1 }
+                lock.unlock()
+            }
+        }.start()
     }
 }

@@ -83,9 +83,12 @@ public enum Daemon {
             log("lost the bus (\(reason)); exiting")
             exit.finish(1)
         }
-        loop.watch(fd: signalFD) { _ in
+        // Served while bulk work holds the loop too, which a signal ends at once (rolled
+        // back: all or nothing); the loop then runs what it kept, and the exit below.
+        loop.watch(fd: signalFD, whileHeld: true) { _ in
             var info = signalfd_siginfo()
-            _ = read(signalFD, &info, MemoryLayout<signalfd_siginfo>.size)
+            guard read(signalFD, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size else { return }
+            if timer.bulk.interrupt() { log("\(Daemon.signalName(Int32(info.ssi_signo))): the work under way is stopped and nothing of it is kept") }
             exit.finish(0)
         }
         // Not created: logged below; the next call still notices the day (nothing is lost).
@@ -128,6 +131,15 @@ public enum Daemon {
         for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, s) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         return signalfd(-1, &signals, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
+    }
+
+    static func signalName(_ number: Int32) -> String {
+        switch number {
+        case SIGTERM: "SIGTERM"
+        case SIGINT: "SIGINT"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(number)"
+        }
     }
 
     /// The kernel's id for this boot: a running interval recorded under another one was cut
@@ -187,7 +199,7 @@ struct Startup: Sendable {
                     phaseEndCommand: options.settings.phaseEndCommand, log: log),
                 SyncService(
                     tracker: tracker, bus: bus, clock: clock, notifier: notifier, configuredFolder: options.settings.syncDirectory,
-                    log: log),
+                    bulk: timer.bulk, log: log),
             ]
             // Hooks follow the publication of all the others' changes.
             let hooks = HooksService(
@@ -195,7 +207,7 @@ struct Startup: Sendable {
                 clock: clock, work: timer, stateParts: parts, log: log)
             // The command line the front carries runs against the other parts, in process.
             let object = DaemonObject(
-                parts + [hooks, CommandService(parts: parts + [hooks], bus: bus, inputIdleSeconds: options.settings.inputIdleSeconds)])
+                parts + [hooks, CommandService(bus: bus, inputIdleSeconds: options.settings.inputIdleSeconds)])
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
             try notifier.start()

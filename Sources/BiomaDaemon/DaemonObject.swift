@@ -1,3 +1,4 @@
+import CContract
 import BiomaCore
 import DBusKit
 
@@ -77,23 +78,32 @@ public final class Publication: @unchecked Sendable {
     func join(_ part: any ObjectInterface) { parts.append(Weak(part: part)) }
 
     func run<T>(at now: Micros, _ body: () throws -> T) rethrows -> T {
+        begin(at: now)
+        defer { end(at: now) }
+        return try body()
+    }
+
+    /// A change at `now` starts; with the outermost, every part notes what holds before it.
+    /// Paired with `end`, for a change whose work ends at a later turn (bulk work on a
+    /// worker, while the loop is held).
+    func begin(at now: Micros) {
         if depth == 0 {
             observer?.willChange(at: now)
             for entry in parts { entry.part?.willChange(at: now) }
         }
         depth += 1
-        defer {
-            depth -= 1
-            if depth == 0 {
-                publishing = true
-                for entry in parts { entry.part?.publish(at: now) }
-                publishing = false
-                let happened = occurrences
-                occurrences = []
-                observer?.published(at: now, occurrences: happened)
-            }
-        }
-        return try body()
+    }
+
+    /// The change begun at `now` has ended; with the outermost, every part publishes it.
+    func end(at now: Micros) {
+        depth -= 1
+        guard depth == 0 else { return }
+        publishing = true
+        for entry in parts { entry.part?.publish(at: now) }
+        publishing = false
+        let happened = occurrences
+        occurrences = []
+        observer?.published(at: now, occurrences: happened)
     }
 
     /// A part reports what happened at `now`: delivered with the publication it belongs to, or
@@ -126,8 +136,22 @@ public struct DaemonObject: Sendable {
     /// Exports the object; call before requesting the name, so that calls queued while the bus
     /// activated the daemon find it.
     public func export(on bus: Bus) throws(BusError) {
-        try bus.export(ExportedObject(path: DaemonAPI.objectPath, interfaces: parts.map { $0.interface() }))
+        let interfaces = parts.map { part in
+            var interface = part.interface()
+            interface.methods = interface.methods.map { Self.reading.contains($0.name) ? $0.reading() : $0 }
+            return interface
+        }
+        try bus.export(ExportedObject(path: DaemonAPI.objectPath, interfaces: interfaces))
     }
+
+    /// The methods that only read: served while bulk work holds the loop (`BulkWork`), where
+    /// every other call waits for it and is then applied in order. (`Run` and the exports
+    /// mark themselves: a command's own calls are looked at one by one.)
+    static let reading: Set<String> = [
+        BIOMATIMER_TIMER1_LIST_PROJECTS, BIOMATIMER_TIMER1_REPORT, BIOMATIMER_TIMER1_REPORT_TEXT,
+        BIOMATIMER_TIMER1_LIST_INTERVALS, BIOMATIMER_TIMER1_LIST_TARGETS, BIOMATIMER_TASKS1_LIST_TASKS,
+        BIOMATIMER_FOCUS1_LIST_PRESETS, BIOMATIMER_FOCUS1_FOCUS_HISTORY, BIOMATIMER_HOOKS1_LIST_HOOKS,
+    ]
 
     /// Registers every part's deadlines; on the loop thread.
     public func attach(_ deadlines: Deadlines) {

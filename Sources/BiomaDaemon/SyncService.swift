@@ -23,6 +23,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     private let clock: any TimeSource
     private let notifier: Notifier
     private let configuredFolder: String?
+    /// `enable`'s first snapshot of years of history is written on a worker.
+    private let bulk: BulkWork
     private let log: @Sendable (String) -> Void
     public lazy var publication = Publication(self)
     private var published = SyncStatus()
@@ -78,11 +80,11 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         init(peers: [String]) { self.peers = peers }
     }
 
-    public init(
-        tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, configuredFolder: String?,
+    init(
+        tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, configuredFolder: String?, bulk: BulkWork,
         log: @escaping @Sendable (String) -> Void
     ) {
-        (self.tracker, self.bus, self.clock, self.notifier) = (tracker, bus, clock, notifier)
+        (self.tracker, self.bus, self.clock, self.notifier, self.bulk) = (tracker, bus, clock, notifier, bulk)
         (self.configuredFolder, self.log) = (configuredFolder, log)
         renewIfCopied()
     }
@@ -93,8 +95,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         DBusInterface(
             SyncStatus.table, state: { [self] in status() },
             methods: [
-                DBusMethod.action(BIOMATIMER_SYNC1_ENABLE, in: [.init("folder", "s"), .init("device_name", "s")]) { [self] call in
-                    try enable(folder: call.arguments[0].string!, name: call.arguments[1].string!)
+                DBusMethod.deferred(BIOMATIMER_SYNC1_ENABLE, in: [.init("folder", "s"), .init("device_name", "s")]) {
+                    [self] call, reply in
+                    enable(folder: call.arguments[0].string!, name: call.arguments[1].string!) { reply.finish($0.map { [] }) }
                 },
                 DBusMethod.action(BIOMATIMER_SYNC1_DISABLE) { [self] _ in
                     try disable()
@@ -112,7 +115,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         do {
             let device = try tracker.syncDevice()
             if let folder = configuredFolder, device.folder != folder {
-                try enable(folder: folder, name: device.name)
+                enable(folder: folder, name: device.name) { [log] in
+                    if case .failure(let error) = $0 { log("sync: \(error)") }
+                }
             } else if let folder = device.folder {
                 if let identityError { throw identityError }
                 try start(folder: folder)
@@ -170,43 +175,48 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// Turns sync on for `folder` (absolute) under `name` ("" keeps the name it has): the folder
     /// is made ready, this device's history is written once if it never was, and peers' logs
     /// are merged.
-    func enable(folder path: String, name: String) throws {
+    func enable(folder path: String, name: String, done: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         guard path.hasPrefix("/") else {
-            throw DaemonAPI.invalidArgument("The sync folder must be an absolute path, not `\(path)`.")
+            return done(.failure(DaemonAPI.invalidArgument("The sync folder must be an absolute path, not `\(path)`.")))
         }
         let name = name.trimmingCharacters(in: .whitespaces)
         guard name.count <= 100, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw DaemonAPI.invalidArgument("A device name is one line of at most 100 characters.")
+            return done(.failure(DaemonAPI.invalidArgument("A device name is one line of at most 100 characters.")))
         }
         let now = clock.now()
-        try publishing(at: now) {
+        publication.begin(at: now)
+        let finish: @Sendable (Result<Void, any Error>) -> Void = { [self] result in
+            publication.end(at: now)
+            done(result.mapError { $0 is DBusMethodError ? $0 : DaemonAPI.dbusError($0) })
+        }
+        let root = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        let chosen = SyncFolder(root: root)
+        let named: String
+        do {
             stop()
-            let device: SyncDevice
-            do { device = try tracker.syncDevice() } catch { throw DaemonAPI.dbusError(error) }
-            let root = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-            let chosen = SyncFolder(root: root)
+            let device = try tracker.syncDevice()
             if Self.isCopy(device, in: chosen) {
                 // Asked for: said as an error, with the new id taken for the next call.
-                let renewed: SyncDevice
-                do {
-                    try tracker.disableSync()
-                    renewed = try tracker.renewSyncDevice()
-                } catch { throw DaemonAPI.dbusError(error) }
+                try tracker.disableSync()
+                let renewed = try tracker.renewSyncDevice()
                 let text =
                     "This data folder writes as \(device.id), whose log in \(root) went on without it: it is a copy of another machine's. This machine now has an id of its own, \(renewed.id); enable sync again to join under it."
                 log("sync: " + text)
                 throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_IDENTITY, text)
             }
+            named = name.isEmpty ? device.name : name
             do {
-                try chosen.prepare(device: device.id, name: name.isEmpty ? device.name : name)
+                try chosen.prepare(device: device.id, name: named)
             } catch {
                 throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_FOLDER, "\(error)")
             }
-            try start(folder: root) {
-                do { try tracker.enableSync(folder: root, name: name.isEmpty ? device.name : name) } catch {
-                    throw DaemonAPI.dbusError(error)
-                }
-            }
+        } catch {
+            return finish(.failure(error))
+        }
+        // The first time, every recorded row becomes an operation: years of history are
+        // written on a worker (`BulkWork`), then the folder is followed.
+        bulk.write({ try $0.enableSync(folder: root, name: named) }) { [self] result in
+            finish(result.flatMap { Result { try start(folder: root) } })
         }
     }
 
@@ -219,15 +229,13 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     }
 
     /// Starts writing to and reading from `root`, whose identity check is done (at start-up by
-    /// `renewIfCopied`, by `enable` when asked): `turnOn` runs (enabling sync in the store,
-    /// when it is not yet), operations waiting in the store are appended, peers are merged,
-    /// and the folder is watched.
-    private func start(folder root: String, turnOn: () throws -> Void = {}) throws {
+    /// `renewIfCopied`, by `enable` when asked) and which the store has on: operations waiting
+    /// in the store are appended, peers are merged, and the folder is watched.
+    private func start(folder root: String) throws {
         let folder = SyncFolder(root: root)
         let device = try tracker.syncDevice()
         self.folder = folder
         tracker.onSyncOperations = { [weak self] operations in self?.append(operations) }
-        try turnOn()
         catchUp()
         do {
             let watch = try FolderWatch(folder: folder, device: device.id)

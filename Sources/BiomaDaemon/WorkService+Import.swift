@@ -8,14 +8,15 @@ import DBusKit
 extension WorkService {
     func importMethods() -> [DBusMethod] {
         [
-            DBusMethod(BIOMATIMER_TIMER1_IMPORT, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
+            DBusMethod.deferred(
+                BIOMATIMER_TIMER1_IMPORT, in: [.init("format", "s"), .init("data", "s"), .init("options", "a{sv}")],
                 out: [.init("count", "u")]
-            ) { [self] call in
+            ) { [self] call, reply in
                 let format = try Self.importFormat(call.arguments[0].string!)
                 let data = call.arguments[1].string!
                 let tagMap = try Self.importTagMap(call.arguments[2].vardict ?? [:], format: format)
-                defer { releaseMemoryAfterBulkWork() }
-                let count = try change { now in
+                // Read and recorded on the worker: the loop answers reads meanwhile.
+                changeInBulk(reply: reply, { tracker, now in
                     switch format {
                     case .csv:
                         // Through Import, a bad row is bad data like any other format's.
@@ -32,8 +33,7 @@ extension WorkService {
                         return try tracker.importIntervals(WatsonImport.parse(data, tagMap: tagMap), format: format, at: now)
                             .count
                     }
-                }
-                return [.uint32(UInt32(clamping: count))]
+                }) { [.uint32(UInt32(clamping: $0))] }
             }
         ]
     }

@@ -14,37 +14,43 @@ extension WorkService {
                 let text = call.arguments[0].string!
                 return [.string(try change { try tracker.setRunningNote(text, at: $0) })]
             },
-            DBusMethod(BIOMATIMER_TIMER1_EXPORT_ICS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("ics", "s")]) {
-                [self] call in try export(call) { try tracker.exportICS(from: $0, to: $1, at: $2) }
-            },
-            DBusMethod(BIOMATIMER_TIMER1_EXPORT_CSV_ROUNDED,
+            DBusMethod.deferred(BIOMATIMER_TIMER1_EXPORT_ICS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("ics", "s")]) {
+                [self] call, reply in try export(call, reply) { try $0.exportICS(from: $1, to: $2, at: $3) }
+            }.reading(),
+            DBusMethod.deferred(BIOMATIMER_TIMER1_EXPORT_CSV_ROUNDED,
                 in: [.init("from_day", "s"), .init("to_day", "s"), .init("options", "a{sv}")], out: [.init("csv", "s")]
-            ) { [self] call in
+            ) { [self] call, reply in
                 let options = try Options(call.arguments[2].vardict ?? [:], allowed: ["Round", "Rounding"])
                 guard let round = try options.string("Round") else {
                     throw DaemonAPI.invalidArgument("Round is required: 6m, 15m or 30m.")
                 }
                 let mode = try options.string("Rounding")
-                return try export(call) { from, to, now in
-                    try tracker.exportCSV(from: from, to: to, rounding: try Rounding(round: round, rounding: mode), at: now)
+                let rounding: Rounding
+                do {
+                    rounding = try Rounding(round: round, rounding: mode)
+                } catch {
+                    throw DaemonAPI.dbusError(error)
                 }
-            },
+                try export(call, reply) { try $0.exportCSV(from: $1, to: $2, rounding: rounding, at: $3) }
+            }.reading(),
         ]
     }
 
-    /// An export method: its first two arguments the days (`""`: unbounded), `make` the text;
-    /// the memory of the bulk work given back after the reply.
-    func export(_ call: MethodCall, _ make: (Day?, Day?, Micros) throws -> String) throws -> [DBusValue] {
+    /// An export method: its first two arguments the days (`""`: unbounded), `make` the text,
+    /// made from a worker tracker on its own thread (`BulkWork.read`); the memory of the bulk
+    /// work given back after the reply.
+    func export(
+        _ call: MethodCall, _ reply: PendingReply, _ make: @escaping @Sendable (Tracker, Day?, Day?, Micros) throws -> String
+    ) throws {
         let from = try Self.optionalDay(call.arguments[0].string!, "from_day")
         let to = try Self.optionalDay(call.arguments[1].string!, "to_day")
         if let from, let to, from > to {
             throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).")
         }
-        defer { releaseMemoryAfterBulkWork() }
-        do {
-            return [.string(try make(from, to, clock.now()))]
-        } catch {
-            throw DaemonAPI.dbusError(error)
+        let now = clock.now()
+        bulk.read({ try make($0, from, to, now) }) { [self] result in
+            releaseMemoryAfterBulkWork()
+            reply.finish(result.map { [.string($0)] }.mapError { DaemonAPI.dbusError($0) })
         }
     }
 

@@ -73,6 +73,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
 
     /// Called when the machine went to sleep at an instant (a running focus phase pauses).
     var onSleep: ((Micros) -> Void)?
+    /// Imports, resets and exports, on a worker thread (`BulkWork`).
+    let bulk: BulkWork
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, away: AwayRules = AwayRules(), notifier: Notifier? = nil,
@@ -80,6 +82,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         (self.goals, self.log, self.tracker, self.bus) = (goals, log, tracker, bus)
+        bulk = BulkWork(loop: bus.loop, tracker: tracker)
         (self.clock, self.awayRules, self.notifier) = (clock, away, notifier)
         self.suspendClock = suspendClock
         suspendGap = SuspendGap(suspendClock.gap())
@@ -211,6 +214,38 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
     }
 
+    /// `change` for bulk work (an import, a history reset): the same steps, with `body` run on
+    /// a worker tracker while the loop is held (`BulkWork`), and `reply` finished with
+    /// `answer` of its result once the loop has the worker's state and has published it.
+    func changeInBulk<T: Sendable>(
+        reply: PendingReply, _ body: @escaping @Sendable (Tracker, Micros) throws -> T,
+        answer: @escaping @Sendable (T) -> [DBusValue]
+    ) {
+        checkSuspend()
+        let now = clock.now()
+        do {
+            _ = try tracker.snapshot(at: now)
+        } catch {
+            return reply.finish(.failure(DaemonAPI.dbusError(error)))
+        }
+        publication.begin(at: now)
+        do {
+            try applyAway(at: now)
+        } catch {
+            publication.end(at: now)
+            return reply.finish(.failure(DaemonAPI.dbusError(error)))
+        }
+        // A caller that leaves the bus meanwhile (the front killed, Ctrl-C) takes the work
+        // with it: rolled back, nothing of it applied.
+        let gone = try? bus.whenGone(reply.sender) { [bulk] in bulk.interrupt() }
+        bulk.write({ worker in try body(worker, now) }) { [self] result in
+            if let gone { bus.unsubscribe(gone) }
+            publication.end(at: now)
+            releaseMemoryAfterBulkWork()
+            reply.finish(result.map(answer).mapError { $0 is DBusMethodError ? $0 : DaemonAPI.dbusError($0) })
+        }
+    }
+
     public func willChange(at now: Micros) {
         do {
             before = published(try tracker.snapshot(at: now))
@@ -330,18 +365,16 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 DBusMethod(BIOMATIMER_TIMER1_REPORT_TEXT, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
                 ) { [self] in try reportText($0) },
-                DBusMethod(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
-                    [self] in try exportCSV($0)
-                },
-                DBusMethod(BIOMATIMER_TIMER1_IMPORT_CSV, in: [.init("csv", "s")], out: [.init("count", "u")]) { [self] call in
+                DBusMethod.deferred(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
+                    [self] call, reply in try export(call, reply) { try $0.exportCSV(from: $1, to: $2, at: $3) }
+                }.reading(),
+                DBusMethod.deferred(BIOMATIMER_TIMER1_IMPORT_CSV, in: [.init("csv", "s")], out: [.init("count", "u")]) {
+                    [self] call, reply in
                     let text = call.arguments[0].string!
-                    defer { releaseMemoryAfterBulkWork() }
-                    let count = try change { try tracker.importCSV(text, at: $0) }
-                    return [.uint32(UInt32(clamping: count))]
+                    changeInBulk(reply: reply, { try $0.importCSV(text, at: $1) }) { [.uint32(UInt32(clamping: $0))] }
                 },
-                DBusMethod.action(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _ in
-                    defer { releaseMemoryAfterBulkWork() }
-                    try change { try tracker.resetHistory(at: $0) }
+                DBusMethod.deferred(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _, reply in
+                    changeInBulk(reply: reply, { try $0.resetHistory(at: $1) }) { _ in [] }
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
                     try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
@@ -395,10 +428,6 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             json
             ? ReportText.json(report, targets: targets) : ReportText.table(report, style: Terminal(color: color), targets: targets)
         return [.string(text)]
-    }
-
-    private func exportCSV(_ call: MethodCall) throws -> [DBusValue] {
-        try export(call) { try tracker.exportCSV(from: $0, to: $1, at: $2) }
     }
 
     /// `Start` (and the away notification's "Resume").

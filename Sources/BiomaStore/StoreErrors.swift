@@ -14,7 +14,7 @@ extension Tracker {
     static func createPrivateFileIfMissing(_ url: URL) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd >= 0 {
-            close(fd)
+            Glibc.close(fd)
         } else if errno != EEXIST {
             throw TrackerError.storage(String(cString: strerror(errno)))
         }

@@ -42,6 +42,9 @@ public final class Tracker: @unchecked Sendable {
     /// Called after every commit that made operations (sync on), with them in order: the
     /// daemon appends them to the sync folder before it answers.
     public var onSyncOperations: (([SyncOperation]) -> Void)?
+    /// Asked before each commit (a worker's bulk work): true rolls the transaction back with
+    /// `CancellationError` (the caller left, the daemon exits).
+    public var cancelled: (@Sendable () -> Bool)?
 
     struct Model {
         var state = WorkTimer()
@@ -88,20 +91,8 @@ public final class Tracker: @unchecked Sendable {
         } catch {
             throw failure(error, "create")
         }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(2)
-        configuration.prepareDatabase { db in
-            // WAL: a commit appends to the log, readers never block, and a crash mid-write
-            // leaves the last committed state. synchronous=FULL: each commit reaches the disk
-            // before the call returns, so a power cut loses no acknowledged change.
-            // temp_store=MEMORY: statement journals (each statement that fires a trigger keeps
-            // the pages it changes, to undo itself) stay in memory; on disk, once one grew past
-            // 64 KiB, every statement after it wrote its pages to a file in /var/tmp.
-            try db.execute(
-                sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
-        }
         do {
-            database = try DatabaseQueue(path: path.path, configuration: configuration)
+            database = try DatabaseQueue(path: path.path, configuration: Tracker.configuration)
         } catch {
             throw failure(error, "open")
         }
@@ -134,6 +125,87 @@ public final class Tracker: @unchecked Sendable {
         }
         takeDailyBackupIfDue(at: now)
     }
+
+    /// How long a worker waits for a busy store (the loop's connection waits 2 s: it holds
+    /// every caller meanwhile; a worker holds nobody).
+    public static let workerBusyWait: Micros = 10 * microsPerSecond
+
+    /// The connection's settings, the same for the loop's tracker and a worker's.
+    static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(2)
+        configuration.prepareDatabase { db in
+            // WAL: a commit appends to the log, readers never block, and a crash mid-write
+            // leaves the last committed state. synchronous=FULL: each commit reaches the disk
+            // before the call returns, so a power cut loses no acknowledged change.
+            // temp_store=MEMORY: statement journals (each statement that fires a trigger keeps
+            // the pages it changes, to undo itself) stay in memory; on disk, once one grew past
+            // 64 KiB, every statement after it wrote its pages to a file in /var/tmp.
+            try db.execute(
+                sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
+        }
+        return configuration
+    }
+
+    // MARK: Bulk work on another thread
+
+    /// A tracker for bulk work on another thread: the same store through a connection of its
+    /// own, and a copy of this one's state. The daemon holds its loop meanwhile (nothing else
+    /// writes; the loop's connection keeps reading the last commit), then `adopt`s the
+    /// worker's state. The operations a sync-on write stamps go to `onSyncOperations`, which
+    /// the caller sets (the loop appends them to the folder once the work is adopted).
+    ///
+    /// The store may be busy (another connection writing): the worker waits for it up to
+    /// `workerBusyWait`, and stops waiting at once when `stopped` says so (its work then fails).
+    public init(workerFor other: Tracker, stopped: @escaping @Sendable () -> Bool) throws {
+        (dataDirectory, path, rules, bootID) = (other.dataDirectory, other.path, other.rules, other.bootID)
+        (model, sync) = (other.model, other.sync)
+        (lastDailyBackup, lastDailyBackupAttempt) = (other.lastDailyBackup, other.lastDailyBackupAttempt)
+        var configuration = Tracker.configuration
+        let pause: UInt32 = 2_000  // µs between tries
+        let tries = Int(Tracker.workerBusyWait / Micros(pause))
+        configuration.busyMode = .callback { count in
+            guard count < tries, !stopped() else { return false }
+            usleep(pause)
+            return true
+        }
+        do {
+            database = try DatabaseQueue(path: path.path, configuration: configuration)
+        } catch {
+            throw Tracker.storageError(error, doing: "open", path: path)
+        }
+    }
+
+    /// What a worker holds in memory of the store: handed to the loop's tracker (`adopt`).
+    public struct State: Sendable {
+        fileprivate let model: Model
+        fileprivate let sync: SyncJournal
+    }
+
+    /// This tracker's state, for `adopt` (a worker's, once its work has ended).
+    public var state: State { State(model: model, sync: sync) }
+
+    /// Takes the state a worker (`init(workerFor:)`) left after its work ended, committed or
+    /// not: what it committed is in the store, and what it read is read again.
+    public func adopt(_ worker: State) {
+        (model, sync) = (worker.model, worker.sync)
+        todayCache = nil
+        focusCompletedCache = nil
+        workBeforeTodayCache = nil
+    }
+
+    /// Closes the connection: a worker's (`init(workerFor:)`), once its work has ended and
+    /// its `state` is taken; the tracker is not used after. (The loop's stays open for the
+    /// daemon's life.)
+    public func close() {
+        // Closing fails only while a statement runs, which cannot be once the work has ended;
+        // the connection is then closed when the tracker goes.
+        try? database.close()
+    }
+
+    /// Stops the work running on this tracker's connection (from any thread): its statement
+    /// fails, and its transaction is rolled back.
+    public func interrupt() { database.interrupt() }
 
     // MARK: Reading
 
@@ -249,6 +321,7 @@ public final class Tracker: @unchecked Sendable {
         do {
             result = try database.write { db in
                 let result = try body(db)
+                if cancelled?() == true { throw CancellationError() }
                 operations = try Tracker.drainChanges(
                     db, &journal, physical: Tracker.wallClock(), limit: drainLimit, enough: enough)
                 return result

@@ -42,6 +42,8 @@ public final class Bus: LoopRunner, @unchecked Sendable {
     var subscriptions: [Int: Subscription] = [:]
     var nextSubscriptionID = 1
     var nameLostHandlers: [String: @Sendable () -> Void] = [:]
+    /// Messages kept while the loop is held (`EventLoop.hold`), in order.
+    var kept: [BusMessage] = []
 
     /// Connects and registers the connection on `loop`, or on a loop of its own when nil.
     public init(_ address: BusAddress = .session, loop: EventLoop? = nil) throws(BusError) {
@@ -74,7 +76,10 @@ public final class Bus: LoopRunner, @unchecked Sendable {
     // MARK: - Running work on the loop
 
     /// Runs `work` on the loop thread. From the loop thread itself it runs at once.
-    public func perform(_ work: @escaping @Sendable () -> Void) {
+    public func perform(_ work: @escaping @Sendable () -> Void) { perform(whileHeld: false, work) }
+
+    /// `perform`, and with `whileHeld` run even while the loop is held (`EventLoop.hold`).
+    public func perform(whileHeld: Bool, _ work: @escaping @Sendable () -> Void) {
         lock.lock()
         let gone = finished
         lock.unlock()
@@ -84,7 +89,7 @@ public final class Bus: LoopRunner, @unchecked Sendable {
             work()
             return
         }
-        loop.perform(work)
+        loop.perform(whileHeld: whileHeld, work)
     }
 
     /// Whether the caller runs on this bus's loop thread.

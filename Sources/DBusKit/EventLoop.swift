@@ -23,15 +23,19 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
 
     // Shared with other threads: guarded by `lock`.
     let lock = Lock()
-    private var queue: [() -> Void] = []
+    private var queue: [(work: () -> Void, whileHeld: Bool)] = []
     private var stopping = false
     /// Set when the loop thread has returned; work handed over after that runs on the caller.
     private var finished = false
     private var nextWatchID = 0
 
     // Loop-thread only.
-    private var watches: [Int: (fd: Int32, events: Int16, handler: @Sendable (Int16) -> Void)] = [:]
+    private var watches: [Int: (fd: Int32, events: Int16, whileHeld: Bool, handler: @Sendable (Int16) -> Void)] = [:]
     var buses: [Bus] = []
+    /// Set while bulk work owns the store on another thread (`hold`); read on the loop thread.
+    public private(set) var held = false
+    /// Work that arrived while the loop was held, in order, for after `release`.
+    private var heldWork: [() -> Void] = []
 
     /// Creates the eventfd and starts the loop thread.
     public init() throws(BusError) {
@@ -59,7 +63,11 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
     // MARK: - Running work on the loop
 
     /// Runs `work` on the loop thread. From the loop thread itself it runs at once.
-    public func perform(_ work: @escaping @Sendable () -> Void) {
+    public func perform(_ work: @escaping @Sendable () -> Void) { perform(whileHeld: false, work) }
+
+    /// `perform`; handed over from another thread while the loop is held, the work waits for
+    /// `release`, unless `whileHeld` says it touches nothing bulk work owns (a reply, a read).
+    public func perform(whileHeld: Bool, _ work: @escaping @Sendable () -> Void) {
         if isLoopThread {
             work()
             return
@@ -71,7 +79,7 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
             work()
             return
         }
-        queue.append(work)
+        queue.append((work, whileHeld))
         lock.unlock()
         wake()
     }
@@ -85,9 +93,40 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
             lock.unlock()
             return
         }
-        queue.append(work)
+        queue.append((work, false))
         lock.unlock()
         wake()
+    }
+
+    // MARK: - Holding the loop for bulk work
+
+    /// Holds the loop while bulk work owns the store on another thread: until `release`, the
+    /// loop runs only what cannot touch the store — bus calls that only read (each bus
+    /// admits them: `Bus.admittedWhileHeld`), replies, watches registered `whileHeld` (the
+    /// signals) and work handed over `whileHeld` — and keeps everything else (other calls,
+    /// signals, deadlines, watches, work) in the order it came, for after. On the loop thread.
+    public func hold() {
+        precondition(isLoopThread && !held, "hold() is for the loop thread, once at a time")
+        held = true
+    }
+
+    /// Ends `hold`: what was kept runs now, in order — each bus's calls and signals first, as
+    /// they would have been dispatched, then the work and due watches at the next turn. A
+    /// call kept that holds the loop again keeps the rest for the next release.
+    public func release() {
+        precondition(isLoopThread && held, "release() without hold()")
+        held = false
+        let kept = heldWork
+        heldWork.removeAll()
+        if !kept.isEmpty {
+            lock.lock()
+            queue.insert(contentsOf: kept.map { ($0, false) }, at: 0)
+            lock.unlock()
+        }
+        for bus in buses {
+            guard !held else { break }
+            bus.dispatchKept()
+        }
     }
 
     /// Whether the caller runs on the loop thread.
@@ -102,22 +141,22 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
     }
 
     /// Polls `fd` for `events` (POLLIN by default) and runs `handler` on the loop thread with
-    /// the returned events whenever any is ready.
+    /// the returned events whenever any is ready. A watch made `whileHeld` is polled while the loop is held too (the signals).
     @discardableResult
-    public func watch(fd: Int32, events: Int16 = Int16(POLLIN), _ handler: @escaping @Sendable (Int16) -> Void)
-        -> WatchHandle
-    {
+    public func watch(
+        fd: Int32, events: Int16 = Int16(POLLIN), whileHeld: Bool = false, _ handler: @escaping @Sendable (Int16) -> Void
+    ) -> WatchHandle {
         lock.lock()
         nextWatchID += 1
         let handle = WatchHandle(id: nextWatchID)
         lock.unlock()
-        perform { [self] in watches[handle.id] = (fd, events, handler) }
+        perform(whileHeld: true) { [self] in watches[handle.id] = (fd, events, whileHeld, handler) }
         return handle
     }
 
     /// Stops watching; the handler is released on the loop thread.
     public func unwatch(_ handle: WatchHandle) {
-        perform { [self] in watches[handle.id] = nil }
+        perform(whileHeld: true) { [self] in watches[handle.id] = nil }
     }
 
     /// Stops the loop: every bus on it is closed (without calling its disconnect handlers),
@@ -182,7 +221,10 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
             queue.removeAll(keepingCapacity: true)
             let stop = stopping
             lock.unlock()
-            for item in work { item() }
+            for item in work {
+                // Checked per item: one of them may hold or release the loop.
+                if held && !item.whileHeld { heldWork.append(item.work) } else { item.work() }
+            }
             // Release the closures (and what they captured) now, not after the next poll: an
             // idle loop would otherwise keep them alive indefinitely.
             work.removeAll()
@@ -197,7 +239,7 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
                 if leftover.isEmpty { finished = true }
                 lock.unlock()
                 if leftover.isEmpty { break }
-                for item in leftover { item() }
+                for item in leftover { item.work() }
                 continue
             }
 
@@ -208,7 +250,7 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
                 let list = bus.pollDescriptors(into: &fds)
                 polled.append((bus, list))
             }
-            let watched = watches.sorted { $0.key < $1.key }
+            let watched = watches.sorted { $0.key < $1.key }.filter { !held || $0.value.whileHeld }
             for (_, entry) in watched { fds.append(pollfd(fd: entry.fd, events: entry.events, revents: 0)) }
             let now = Self.monotonicMilliseconds()
             var wait: Int32 = -1

@@ -47,6 +47,9 @@ public struct DBusMethod: Sendable {
     /// Set for a method whose reply comes at a later turn of the loop (`deferred`); the bus
     /// dispatches to it instead of `handler`.
     public var deferredHandler: DeferredHandler?
+    /// Whether the method only reads: it is served while bulk work holds the loop
+    /// (`EventLoop.hold`), where every other call waits for the work to end.
+    public var reads = false
 
     public init(_ name: String, in inputs: [DBusArgument] = [], out outputs: [DBusArgument] = [], handler: @escaping Handler) {
         (self.name, self.inputs, self.outputs, self.handler) = (name, inputs, outputs, handler)
@@ -74,6 +77,13 @@ public struct DBusMethod: Sendable {
             try run(call)
             return []
         }
+    }
+
+    /// This method, marked as one that only reads (`reads`).
+    public func reading() -> DBusMethod {
+        var method = self
+        method.reads = true
+        return method
     }
 
     var inputSignature: String { DBusType.signature(of: inputs.map(\.type)) }

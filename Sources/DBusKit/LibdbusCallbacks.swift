@@ -62,6 +62,43 @@ extension Bus {
     }
 
     func handle(_ message: BusMessage) -> DBusHandlerResult {
+        if loop.held, !admittedWhileHeld(message) {
+            kept.append(message)
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        return dispatch(message)
+    }
+
+    /// While the loop is held for bulk work, only what cannot touch the store is handled:
+    /// property reads, introspection, `Peer`, methods declared `reads`, and the bus's own
+    /// signals (a caller leaving, a name lost, the connection closing). The rest is kept.
+    func admittedWhileHeld(_ message: BusMessage) -> Bool {
+        switch message.kind {
+        case .signal:
+            return message.sender == "org.freedesktop.DBus" || message.interface == "org.freedesktop.DBus.Local"
+        case .methodCall:
+            switch message.interface {
+            case "org.freedesktop.DBus.Properties": return message.member == "Get" || message.member == "GetAll"
+            case "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer": return true
+            default:
+                guard let path = message.path, let object = objects[path] else { return true }
+                // An unknown method is answered with its error at once.
+                return Self.method(in: object, message.interface, message.member ?? "")?.reads ?? true
+            }
+        default:
+            return true
+        }
+    }
+
+    /// Handles the messages kept while the loop was held, in the order they came; one of
+    /// them that holds the loop again leaves the rest kept.
+    func dispatchKept() {
+        while !kept.isEmpty, !loop.held {
+            _ = dispatch(kept.removeFirst())
+        }
+    }
+
+    private func dispatch(_ message: BusMessage) -> DBusHandlerResult {
         switch message.kind {
         case .signal:
             handleSignal(message)

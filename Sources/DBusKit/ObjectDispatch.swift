@@ -40,32 +40,24 @@ extension Bus {
                 reply(to: message, .failure(DBusMethodError.invalidArgs("Properties calls take no file descriptors")))
                 return DBUS_HANDLER_RESULT_HANDLED
             }
-            reply(to: message, handleProperties(object, member: member, message: message))
+            // Only the three known shapes are decoded (and they carry no descriptors: checked above).
+            let arguments = ["ss", "s", "ssv"].contains(signature) ? message.arguments : []
+            reply(to: message, properties(object, member: member, signature: signature, arguments: arguments))
             return DBUS_HANDLER_RESULT_HANDLED
         case "org.freedesktop.DBus.Peer":
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED  // libdbus answers Ping and GetMachineId itself
         default:
             break
         }
-        let candidates = object.interfaces.filter { message.interface == nil || $0.name == message.interface }
-        guard let method = candidates.lazy.compactMap({ $0.method(member) }).first else {
-            if message.interface == nil, member == "Introspect" {
-                reply(to: message, .success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
-                return DBUS_HANDLER_RESULT_HANDLED
-            }
-            reply(
-                to: message,
-                .failure(
-                    DBusMethodError.unknownMethod(
-                        "No method \(member) on interface \(message.interface ?? "(none)") at \(path)")))
+        if message.interface == nil, member == "Introspect", Self.method(in: object, nil, member) == nil {
+            reply(to: message, .success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
             return DBUS_HANDLER_RESULT_HANDLED
         }
-        guard signature == method.inputSignature else {
-            reply(
-                to: message,
-                .failure(
-                    DBusMethodError.invalidArgs(
-                        "\(method.name) takes arguments of type '\(method.inputSignature)', not '\(signature)'")))
+        let method: DBusMethod
+        switch Self.method(of: object, interface: message.interface, member: member, signature: signature) {
+        case .success(let found): method = found
+        case .failure(let error):
+            reply(to: message, .failure(error))
             return DBUS_HANDLER_RESULT_HANDLED
         }
         // Decoding dups every descriptor: only methods that can take one get them.
@@ -93,6 +85,25 @@ extension Bus {
         return DBUS_HANDLER_RESULT_HANDLED
     }
 
+    /// The method a call names on `object` (any interface when `interface` is nil), if any.
+    static func method(in object: ExportedObject, _ interface: String?, _ member: String) -> DBusMethod? {
+        object.interfaces.lazy.filter { interface == nil || $0.name == interface }.compactMap { $0.method(member) }.first
+    }
+
+    /// The method a call names, with arguments of `signature`, or the error it is answered.
+    static func method(
+        of object: ExportedObject, interface: String?, member: String, signature: String
+    ) -> Result<DBusMethod, DBusMethodError> {
+        guard let method = method(in: object, interface, member) else {
+            return .failure(.unknownMethod("No method \(member) on interface \(interface ?? "(none)") at \(object.path)"))
+        }
+        guard signature == method.inputSignature else {
+            return .failure(
+                .invalidArgs("\(method.name) takes arguments of type '\(method.inputSignature)', not '\(signature)'"))
+        }
+        return .success(method)
+    }
+
     /// The handler's values, or an internal error when their types are not the method's.
     static func checked(_ values: [DBusValue], of method: DBusMethod) -> Result<[DBusValue], any Error> {
         let produced = DBusType.signature(of: values.map(\.type))
@@ -103,9 +114,11 @@ extension Bus {
         return .success(values)
     }
 
-    func handleProperties(_ object: ExportedObject, member: String, message: BusMessage) -> Result<[DBusValue], any Error> {
-        // Only the three known shapes are decoded (and they carry no descriptors: checked above).
-        let args = ["ss", "s", "ssv"].contains(message.signature) ? message.arguments : []
+    /// `org.freedesktop.DBus.Properties` of `object`: its arguments decoded only when `signature`
+    /// is one of the three known shapes.
+    func properties(
+        _ object: ExportedObject, member: String, signature: String, arguments args: [DBusValue]
+    ) -> Result<[DBusValue], any Error> {
         func interface(_ name: String) throws -> DBusInterface {
             guard let found = object.interfaces.first(where: { $0.name == name }) else {
                 throw DBusMethodError.unknownInterface("No interface \(name) at \(object.path)")
@@ -113,7 +126,7 @@ extension Bus {
             return found
         }
         do {
-            switch (member, message.signature) {
+            switch (member, signature) {
             case ("Get", "ss"):
                 let i = try interface(args[0].string ?? "")
                 guard let p = i.property(args[1].string ?? "") else {
@@ -143,7 +156,7 @@ extension Bus {
                 try setter(value)
                 return .success([])
             case ("Get", _), ("GetAll", _), ("Set", _):
-                throw DBusMethodError.invalidArgs("Wrong arguments '\(message.signature)' for Properties.\(member)")
+                throw DBusMethodError.invalidArgs("Wrong arguments '\(signature)' for Properties.\(member)")
             default:
                 throw DBusMethodError.unknownMethod("No method \(member) on org.freedesktop.DBus.Properties")
             }
@@ -201,31 +214,53 @@ public struct ExportedObject: Sendable {
 /// The reply a deferred method (`DBusMethod.deferred`) owes its caller: finished once, on the
 /// loop thread, with the values (checked against the method's output types) or an error. One
 /// that is dropped unfinished answers an error, so no caller waits for a reply that never comes.
+/// A call made in the service's own process (`local`) is answered to a closure instead.
 public final class PendingReply: @unchecked Sendable {
-    private weak var bus: Bus?
-    private let call: BusMessage
+    private struct WeakBus {
+        weak var bus: Bus?
+    }
+    private enum Destination {
+        case bus(WeakBus, BusMessage)
+        case local(@Sendable (Result<[DBusValue], any Error>) -> Void)
+    }
+    private let destination: Destination
     private let method: DBusMethod
     private var finished = false
+    /// The caller's unique name.
+    public let sender: String
 
     init(bus: Bus, call: BusMessage, method: DBusMethod) {
-        (self.bus, self.call, self.method) = (bus, call, method)
+        // The bus is not kept alive by a reply it owes: one closed meanwhile answers nothing.
+        destination = .bus(WeakBus(bus: bus), call)
+        (self.method, sender) = (method, call.sender ?? "")
     }
 
-    /// The caller's unique name.
-    public var sender: String { call.sender ?? "" }
+    /// A reply for a call made in process (the daemon running a command line for its caller,
+    /// `sender`): `answer` gets the checked result, once, on the thread that finishes it.
+    public init(local method: DBusMethod, sender: String, _ answer: @escaping @Sendable (Result<[DBusValue], any Error>) -> Void) {
+        (destination, self.method, self.sender) = (.local(answer), method, sender)
+    }
 
     /// Sends the reply (the first call only; later ones do nothing).
     public func finish(_ result: Result<[DBusValue], any Error>) {
         guard !finished else { return }
         finished = true
-        guard let bus else { return }
-        let checked = result.flatMap { Bus.checked($0, of: method) }
-        bus.perform { [call] in bus.reply(to: call, checked) }
+        send(result.flatMap { Bus.checked($0, of: method) })
+    }
+
+    private func send(_ result: Result<[DBusValue], any Error>) {
+        switch destination {
+        case .bus(let weak, let call):
+            guard let bus = weak.bus else { return }
+            // A reply touches nothing bulk work owns: it leaves while the loop is held too.
+            bus.perform(whileHeld: true) { bus.reply(to: call, result) }
+        case .local(let answer):
+            answer(result)
+        }
     }
 
     deinit {
-        guard !finished, let bus else { return }
-        let (call, name) = (call, method.name)
-        bus.perform { bus.reply(to: call, .failure(DBusMethodError.failed("internal error: \(name) was never answered"))) }
+        guard !finished else { return }
+        send(.failure(DBusMethodError.failed("internal error: \(method.name) was never answered")))
     }
 }

@@ -1,0 +1,139 @@
+import BiomaCore
+import BiomaStore
+import DBusKit
+import CSystem
+import Foundation
+
+/// Bulk work (an import of years, a history reset, an export of all of it) on a thread of
+/// its own, so that the loop never waits behind it.
+///
+/// Work that writes (`write`) runs on a worker tracker (`Tracker(workerFor:)`: the same store
+/// through its own connection) while the loop is held (`EventLoop.hold`): the loop keeps
+/// answering what only reads — property reads, `reads` methods — from its own connection,
+/// which sees the last commit, and keeps every other call, signal and deadline in order for
+/// after. When the work ends the loop adopts the worker's state, hands on the operations a
+/// sync-on write stamped, reports the result (`done`: publication and reply) and releases
+/// what it kept, so a toggle made during an import is applied after it and nothing is lost.
+/// Work that only reads (`read`) runs the same way without holding the loop.
+///
+/// One piece of work at a time: the loop is held for a write, and a read started meanwhile
+/// waits its turn (`queued`). `interrupt` (any thread) ends what runs: its transaction is
+/// rolled back — the statement running fails, or the commit is refused — and `done` gets the
+/// error.
+final class BulkWork: @unchecked Sendable {
+    private let loop: EventLoop
+    private let tracker: Tracker
+    // Loop thread only.
+    private var busy = false
+    private var queued: [() -> Void] = []
+    // Any thread.
+    private let lock = NSLock()
+    private var worker: Tracker?
+    private var stopped = false
+
+    init(loop: EventLoop, tracker: Tracker) { (self.loop, self.tracker) = (loop, tracker) }
+
+    /// Runs `work` on a worker tracker while the loop is held; on the loop, `done` gets its
+    /// result once the worker's state is the loop's, before anything kept runs. On the loop
+    /// thread.
+    func write<T: Sendable>(
+        _ work: @escaping @Sendable (Tracker) throws -> T, done: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        start(holding: true, work, done)
+    }
+
+    /// Runs `work` (reads only) on a worker tracker while the loop goes on; `done` gets its
+    /// result on the loop. On the loop thread.
+    func read<T: Sendable>(
+        _ work: @escaping @Sendable (Tracker) throws -> T, done: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        start(holding: false, work, done)
+    }
+
+    /// Ends the work that runs now, from any thread (the daemon exiting): its statement fails
+    /// and its transaction is rolled back.
+    /// Whether some work was running.
+    @discardableResult
+    func interrupt() -> Bool {
+        lock.lock()
+        let running = worker
+        stopped = running != nil
+        lock.unlock()
+        running?.interrupt()
+        return running != nil
+    }
+
+    /// Whether the work running now was told to stop (asked by its worker before it commits).
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    private func start<T: Sendable>(
+        holding: Bool, _ work: @escaping @Sendable (Tracker) throws -> T,
+        _ done: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        guard !busy else {
+            queued.append { [self] in start(holding: holding, work, done) }
+            return
+        }
+        let worker: Tracker
+        do {
+            worker = try Tracker(workerFor: tracker) { [weak self] in self?.isStopped ?? true }
+        } catch {
+            return done(.failure(error))
+        }
+        let stamped = Stamped()
+        worker.onSyncOperations = { stamped.add($0) }
+        worker.cancelled = { [weak self] in self?.isStopped ?? true }
+        busy = true
+        lock.lock()
+        (self.worker, stopped) = (worker, false)
+        lock.unlock()
+        if holding { loop.hold() }
+        let thread = Thread { [self] in
+            let result = Result { try work(worker) }
+            let state = worker.state
+            // The worker's connection, its cache and what the work made are let go here, and
+            // the pages given back to the system, not on the loop.
+            lock.lock()
+            self.worker = nil
+            lock.unlock()
+            worker.close()
+            malloc_trim(0)
+            // The answer is the one piece of work the held loop runs before it is released.
+            loop.perform(whileHeld: true) { [self] in
+                if holding {
+                    tracker.adopt(state)
+                    let operations = stamped.taken()
+                    if !operations.isEmpty { tracker.onSyncOperations?(operations) }
+                }
+                done(result)
+                busy = false
+                if holding { loop.release() }
+                if !queued.isEmpty { queued.removeFirst()() }
+            }
+        }
+        thread.start()
+    }
+}
+
+/// The operations a worker's sync-on writes stamped, in order (written on the worker thread,
+/// taken on the loop).
+private final class Stamped: @unchecked Sendable {
+    private let lock = NSLock()
+    private var operations: [SyncOperation] = []
+
+    func add(_ more: [SyncOperation]) {
+        lock.lock()
+        operations += more
+        lock.unlock()
+    }
+
+    func taken() -> [SyncOperation] {
+        lock.lock()
+        defer { lock.unlock() }
+        return operations
+    }
+}

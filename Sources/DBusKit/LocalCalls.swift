@@ -1,0 +1,91 @@
+/// Calls made in the service's own process (the daemon running a command line for its
+/// caller): the same dispatch as a call over the bus — the object, the method, its argument
+/// types, the strings libdbus would refuse, the output types — without a message.
+extension Bus {
+    /// Calls `member` of `interface` on the object at `path` exported on this bus, for
+    /// `sender`, and waits for its answer. From another thread the call runs on the loop
+    /// (while the loop is held for bulk work, only a call that reads does; the rest wait for
+    /// it) and a deferred method's later answer is waited for too. On the loop thread the call
+    /// runs at once, and a deferred method is refused: it would wait for itself.
+    public func callLocally(
+        path: String, interface: String, member: String, arguments: [DBusValue], sender: String
+    ) throws -> [DBusValue] {
+        if isLoopThread {
+            let box = Answer()
+            dispatchLocally(path, interface, member, arguments, sender: sender, deferred: false) { box.result = $0 }
+            return try box.result!.get()
+        }
+        let box = Answer()
+        let done = Semaphore()
+        let answer: @Sendable (Result<[DBusValue], any Error>) -> Void = { result in
+            box.result = result
+            done.signal()
+        }
+        // Looked at on the loop: a call that does not only read waits for a held loop's release
+        // (work queued meanwhile runs after it, in order).
+        perform(whileHeld: true) { [self] in
+            if loop.held && !readsLocally(path, interface, member) {
+                loop.later { [self] in dispatchLocally(path, interface, member, arguments, sender: sender, deferred: true, answer: answer) }
+            } else {
+                dispatchLocally(path, interface, member, arguments, sender: sender, deferred: true, answer: answer)
+            }
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+
+    /// Whether such a call only reads (served while the loop is held), as `admittedWhileHeld`
+    /// says of a message. On the loop thread.
+    private func readsLocally(_ path: String, _ interface: String, _ member: String) -> Bool {
+        if interface == "org.freedesktop.DBus.Properties" { return member == "Get" || member == "GetAll" }
+        return objects[path].flatMap { Self.method(in: $0, interface, member) }?.reads ?? true
+    }
+
+    /// On the loop thread: the call dispatched as `handleMethodCall` does, `answer` told once.
+    private func dispatchLocally(
+        _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue], sender: String, deferred: Bool,
+        answer: @escaping @Sendable (Result<[DBusValue], any Error>) -> Void
+    ) {
+        guard let object = objects[path] else {
+            return answer(.failure(DBusMethodError("org.freedesktop.DBus.Error.UnknownObject", "No object at path \(path)")))
+        }
+        let signature = DBusType.signature(of: arguments.map(\.type))
+        if interface == "org.freedesktop.DBus.Properties" {
+            return answer(properties(object, member: member, signature: signature, arguments: arguments))
+        }
+        let method: DBusMethod
+        switch Self.method(of: object, interface: interface, member: member, signature: signature) {
+        case .success(let found): method = found
+        case .failure(let error): return answer(.failure(error))
+        }
+        let call: MethodCall
+        do {
+            // The arguments get the checks sending them would make (strings libdbus refuses);
+            // the message only names the call: the handler takes the values as they are.
+            try BusMessage.validateArguments(arguments)
+            let message = try BusMessage.methodCall(destination: nil, path: path, interface: interface, member: member)
+            call = MethodCall(message: message, arguments: arguments)
+        } catch {
+            return answer(.failure(error))
+        }
+        if let start = method.deferredHandler, deferred {
+            let pending = PendingReply(local: method, sender: sender, answer)
+            do {
+                try start(call, pending)
+            } catch {
+                pending.finish(.failure(error))
+            }
+            return
+        }
+        do {
+            answer(Self.checked(try method.handler(call), of: method))
+        } catch {
+            answer(.failure(error))
+        }
+    }
+}
+
+/// A local call's answer, written on the loop thread and read by the caller after the signal.
+private final class Answer: @unchecked Sendable {
+    var result: Result<[DBusValue], any Error>?
+}

@@ -1,0 +1,270 @@
+import BiomaCore
+import BiomaDaemon
+import BiomaStore
+import DBusCore
+import DBusKit
+import Foundation
+import Testing
+
+import TestSupport
+
+/// Bulk work on a worker: while an import is being written, the daemon answers what only
+/// reads, keeps every other call, and applies those after the import, in order. The import
+/// is held at its write by another connection holding the store's write lock (python3's
+/// sqlite3), so "while" is a state the test controls, not a race.
+@Suite(.ownThread, .timeLimit(.minutes(1)))
+struct BulkWorkTests {
+    /// The service in process on a private bus, an injected clock, and the store's path.
+    struct Service {
+        let bus: PrivateBus
+        let data: URL
+        let clock: ManualClock
+        let tracker: Tracker
+        let service: Bus
+        let rules = DayRules(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 0)
+
+        init() throws {
+            bus = try PrivateBus()
+            data = try makeTemporaryDirectory("biomatimer-bulk")
+            clock = ManualClock(rules.start(of: Day("2026-03-10")!) + 12 * 3_600_000_000)
+            tracker = try Tracker(dataDirectory: data, rules: rules, now: clock.now(), bootID: "test-boot")
+            service = try Bus(.address(bus.address))
+            let timer = WorkService(tracker: tracker, bus: service, clock: clock)
+            try DaemonObject([timer]).export(on: service)
+            try service.requestName(DaemonAPI.busName)
+        }
+
+        func client() throws -> BlockingBus { try BlockingBus(.address(bus.address)) }
+
+        func close() {
+            service.close()
+            try? FileManager.default.removeItem(at: data)
+        }
+    }
+
+    /// Another writer on the store until `release` (its transaction rolled back).
+    final class WriteLock {
+        let holder: ChildProcess
+
+        init(_ database: URL) throws {
+            let script = """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+                c.execute("BEGIN IMMEDIATE")
+                print("locked", flush=True)
+                sys.stdin.readline()
+                c.execute("ROLLBACK")
+                """
+            holder = try ChildProcess("/usr/bin/python3", ["-c", script, database.path], pipeInput: true)
+            guard holder.readLine() == "locked" else { throw TestSupportError("the store's write lock was not taken") }
+        }
+
+        func release() {
+            holder.stdin?.write(Data("\n".utf8))
+            _ = holder.wait()
+        }
+    }
+
+    /// A call made on a thread of its own: its answer, once it has come.
+    final class Pending: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var answer: Result<[DBusValue], BusError>?
+
+        init(_ address: String, _ member: String, _ arguments: [DBusValue] = []) {
+            Thread { [self] in
+                let result = Result { () throws(BusError) in
+                    try BlockingBus(.address(address)).call(
+                        destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface,
+                        member: member, arguments)
+                }
+                condition.lock()
+                answer = result
+                condition.broadcast()
+                condition.unlock()
+            }.start()
+        }
+
+        var answered: Bool { condition.withLock { answer != nil } }
+
+        func wait(seconds: TimeInterval = 10) -> Result<[DBusValue], BusError>? {
+            condition.lock()
+            defer { condition.unlock() }
+            let deadline = Date().addingTimeInterval(seconds)
+            while answer == nil, condition.wait(until: deadline) {}
+            return answer
+        }
+    }
+
+    /// Waits until the daemon's loop is held: a call that is not a read gets no answer within
+    /// 150 ms while a property read does. The call, `AwayBegin` with a reason that does not
+    /// exist, is refused before it touches the store (another connection holds the store's
+    /// write lock: any write would wait for it); those kept are refused after.
+    static func waitUntilHeld(_ address: String) -> Bool {
+        waitUntil(timeout: 10) {
+            guard let client = try? BlockingBus(.address(address)) else { return false }
+            do throws(BusError) {
+                _ = try client.call(
+                    destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface,
+                    member: "AwayBegin", [.string("probe"), .int64(0)], timeout: CallTimeout(milliseconds: 150))
+                return false
+            } catch {
+                guard case .timeout = error else { return false }
+                return (try? client.call(
+                    destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+                    member: "GetAll", [.string(DaemonAPI.interface)], timeout: CallTimeout(milliseconds: 1000))) != nil
+            }
+        }
+    }
+
+    static func csv(_ rows: [(String, String)]) -> String {
+        "project,color,start,end,duration\n" + rows.map { "Imported,#007AFF,\($0.0),\($0.1)," }.joined(separator: "\n") + "\n"
+    }
+
+    @Test func readsAreAnsweredDuringAnImportAndAToggleFollowsItInOrder() throws {
+        let s = try Service()
+        defer { s.close() }
+        let listener = try Bus(.address(s.bus.address))
+        defer { listener.close() }
+        let seen = SignalLog()
+        try listener.subscribe(
+            MatchRule(path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+        ) { seen.add($0.arguments[1].vardict ?? [:]) }
+
+        let lock = try WriteLock(s.tracker.path)
+        let csv = Self.csv([("2026-03-10T08:00:00+01:00", "2026-03-10T09:00:00+01:00"), ("2026-03-10T09:30:00+01:00", "2026-03-10T11:00:00+01:00")])
+        let importing = Pending(s.bus.address, "Import", [.string("csv"), .string(csv), .vardict([:])])
+        #expect(Self.waitUntilHeld(s.bus.address), "the import never held the loop")
+        // The import is held at its write; a bar's read is answered meanwhile, from the last commit.
+        let reader = try s.client()
+        var status: [DBusValue] = []
+        #expect(
+            waitUntil(timeout: 5) {
+                status = (try? reader.call(
+                    destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+                    member: "GetAll", [.string(DaemonAPI.interface)])) ?? []
+                return !status.isEmpty
+            })
+        #expect(status.first?.vardict?["DailyTotal"] == .int64(0))
+        #expect(!importing.answered, "the import is held by the lock")
+        // A method that only reads is answered too; a toggle waits for the import.
+        let intervals = try reader.call(
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "ListIntervals",
+            [.string("2026-03-10"), .string("2026-03-10")])
+        #expect(intervals.first?.array?.isEmpty == true)
+        let toggling = Pending(s.bus.address, "Toggle")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(!toggling.answered, "a change waits while the import is written")
+        #expect(!importing.answered)
+
+        lock.release()
+        let imported = try #require(importing.wait(), "the import was not answered")
+        #expect(try imported.get() == [.uint32(2)])
+        #expect(try #require(toggling.wait(), "the toggle was not answered").get() == [.boolean(true)])
+        // One publication each, the import's first: its 2.5 hours, then the toggle's start.
+        #expect(seen.wait(count: 2))
+        let (first, second) = (seen.all[0], seen.all[1])
+        #expect(first["DailyTotal"] == .int64(9_000_000_000))
+        #expect(first["Running"] == nil)
+        #expect(second["Running"] == .boolean(true))
+        #expect(try s.service.sync { () throws(BusError) in s.tracker.workTimer.running })
+    }
+
+    @Test func aFailedImportChangesNothingAndTheCallsKeptMeanwhileStillRun() throws {
+        let s = try Service()
+        defer { s.close() }
+        let lock = try WriteLock(s.tracker.path)
+        // The second row overlaps the first: nothing of the import is recorded.
+        let csv = Self.csv([("2026-03-10T08:00:00+01:00", "2026-03-10T09:00:00+01:00"), ("2026-03-10T08:30:00+01:00", "2026-03-10T10:00:00+01:00")])
+        let importing = Pending(s.bus.address, "Import", [.string("csv"), .string(csv), .vardict([:])])
+        #expect(Self.waitUntilHeld(s.bus.address), "the import never held the loop")
+        let starting = Pending(s.bus.address, "Start")
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(!importing.answered && !starting.answered, "both wait for the store")
+        lock.release()
+        guard case .failure(let error)? = importing.wait() else {
+            Issue.record("the overlapping import was accepted")
+            return
+        }
+        #expect("\(error)".contains("InvalidImport"))
+        #expect(try #require(starting.wait()).get() == [])
+        let recorded = try s.service.sync { () throws(BusError) in
+            Result { try s.tracker.intervals(from: Day("2026-03-10")!, to: Day("2026-03-10")!, at: s.clock.now()) }
+        }.get()
+        #expect(recorded.isEmpty, "no row of the failed import, and the start has lasted no time yet")
+        #expect(try s.service.sync { () throws(BusError) in s.tracker.workTimer.running })
+    }
+}
+
+/// The same with the real daemon and the real front: an import held at its write ends rolled
+/// back when the daemon is told to stop or its caller goes, and what was kept meanwhile is
+/// still answered.
+@Suite(.ownThread, .timeLimit(.minutes(2)))
+struct BulkWorkDaemonTests {
+    let f: DaemonFixture
+    let daemon: ChildProcess
+    let file: URL
+
+    init() throws {
+        f = try DaemonFixture(activation: false)
+        daemon = try f.startDaemon(environment: f.environment)
+        file = f.bus.directory.appendingPathComponent("week.csv")
+        let day = ISO8601DateFormatter.string(from: Date().addingTimeInterval(-3 * 86_400), timeZone: .current, formatOptions: [.withFullDate])
+        try BulkWorkTests.csv([("\(day)T08:00:00Z", "\(day)T09:00:00Z"), ("\(day)T10:00:00Z", "\(day)T12:00:00Z")])
+            .write(to: file, atomically: true, encoding: .utf8)
+        guard waitUntil(timeout: 10, { (try? f.daemonPID()) == daemon.pid }) else { throw TestSupportError("the daemon did not start") }
+    }
+
+    /// What the store holds: the CSV export's rows (without the header).
+    func recordedRows() throws -> [Substring] {
+        let csv = try f.method("ExportCSV", [.string(""), .string("")]).first?.string ?? ""
+        return csv.split(separator: "\r\n").dropFirst().map { $0 }
+    }
+
+    @Test func aTerminationDuringAnImportRollsItBackAndStillAnswersTheCallsKept() throws {
+        let log = Drain(daemon.stderr)
+        let lock = try BulkWorkTests.WriteLock(f.dataDirectory.appendingPathComponent(Tracker.databaseFileName))
+        let importing = try ChildProcess(DaemonFixture.binary, ["import", file.path], environment: f.environment)
+        #expect(BulkWorkTests.waitUntilHeld(f.bus.address), "the import never held the loop")
+        // A start sent meanwhile: once a read sent after it on the same connection is answered,
+        // the daemon has it (a connection's messages are handled in order), kept.
+        let client = try BlockingBus(.address(f.bus.address))
+        try client.send(
+            BusMessage.methodCall(
+                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "Start"))
+        _ = try client.call(
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", [.string(DaemonAPI.interface)])
+        daemon.signal(SIGTERM)
+        // The signal ends the work at once (it stops waiting for the store: nothing of it is
+        // recorded); then the store is let go, for the start kept meanwhile.
+        #expect(waitUntil(timeout: 5) { log.text.contains("SIGTERM: the work under way is stopped") }, "\(log.text)")
+        lock.release()
+        #expect(daemon.waitForExit(timeout: 5), "the daemon did not end after SIGTERM")
+        #expect(daemon.wait() == 0)
+        #expect(importing.wait() != 0, "the import was not refused")
+
+        let again = try f.startDaemon(environment: f.environment)
+        defer { again.terminate() }
+        #expect(waitUntil(timeout: 10) { (try? f.daemonPID()) == again.pid })
+        #expect(try recordedRows().isEmpty, "nothing of the import was recorded")
+        #expect(try f.properties()["Running"] == .boolean(true), "the start was applied before the daemon ended: \(log.text)")
+    }
+
+    @Test func aCallerThatLeavesDuringItsImportTakesItWith() throws {
+        let lock = try BulkWorkTests.WriteLock(f.dataDirectory.appendingPathComponent(Tracker.databaseFileName))
+        let importing = try ChildProcess(DaemonFixture.binary, ["import", file.path], environment: f.environment)
+        #expect(BulkWorkTests.waitUntilHeld(f.bus.address), "the import never held the loop")
+        importing.signal(SIGKILL)
+        importing.wait()
+        // Its leaving is seen while the work waits for the store; then the store is free.
+        Thread.sleep(forTimeInterval: 0.3)
+        lock.release()
+        #expect(waitUntil(timeout: 5) { (try? f.properties()["Running"]) != nil })
+        #expect(try recordedRows().isEmpty, "nothing of the import was recorded")
+        // The daemon goes on: the same import from a caller who stays is recorded whole.
+        let result = try f.cli(["import", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try recordedRows().count == 2)
+        #expect(daemon.status == nil)
+    }
+}
