@@ -37,14 +37,15 @@ let package = Package(
         // A Swift D-Bus layer over libdbus: value model, validation, client and service.
         // Values, validation, messages and the blocking client, without Foundation (fast start).
         .target(name: "DBusCore", dependencies: ["CDBus", "BiomaSystem"], exclude: ["README.md"]),
-        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore", "CSystem"], exclude: ["README.md"]),
+        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore", "CSystem", "BiomaSystem"], exclude: ["README.md"]),
         // timerfd and signalfd for the bus loop's deadlines and the daemon's signals.
         .target(name: "CSystem"),
         // The contract's names, exit codes and messages: one C header for both clients.
         .target(name: "CContract"),
 
-        // The process's files (read whole, written atomically), its environment and the one
-        // write-all loop: used by the installer, the sync folder, the tray and command output.
+        // The process's files (read whole, written atomically), its environment, the one
+        // write-all loop (the installer, the sync folder, the tray, command output) and the one
+        // pthread mutex.
         .target(name: "BiomaSystem", exclude: ["README.md"]),
         // The formats every side shares, without Foundation: durations, days, JSON written
         // (`JSON`) and read (`StrictJSON`), terminal text.

@@ -279,7 +279,7 @@ final class ParsedCommands: @unchecked Sendable {
     /// Bars and keybindings run a handful of lines over and over; past this many, start again.
     static let capacity = 64
     private var lines: [[String]: any ParsableCommand] = [:]
-    private let lock = Mutex()
+    private let lock = Lock()
 
     func parse(_ arguments: [String]) throws -> any ParsableCommand {
         if var command = lock.locked({ lines[arguments] }) {
@@ -322,22 +322,6 @@ final class ParsedCommands: @unchecked Sendable {
         // A request for help parses as ArgumentParser's help command, not as `command`.
         guard let parsed = try? command.parseAsRoot(Array(rest)), type(of: parsed) == command else { return nil }
         return parsed
-    }
-
-    /// A pthread mutex: Run is answered on the daemon's loop thread, but nothing here relies on it.
-    /// Allocated apart, so its address stays put (a stored property's `&` gives no such promise).
-    private final class Mutex: @unchecked Sendable {
-        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        init() { pthread_mutex_init(mutex, nil) }
-        deinit {
-            pthread_mutex_destroy(mutex)
-            mutex.deallocate()
-        }
-        func locked<T>(_ body: () throws -> T) rethrows -> T {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return try body()
-        }
     }
 }
 

@@ -1,3 +1,4 @@
+import BiomaSystem
 import CDBus
 import Glibc
 
