@@ -10,6 +10,9 @@ import TimerControl
 @Suite struct CommandTreeTests {
     static let timer = ContractNames.interface
     static let focus = ContractNames.focusInterface
+    static let tasks = ContractNames.tasksInterface
+    static let sync = ContractNames.syncInterface
+    static let hooks = ContractNames.hooksInterface
     static let hour: Int64 = 3_600_000_000
     static let minute: Int64 = 60_000_000
 
@@ -91,6 +94,32 @@ import TimerControl
         Success(line: ["focus", "confirm"], interface: focus, member: BIOMATIMER_FOCUS1_CONFIRM, arguments: []),
         Success(line: ["focus", "stop"], interface: focus, member: BIOMATIMER_FOCUS1_STOP_FOCUS, arguments: []),
         Success(line: ["reset-history", "--yes"], interface: timer, member: BIOMATIMER_TIMER1_RESET_HISTORY, arguments: []),
+        Success(
+            line: ["report", "--week", "--date", "2026-11-23"], interface: timer, member: BIOMATIMER_TIMER1_REPORT_TEXT,
+            arguments: [.string("week"), .string("2026-11-23"), .vardict(ordered: [("Color", .boolean(false))])],
+            answer: [.string("Week 2026-11-23 – 2026-11-29\n  work 1:00:00\n")], out: "Week 2026-11-23 – 2026-11-29\n  work 1:00:00\n"),
+        Success(
+            line: ["report", "--json"], interface: timer, member: BIOMATIMER_TIMER1_REPORT_TEXT,
+            arguments: [.string("day"), .string(""), .vardict(ordered: [("Json", .boolean(true))])], answer: [.string("{}\n")],
+            out: "{}\n"),
+        Success(
+            line: ["task", "add", "Call the bank", "--project", "p1"], interface: tasks, member: BIOMATIMER_TASKS1_ADD_TASK,
+            arguments: [.string("Call the bank"), .vardict(["Project": .string("p1")])], answer: [.string("t3")], out: "t3\n"),
+        Success(line: ["task", "done", "t3"], interface: tasks, member: BIOMATIMER_TASKS1_COMPLETE_TASK, arguments: [.string("t3")]),
+        Success(line: ["task", "reopen", "t3"], interface: tasks, member: BIOMATIMER_TASKS1_REOPEN_TASK, arguments: [.string("t3")]),
+        Success(line: ["task", "delete", "t3"], interface: tasks, member: BIOMATIMER_TASKS1_DELETE_TASK, arguments: [.string("t3")]),
+        Success(
+            line: ["task", "snooze", "t3", "1:30"], interface: tasks, member: BIOMATIMER_TASKS1_SNOOZE_TASK,
+            arguments: [.string("t3"), .int64(90 * minute)]),
+        Success(line: ["task", "snooze", "t3"], interface: tasks, member: BIOMATIMER_TASKS1_SNOOZE_TASK, arguments: [.string("t3"), .int64(0)]),
+        Success(line: ["sync", "disable"], interface: sync, member: BIOMATIMER_SYNC1_DISABLE, arguments: [], out: "Sync off.\n"),
+        Success(
+            line: ["hooks", "run", "on-start"], interface: hooks, member: BIOMATIMER_HOOKS1_RUN_HOOKS, arguments: [.string("on-start")],
+            answer: [.strings(["on-start.notify", "on-start.x\u{1B}[2J"])],
+            out: "running on-start.notify\nrunning on-start.x [2J\nSee how they went: biomatimer hooks\n"),
+        Success(
+            line: ["hooks", "run", "on-stop"], interface: hooks, member: BIOMATIMER_HOOKS1_RUN_HOOKS, arguments: [.string("on-stop")],
+            answer: [.strings([])], out: "No hook for on-stop.\n"),
     ]
 
     static func listing(
