@@ -12,9 +12,13 @@ extension Bus {
     ) throws -> [DBusValue] {
         if isLoopThread {
             let box = Answer()
+            try BusMessage.validateArguments(arguments)
             dispatchLocally(path, interface, member, arguments, sender: sender, deferred: false) { box.result = $0 }
             return try box.result!.get()
         }
+        // The checks sending them would make (strings libdbus refuses), here on the caller's
+        // thread: an import's megabytes are not scanned on the loop.
+        try BusMessage.validateArguments(arguments)
         let box = Answer()
         let done = Semaphore()
         let answer: @Sendable (Result<[DBusValue], any Error>) -> Void = { result in
@@ -60,9 +64,8 @@ extension Bus {
         }
         let call: MethodCall
         do {
-            // The arguments get the checks sending them would make (strings libdbus refuses);
-            // the message only names the call: the handler takes the values as they are.
-            try BusMessage.validateArguments(arguments)
+            // The arguments were checked by `callLocally`; the message only names the call:
+            // the handler takes the values as they are.
             let message = try BusMessage.methodCall(destination: nil, path: path, interface: interface, member: member)
             call = MethodCall(message: message, arguments: arguments)
         } catch {
