@@ -74,7 +74,8 @@ final class BulkWork: @unchecked Sendable {
         holding: Bool, _ work: @escaping @Sendable (Tracker) throws -> T,
         _ done: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        guard !busy else {
+        let inPlace = loop.finishesInPlace
+        guard !busy || inPlace else {
             queued.append { [self] in start(holding: holding, work, done) }
             return
         }
@@ -87,6 +88,23 @@ final class BulkWork: @unchecked Sendable {
         let stamped = Stamped()
         worker.onSyncOperations = { stamped.add($0) }
         worker.cancelled = { [weak self] in self?.isStopped ?? true }
+        /// On the loop, once the work has ended: the worker's state is the loop's, the
+        /// operations it stamped are handed on, and `done` is told.
+        let ended: @Sendable (Result<T, any Error>, Tracker.State) -> Void = { [self] result, state in
+            if holding {
+                tracker.adopt(state)
+                let operations = stamped.taken()
+                if !operations.isEmpty { tracker.onSyncOperations?(operations) }
+            }
+            done(result)
+        }
+        if inPlace {
+            // A command run on the loop (one that needs the process's environment) cannot
+            // wait for a later turn: its work runs here, holding the loop, as it always did.
+            let result = Result { try work(worker) }
+            worker.close()
+            return ended(result, worker.state)
+        }
         busy = true
         lock.lock()
         (self.worker, stopped) = (worker, false)
@@ -104,12 +122,7 @@ final class BulkWork: @unchecked Sendable {
             malloc_trim(0)
             // The answer is the one piece of work the held loop runs before it is released.
             loop.perform(whileHeld: true) { [self] in
-                if holding {
-                    tracker.adopt(state)
-                    let operations = stamped.taken()
-                    if !operations.isEmpty { tracker.onSyncOperations?(operations) }
-                }
-                done(result)
+                ended(result, state)
                 busy = false
                 if holding { loop.release() }
                 if !queued.isEmpty { queued.removeFirst()() }

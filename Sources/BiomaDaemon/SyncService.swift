@@ -42,9 +42,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// while it keeps failing.
     private var retryAfter = SyncService.firstRetry
     static let firstRetry: Micros = 2_000_000
-    /// The time one slice of a backlog may take to make operations (µs); its commit and its
-    /// append to the folder come on top.
-    static let drainBudget: Int64 = 10_000
+    /// The time one slice of a backlog may take to make operations (µs), on a worker; its
+    /// commit and its append to the folder come on top.
+    static let drainBudget: Int64 = 20_000
     static let lastRetry: Micros = 300_000_000
     /// A message about this device (a copied data folder that took a new id).
     private var notice: String?
@@ -310,9 +310,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// A bulk change (an import, a history reset, the first snapshot) records more changes
     /// than one write makes into operations (`Tracker.drainSlice`): the rest are made a slice
     /// per turn of the loop, each appended like any change's, so every call, deadline and
-    /// peer's change is served between slices. A slice that fails (a full disk) leaves the
-    /// rest in the store, in order, for the next write. `ReadUpTo` is published once, when the
-    /// last slice is in the folder.
+    /// peer's change is served between slices, and reads during them. A slice that fails (a
+    /// full disk) leaves the rest in the store, in order, for the next write. `ReadUpTo` is
+    /// published once, when the last slice is in the folder.
     private func drainBacklog() {
         guard folder != nil, tracker.hasSyncBacklog, !drainQueued else { return }
         drainQueued = true
@@ -320,18 +320,31 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             guard let self else { return }
             drainQueued = false
             guard folder != nil else { return }
-            let end = csystem_clock_us(CLOCK_MONOTONIC) + Self.drainBudget
-            do { try tracker.drainSyncBacklog { csystem_clock_us(CLOCK_MONOTONIC) >= end } } catch { log("sync: \(error)") }
-            guard !tracker.hasSyncBacklog else { return }
-            let waiting = peersWaiting
-            peersWaiting = []
-            // The peers that waited join a paused read (resumed here) or start one.
-            merge(peers: waiting)
-            if mergeRun != nil {
-                queueMergeSlice()
-            } else if waiting.isEmpty {
-                publishing(at: clock.now()) {}
+            // Made on a worker while the loop is held (`BulkWork`): reads are answered during
+            // the slice, changes after it; the operations are appended when it has ended.
+            bulk.write({ worker in
+                let end = csystem_clock_us(CLOCK_MONOTONIC) + Self.drainBudget
+                try worker.drainSyncBacklog { csystem_clock_us(CLOCK_MONOTONIC) >= end }
+            }) { [weak self] result in
+                guard let self else { return }
+                if case .failure(let error) = result { log("sync: \(error)") }
+                drained()
             }
+        }
+    }
+
+    /// After a slice of the backlog: the next is queued by its append; after the last, the
+    /// peers that waited are merged and `ReadUpTo` is published.
+    private func drained() {
+        guard folder != nil, !tracker.hasSyncBacklog else { return }
+        let waiting = peersWaiting
+        peersWaiting = []
+        // The peers that waited join a paused read (resumed here) or start one.
+        merge(peers: waiting)
+        if mergeRun != nil {
+            queueMergeSlice()
+        } else if waiting.isEmpty {
+            publishing(at: clock.now()) {}
         }
     }
 

@@ -37,6 +37,12 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
     public private(set) var held = false
     /// Work that arrived while the loop was held, in order, for after `release`.
     private var heldWork: [() -> Void] = []
+    /// Calls made in process on the loop thread itself, under way (`Bus.callLocally`).
+    var inPlace = 0
+    /// Whether the loop thread is inside a call made in process on it, which cannot wait for
+    /// a later turn: work that would be handed to another thread and answered later (bulk
+    /// work) runs in place instead. On the loop thread.
+    public var finishesInPlace: Bool { inPlace > 0 }
 
     /// Creates the eventfd and starts the loop thread.
     public init() throws(BusError) {
@@ -111,23 +117,18 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
         held = true
     }
 
-    /// Ends `hold`: what was kept runs now, in order — each bus's calls and signals first, as
-    /// they would have been dispatched, then the work and due watches at the next turn. A
-    /// call kept that holds the loop again keeps the rest for the next release.
+    /// Ends `hold`: what was kept runs now, in order, before anything that comes later — each
+    /// bus's calls and signals first, as they would have been dispatched, then the work; the
+    /// watches at the next turn. Something kept that holds the loop again keeps the rest for
+    /// the next release.
     public func release() {
         precondition(isLoopThread && held, "release() without hold()")
         held = false
-        let kept = heldWork
-        heldWork.removeAll()
-        if !kept.isEmpty {
-            lock.lock()
-            queue.insert(contentsOf: kept.map { ($0, false) }, at: 0)
-            lock.unlock()
-        }
         for bus in buses {
-            guard !held else { break }
+            guard !held else { return }
             bus.dispatchKept()
         }
+        while !held, !heldWork.isEmpty { heldWork.removeFirst()() }
     }
 
     /// Whether the caller runs on the loop thread.
@@ -142,7 +143,8 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
     }
 
     /// Polls `fd` for `events` (POLLIN by default) and runs `handler` on the loop thread with
-    /// the returned events whenever any is ready. A watch made `whileHeld` is polled while the loop is held too (the signals).
+    /// the returned events whenever any is ready. A watch made `whileHeld` is polled while
+    /// the loop is held too (the signals).
     @discardableResult
     public func watch(
         fd: Int32, events: Int16 = Int16(POLLIN), whileHeld: Bool = false, _ handler: @escaping @Sendable (Int16) -> Void

@@ -6,15 +6,22 @@ extension Bus {
     /// `sender`, and waits for its answer. From another thread the call runs on the loop
     /// (while the loop is held for bulk work, only a call that reads does; the rest wait for
     /// it) and a deferred method's later answer is waited for too. On the loop thread the call
-    /// runs at once, and a deferred method is refused: it would wait for itself.
+    /// runs at once, and a deferred method finishes in place.
     public func callLocally(
         path: String, interface: String, member: String, arguments: [DBusValue], sender: String
     ) throws -> [DBusValue] {
         if isLoopThread {
+            // Nothing can be waited for here: a deferred method is asked to finish in place
+            // (`EventLoop.finishesInPlace`), holding the loop as long as it takes.
             let box = Answer()
             try BusMessage.validateArguments(arguments)
-            dispatchLocally(path, interface, member, arguments, sender: sender, deferred: false) { box.result = $0 }
-            return try box.result!.get()
+            loop.inPlace += 1
+            defer { loop.inPlace -= 1 }
+            dispatchLocally(path, interface, member, arguments, sender: sender) { box.result = $0 }
+            guard let result = box.result else {
+                throw DBusMethodError.failed("internal error: \(member) did not finish in place")
+            }
+            return try result.get()
         }
         // The checks sending them would make (strings libdbus refuses), here on the caller's
         // thread: an import's megabytes are not scanned on the loop.
@@ -29,9 +36,9 @@ extension Bus {
         // (work queued meanwhile runs after it, in order).
         perform(whileHeld: true) { [self] in
             if loop.held && !readsLocally(path, interface, member) {
-                loop.later { [self] in dispatchLocally(path, interface, member, arguments, sender: sender, deferred: true, answer: answer) }
+                loop.later { [self] in dispatchLocally(path, interface, member, arguments, sender: sender, answer: answer) }
             } else {
-                dispatchLocally(path, interface, member, arguments, sender: sender, deferred: true, answer: answer)
+                dispatchLocally(path, interface, member, arguments, sender: sender, answer: answer)
             }
         }
         done.wait()
@@ -47,7 +54,7 @@ extension Bus {
 
     /// On the loop thread: the call dispatched as `handleMethodCall` does, `answer` told once.
     private func dispatchLocally(
-        _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue], sender: String, deferred: Bool,
+        _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue], sender: String,
         answer: @escaping @Sendable (Result<[DBusValue], any Error>) -> Void
     ) {
         guard let object = objects[path] else {
@@ -71,7 +78,7 @@ extension Bus {
         } catch {
             return answer(.failure(error))
         }
-        if let start = method.deferredHandler, deferred {
+        if let start = method.deferredHandler {
             let pending = PendingReply(local: method, sender: sender, answer)
             do {
                 try start(call, pending)

@@ -267,4 +267,18 @@ struct BulkWorkDaemonTests {
         #expect(try recordedRows().count == 2)
         #expect(daemon.status == nil)
     }
+
+    /// A caller's zone only the C library knows (a POSIX rule) is set around its command, which
+    /// therefore runs on the loop: its import and export finish there, in place.
+    @Test func aCommandInAZoneOnlyTheCLibraryKnowsStillImportsAndExports() throws {
+        var env = f.environment
+        env["TZ"] = "ABC-3"
+        let imported = try f.cli(["import", file.path], environment: env)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("Imported 2 intervals"), "\(imported.stdout)")
+        let exported = try f.cli(["export"], environment: env)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.split(separator: "\r\n").count == 3, "\(exported.stdout)")
+        #expect(try recordedRows().count == 2)
+    }
 }
