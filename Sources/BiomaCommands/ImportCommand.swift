@@ -1,7 +1,7 @@
 import CContract
 import BiomaText
 import ArgumentParser
-import BiomaInstall
+import BiomaSystem
 import DBusCore
 import TimerControl
 

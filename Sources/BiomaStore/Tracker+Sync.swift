@@ -690,7 +690,7 @@ struct SyncMaterializer {
         for cut in cuts.sorted(by: { $0.id < $1.id }) {
             let start = stretches[cut.id]!.start
             let kept = cut.end.map { $0 > start } ?? true
-            try record.execute(arguments: [cut.id, kept ? "{\"end\":\(cut.end.map(String.init) ?? "null")}" : "{\"deleted\":true}"])
+            try record.execute(arguments: [cut.id, (kept ? JSON.object(["end": cut.end.map(JSON.int) ?? .null]) : .object(["deleted": .bool(true)])).text])
             if targets[cut.id] != nil {
                 // Written below with the rest of its fields.
                 if kept { targets[cut.id]?.end = cut.end } else {
