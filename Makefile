@@ -13,7 +13,7 @@ SWIFT ?= swift
 # Syncthing, the engine that carries the sync folder between two test daemons, and
 # Taskwarrior, whose real `task` runs the on-modify hook in its tests, and poppler-utils
 # (pdftotext, pdftoppm), which read back the PDF report.
-DEPS_CORE := pkg-config libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin systemd \
+DEPS_CORE := pkg-config binutils libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin systemd \
 	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db \
 	librsvg2-bin libxml2-utils python3-icalendar zsh fish zlib1g-dev syncthing taskwarrior poppler-utils
 # The real bars of the widget tests, timewarrior for the import tests and the benchmarks'

@@ -4,8 +4,9 @@
 // Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; BiomaText (formats shared by
 // every side); CContract → TimerControl (the contract); BiomaCore → BiomaStore → BiomaDaemon
 // (the daemon's side), with BiomaReports (what the daemon prints); BiomaWidgets (the bars) →
-// BiomaClient (the watch) and BiomaTray (the tray); BiomaInstall; BiomaCommands (the command
-// tree, run by the daemon for the front and by biomatimer-tool). Three executables by role:
+// BiomaClient (the watch) and BiomaTray (the tray); BiomaSystem (files, environment, writes);
+// BiomaInstall; BiomaCommands (the command tree's grammar, run by the daemon for the front and
+// by biomatimer-tool, which supplies the local commands' bodies). Three executables by role:
 // `biomatimer` (a C front that carries the command line to the daemon), `biomatimer-tool`
 // (the local commands, and every command when no daemon answers) and `biomatimerd`; and
 // `biomatimer-tray`, the tray alone, which the front runs for `biomatimer tray`.
@@ -35,22 +36,27 @@ let package = Package(
         ),
         // A Swift D-Bus layer over libdbus: value model, validation, client and service.
         // Values, validation, messages and the blocking client, without Foundation (fast start).
-        .target(name: "DBusCore", dependencies: ["CDBus"]),
-        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore", "CSystem"]),
+        .target(name: "DBusCore", dependencies: ["CDBus", "BiomaSystem"], exclude: ["README.md"]),
+        .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore", "CSystem", "BiomaSystem"], exclude: ["README.md"]),
         // timerfd and signalfd for the bus loop's deadlines and the daemon's signals.
         .target(name: "CSystem"),
         // The contract's names, exit codes and messages: one C header for both clients.
         .target(name: "CContract"),
 
+        // The process's files (read whole, written atomically), its environment, the one
+        // write-all loop (the installer, the sync folder, the tray, command output) and the one
+        // pthread mutex.
+        .target(name: "BiomaSystem", exclude: ["README.md"]),
         // The formats every side shares, without Foundation: durations, days, JSON written
         // (`JSON`) and read (`StrictJSON`), terminal text.
-        .target(name: "BiomaText"),
+        .target(name: "BiomaText", exclude: ["README.md"]),
         // Pure time-tracking rules: no I/O, clock and time zone passed in.
-        .target(name: "BiomaCore", dependencies: ["BiomaText"]),
+        .target(name: "BiomaCore", dependencies: ["BiomaText"], exclude: ["README.md"]),
         // The SQLite store (GRDB) and the tracker facade the daemon drives.
         .target(
             name: "BiomaStore",
-            dependencies: ["BiomaCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BiomaCore", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["README.md"]
         ),
         // The published state and the renderers for the status bars; one folder per bar under
         // Widgets/.
@@ -63,48 +69,51 @@ let package = Package(
         // What the daemon prints that is not a bar line: the picture of the day (drawn from
         // BiomaCore's DayChart), report and status text, the notifications' words.
         .target(
-            name: "BiomaReports", dependencies: ["BiomaCore", "BiomaText", "BiomaWidgets", "TimerControl"],
+            name: "BiomaReports", dependencies: ["BiomaCore", "BiomaText"],
             exclude: ["README.md"]
         ),
         // zlib, found through pkg-config; Debian's zlib1g-dev provides it (the tray's PNG dots).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // `biomatimer tray`: a StatusNotifierItem with a dbusmenu, one more renderer of the
         // published state. Pure parts (pixmaps, PNG, menu model, tooltip) beside the bus side.
-        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "BiomaText", "CZlib"]),
+        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "BiomaText", "BiomaSystem", "CZlib"], exclude: ["README.md"]),
         // The daemon: the tracker published as /org/biomatimer/Timer1, and the command line
         // run for the front (org.biomatimer.Command1.Run).
         .target(
             name: "BiomaDaemon",
             dependencies: [
                 "DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaReports", "BiomaCommands",
-                "BiomaInstall", "BiomaSync",
-            ]
+                "BiomaSystem", "BiomaSync",
+            ],
+            exclude: ["README.md"]
         ),
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.
-        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText", "CSystem"]),
+        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText", "BiomaSystem", "CSystem"], exclude: ["README.md"]),
         // The sync folder: each device's operation log written and read there (no store, no bus).
-        .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaInstall", "BiomaText"]),
+        .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaSystem", "BiomaText"], exclude: ["README.md"]),
         // The client's side beyond one call: the watch that follows the daemon.
-        .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets"]),
+        .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "CContract", "BiomaWidgets"], exclude: ["README.md"]),
         // `install` and `uninstall`: the layout, the manifest, files written atomically.
-        .target(name: "BiomaInstall", dependencies: ["DBusCore"]),
+        .target(name: "BiomaInstall", dependencies: ["DBusCore", "BiomaSystem"], exclude: ["README.md"]),
         // The command tree (ArgumentParser): parsing, help, usage errors, completions, the
         // manual, and every command run against a caller's context. The daemon runs it for
         // the front; biomatimer-tool runs it for the local commands and when no daemon answers.
+        // The grammar only for watch, tray, install, uninstall and daemon: their bodies are
+        // supplied by biomatimer-tool (`LocalCommands`), so the daemon links none of them.
         .target(
             name: "BiomaCommands",
             dependencies: [
-                "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaText", "TimerControl",
-                "DBusCore", "CSystem",
+                "BiomaWidgets", "BiomaText", "BiomaSystem", "TimerControl", "DBusCore", "CSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // `biomatimer`: a small C front that carries every command line to the daemon in one
         // libdbus call (Run), runs `biomatimerd` for `daemon`, and hands the local commands,
         // and everything when no daemon can be reached, to `biomatimer-tool`.
         .executableTarget(
-            name: "biomatimer", dependencies: ["CContract"], exclude: ["link"],
+            name: "biomatimer", dependencies: ["CContract"], exclude: ["README.md", "link"],
             // libdbus's headers without CDBus, whose pkg-config libraries would link the
             // shared libdbus ahead of everything (Debian's two architectures' arch headers).
             cSettings: [
@@ -129,8 +138,9 @@ let package = Package(
         // store nor Foundation (only FoundationEssentials), and the Swift runtime statically.
         .executableTarget(
             name: "biomatimer-tool",
-            dependencies: ["BiomaCommands"],
+            dependencies: ["BiomaCommands", "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaSystem", "TimerControl"],
             path: "Sources/BiomatimerTool",
+            exclude: ["README.md"],
             linkerSettings: [
                 .unsafeFlags(["-static-stdlib"]),
                 // FoundationEssentials's own static dependencies, which -static-stdlib leaves out.
@@ -142,7 +152,7 @@ let package = Package(
         // Foundation, the Swift runtime statically (its private memory is most of its cost).
         .executableTarget(
             name: "biomatimer-tray",
-            dependencies: ["BiomaTray"],
+            dependencies: ["BiomaTray", "BiomaSystem"],
             path: "Sources/BiomatimerTray"
         ),
         // The daemon: the store, the bus object, the deadlines.
@@ -151,7 +161,8 @@ let package = Package(
             dependencies: [
                 "BiomaCore", "BiomaDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
 
         // Benchmarks (`make bench`): each compares against a baseline measured in the same run.
@@ -176,16 +187,18 @@ let package = Package(
             ]
         ),
         // The bars' renderers; StatusText (BiomaReports) is checked on the same fixtures.
-        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl"]),
+        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl", "TestSupport"]),
         .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaText", "BiomaWidgets", "TimerControl", "TestSupport"]),
         .testTarget(name: "BiomaSyncTests", dependencies: ["BiomaSync", "BiomaCore", "TestSupport"]),
         .testTarget(name: "TimerControlTests", dependencies: ["TimerControl", "TestSupport"]),
+        // The command tree in process against a stand-in daemon: exact output and exit codes.
+        .testTarget(name: "BiomaCommandsTests", dependencies: ["BiomaCommands", "BiomaWidgets", "TimerControl", "DBusCore", "CContract"]),
         .testTarget(name: "BiomaReportsTests", dependencies: ["BiomaReports", "BiomaCore", "BiomaText", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaInstall", "BiomaWidgets",
-                "BiomaReports", "BiomaText", "BiomaTray", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "BiomaReports", "BiomaText", "BiomaTray", "BiomaSystem", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -1,4 +1,5 @@
 import BiomaWidgets
+import CContract
 import DBusKit
 import TimerControl
 
@@ -213,11 +214,11 @@ public final class Watcher: @unchecked Sendable {
         guard let action = BarClick(i3blocksLine: line)?.action, let bus else { return }
         let call: (member: String, arguments: [DBusValue], interface: String)
         switch action {
-        case .toggle: call = ("Toggle", [], ContractNames.interface)
-        case .toggleFocus: call = ("TogglePause", [], ContractNames.focusInterface)
+        case .toggle: call = (BIOMATIMER_TIMER1_TOGGLE, [], ContractNames.interface)
+        case .toggleFocus: call = (BIOMATIMER_FOCUS1_TOGGLE_PAUSE, [], ContractNames.focusInterface)
         case .nextProject, .previousProject:
             guard let step = action.cycleStep else { return }
-            call = ("CycleProject", [.int32(step)], ContractNames.interface)
+            call = (BIOMATIMER_TIMER1_CYCLE_PROJECT, [.int32(step)], ContractNames.interface)
         }
         guard
             let message = try? BusMessage.methodCall(

@@ -1,6 +1,6 @@
 import CContract
 import BiomaText
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
 import DBusCore
 import TimerControl

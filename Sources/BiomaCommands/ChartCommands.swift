@@ -1,7 +1,8 @@
 import ArgumentParser
-import BiomaInstall
+import BiomaSystem
 import BiomaText
 import BiomaWidgets
+import CContract
 import DBusCore
 import TimerControl
 
@@ -22,7 +23,7 @@ extension ReportCommand {
         let options: [(String, Bool)] = svg != nil ? [("Svg", true)] : [("Chart", true), ("Color", terminalStyle().color)]
         let text =
             try callDaemon(
-                "ReportText",
+                BIOMATIMER_TIMER1_REPORT_TEXT,
                 [
                     .string(period.rawValue), .string(date ?? ""),
                     .vardict(ordered: options.map { ($0.0, .boolean($0.1)) }),

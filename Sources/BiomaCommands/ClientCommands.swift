@@ -39,7 +39,7 @@ struct ClientList: ParsableCommand {
         for c in clients {
             let rate = c.rate > 0 ? "\(CurrencyText.format(c.rate, c.currency)) \(c.currency)/h" : "no rate"
             let count = "\(c.projects) project\(c.projects == 1 ? "" : "s")"
-            say("\(Terminal.pad(Terminal.singleLine(c.name), 28)) \(Terminal.pad(rate, 18)) \(Terminal.pad(count, 12)) [\(c.id)]")
+            say("\(Terminal.pad(TextEscaping.singleLine(c.name), 28)) \(Terminal.pad(rate, 18)) \(Terminal.pad(count, 12)) [\(c.id)]")
         }
     }
 }
@@ -212,7 +212,7 @@ enum ProjectLines {
         if grouped { order = order.filter { !$0.isEmpty } + (order.contains("") ? [""] : []) }
         for client in order {
             if grouped {
-                BiomaCommands.say(client.isEmpty ? "no client" : Terminal.singleLine(projects.first { $0.client == client }!.clientName))
+                BiomaCommands.say(client.isEmpty ? "no client" : TextEscaping.singleLine(projects.first { $0.client == client }!.clientName))
             }
             for p in projects where p.client == client { line(p, style: style, indent: grouped ? "  " : "") }
         }
@@ -226,6 +226,6 @@ enum ProjectLines {
             ? "  budget \(DurationClock.hoursMinutes(p.budgetUsed))/\(DurationClock.hoursMinutes(p.budget)) \(p.budgetPeriod)" : ""
         let rate = !p.billable ? "  not billed" : p.rate > 0 ? "  \(CurrencyText.format(p.rate, p.currency)) \(p.currency)/h" : ""
         BiomaCommands.say(
-            "\(indent)\(mark) \(style.swatch(p.color)) \(Terminal.pad(Terminal.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)\(rate)")
+            "\(indent)\(mark) \(style.swatch(p.color)) \(Terminal.pad(TextEscaping.singleLine(p.name), 28)) \(times)  [\(p.id)]\(budget)\(rate)")
     }
 }

@@ -1,7 +1,6 @@
 import BiomaText
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
-import BiomaClient
 import BiomaWidgets
 import DBusCore
 import TimerControl
@@ -205,6 +204,9 @@ public final class CommandContext: @unchecked Sendable {
     /// In the daemon, what was read from the caller's descriptors before the command ran.
     public var arrived: [FileRequest: Result<[UInt8], InputUnread>] = [:]
     public var files: any FileAccess
+    /// The bodies of `watch`, `tray`, `install`, `uninstall` and `daemon`, where the caller
+    /// runs them (`biomatimer-tool`); nil in the daemon.
+    public var local: (any LocalCommands)?
     let connect: () throws(ClientFailure) -> any DaemonAccess
     private var connected: (any DaemonAccess)?
 
@@ -237,12 +239,12 @@ public final class CommandContext: @unchecked Sendable {
         return base.hasSuffix("/") ? base + path : base + "/" + path
     }
 
-    func output(_ text: String) {
-        if direct { write(text, to: 1) } else { out += text }
+    public func output(_ text: String) {
+        if direct { writeAll(text, to: 1) } else { out += text }
     }
 
-    func error(_ text: String) {
-        if direct { write(text, to: 2) } else { err += text }
+    public func error(_ text: String) {
+        if direct { writeAll(text, to: 2) } else { err += text }
     }
 
     /// One connection (or in-process access) for the whole command, made on first use.
@@ -277,7 +279,7 @@ final class ParsedCommands: @unchecked Sendable {
     /// Bars and keybindings run a handful of lines over and over; past this many, start again.
     static let capacity = 64
     private var lines: [[String]: any ParsableCommand] = [:]
-    private let lock = Mutex()
+    private let lock = Lock()
 
     func parse(_ arguments: [String]) throws -> any ParsableCommand {
         if var command = lock.locked({ lines[arguments] }) {
@@ -320,22 +322,6 @@ final class ParsedCommands: @unchecked Sendable {
         // A request for help parses as ArgumentParser's help command, not as `command`.
         guard let parsed = try? command.parseAsRoot(Array(rest)), type(of: parsed) == command else { return nil }
         return parsed
-    }
-
-    /// A pthread mutex: Run is answered on the daemon's loop thread, but nothing here relies on it.
-    /// Allocated apart, so its address stays put (a stored property's `&` gives no such promise).
-    private final class Mutex: @unchecked Sendable {
-        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        init() { pthread_mutex_init(mutex, nil) }
-        deinit {
-            pthread_mutex_destroy(mutex)
-            mutex.deallocate()
-        }
-        func locked<T>(_ body: () throws -> T) rethrows -> T {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return try body()
-        }
     }
 }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
-import BiomaClient
-import BiomaInstall
+import BiomaSystem
 import BiomaText
 import BiomaWidgets
 import CContract
@@ -124,13 +123,7 @@ struct Watch: ParsableCommand, RunsLocally {
 
     func validate() throws { _ = try makeRenderer(format, ascii: ascii) }
 
-    func run() throws {
-        let renderer = try makeRenderer(format, ascii: ascii)
-        // One write(2) per line: every line reaches the bar at once.
-        let watcher = Watcher(renderer: renderer) { line in write(line + "\n", to: 1) }
-        let clicks = I3blocksClicks.stdinCarriesClicks(environment: processEnvironment())
-        watcher.run(address: .session, handleClicks: clicks)
-    }
+    func run() throws { try localBodies().watch(try makeRenderer(format, ascii: ascii)) }
 }
 
 // MARK: - Projects
@@ -244,22 +237,14 @@ struct ProjectEdit: ParsableCommand {
         if let name { changes.append(("Name", .string(name))) }
         if let color { changes.append(("Color", .string(color))) }
         if let budget {
-            if budget.lowercased() == "none" {
-                guard per == nil else { throw ValidationError("--per needs a budget: --budget none removes it.") }
-                changes.append(("Budget", .int64(0)))
-            } else {
-                let amount: Int64
-                do {
-                    amount = try GoalLength.parse(budget, what: "--budget", max: 100_000 * 3_600_000_000)
-                } catch {
-                    throw ValidationError(error.message)
+            do {
+                if let (amount, period) = try BudgetText.parse(amount: budget, per: per) {
+                    changes += [("Budget", .int64(amount)), ("BudgetPeriod", .string(period))]
+                } else {
+                    changes.append(("Budget", .int64(0)))
                 }
-                guard amount > 0 else { throw ValidationError("--budget \(budget) is zero: use --budget none to remove it.") }
-                let period = (per ?? "week").lowercased()
-                guard ["week", "month", "total"].contains(period) else {
-                    throw ValidationError("--per \(per ?? "") is not a budget period: use week, month or total.")
-                }
-                changes += [("Budget", .int64(amount)), ("BudgetPeriod", .string(period))]
+            } catch {
+                throw ValidationError(error.message)
             }
         } else if per != nil {
             throw ValidationError("--per goes with --budget.")
@@ -307,7 +292,7 @@ struct ProjectDelete: ParsableCommand {
     func validate() throws { try requireTerminalOrYes(yes) }
 
     func run() throws {
-        try confirm("Delete project \(Terminal.singleLine(project)) and all its recorded time?", yes: yes)
+        try confirm("Delete project \(TextEscaping.singleLine(project)) and all its recorded time?", yes: yes)
         _ = try callDaemon(BIOMATIMER_TIMER1_DELETE_PROJECT, [.string(project)])
     }
 }
@@ -442,16 +427,7 @@ struct DaemonCommand: ParsableCommand, RunsLocally {
             """)
     @Argument(parsing: .captureForPassthrough, help: "The daemon's options.") var options: [String] = []
 
-    func run() throws {
-        guard let daemon = Installer.siblingExecutable("biomatimerd") else {
-            throw ClientFailure(exitCode: ExitCode.refused, "cannot find biomatimerd beside \(Installer.currentExecutable()); reinstall biomatimer.")
-        }
-        do {
-            try Installer.exec(daemon, arguments: ["biomatimerd"] + options)
-        } catch {
-            throw ClientFailure(exitCode: ExitCode.refused, error.description)
-        }
-    }
+    func run() throws { try localBodies().daemon(options: options) }
 }
 
 struct Install: ParsableCommand, RunsLocally {
@@ -474,47 +450,10 @@ struct Install: ParsableCommand, RunsLocally {
     @Flag(help: "Also install Taskwarrior's hook: `task N start` and `stop` drive the timer.") var taskwarrior = false
 
     func run() throws {
-        let layout = prefix.map { InstallLayout.prefix(Installer.expandingTilde($0)) } ?? .user()
-        let tool = Installer.currentExecutable()
-        guard let front = Installer.frontExecutable(besides: tool), let daemon = Installer.siblingExecutable("biomatimerd")
-        else {
-            throw ClientFailure(exitCode: 1, "cannot find the biomatimer and biomatimerd binaries that belong beside \(tool).")
-        }
-        // The top bar extension in the form the installed GNOME Shell loads.
-        let gnome = GnomeShellExtension.installedVersion()
-        let extras: [(path: String, text: String)] = [
-            (layout.manualPage, Manual.page(version: Biomatimer.configuration.version)),
-            (layout.bashCompletion, Biomatimer.completionScript(for: .bash)),
-            (layout.zshCompletion, Biomatimer.completionScript(for: .zsh)),
-            (layout.fishCompletion, Biomatimer.fishCompatible(Biomatimer.completionScript(for: .fish))),
-        ] + GnomeShellExtension.files(.init(forVersion: gnome)).map { ("\(layout.gnomeShellExtension)/\($0.name)", $0.text) }
-        let paths: [String]
-        do {
-            let scripts: [(path: String, text: String)] =
-                taskwarrior
-                ? [(Installer.taskwarriorHooksFolder() + "/on-modify.biomatimer", Installer.taskwarriorHook(front: layout.bin + "/biomatimer"))]
-                : []
-            paths = try Installer.install(
-                layout, front: front, tool: tool, daemon: daemon, tray: Installer.siblingExecutable("biomatimer-tray"), extras: extras,
-                scripts: scripts)
-        } catch {
-            throw ClientFailure(exitCode: ExitCode.refused, error.description)
-        }
-        for path in paths { say("installed \(path)") }
-        say("The session bus now starts the daemon on the first call (run `biomatimer status` to try).")
-        if let gnome { say(gnomeAdvice(gnome)) }
-    }
-
-    /// What happens next for the top bar: a running GNOME Shell has the extension enabled for
-    /// its next start (it reads its extensions once); otherwise, how to turn it on.
-    private func gnomeAdvice(_ version: String) -> String {
-        let uuid = GnomeShellExtension.uuid
-        if GnomeShellExtension.shellIsRunning(), GnomeShellExtension.enable() {
-            return "\(version): the top bar extension \(uuid) is enabled and shows after your next login "
-                + "(on X11, Alt+F2 then r restarts the shell now)."
-        }
-        return "\(version): to show biomatimer in the top bar, log in to GNOME again and run "
-            + "`gnome-extensions enable \(uuid)` (or turn it on in the Extensions app)."
+        let texts = GrammarTexts(
+            manual: Manual.page(version: Biomatimer.configuration.version), bash: Biomatimer.completionScript(for: .bash),
+            zsh: Biomatimer.completionScript(for: .zsh), fish: Biomatimer.fishCompatible(Biomatimer.completionScript(for: .fish)))
+        try localBodies().install(prefix: prefix, taskwarrior: taskwarrior, texts: texts)
     }
 }
 
@@ -524,17 +463,7 @@ struct Uninstall: ParsableCommand, RunsLocally {
         discussion: "Give the same --prefix as to install, if any. Recorded time and settings are never touched.")
     @Option(help: "The prefix given to install.") var prefix: String?
 
-    func run() throws {
-        let layout = prefix.map { InstallLayout.prefix(Installer.expandingTilde($0)) } ?? .user()
-        let paths: [String]
-        do {
-            paths = try Installer.uninstall(layout)
-        } catch {
-            throw ClientFailure(exitCode: ExitCode.refused, error.description)
-        }
-        for path in paths { say("removed \(path)") }
-        say("Recorded time and settings were left as they were.")
-    }
+    func run() throws { try localBodies().uninstall(prefix: prefix) }
 }
 
 // MARK: - Helpers

@@ -1,4 +1,4 @@
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
 import BiomaText
 import BiomaWidgets
@@ -78,7 +78,7 @@ struct Log: ParsableCommand {
         say("\(Terminal.pad("ID", 7)) \(Terminal.pad("PROJECT", 20)) \(Terminal.pad("START", 16)) \(Terminal.pad("END", 16)) DURATION")
         var total: Int64 = 0
         // Each project's name made printable once, not once a row (a week has hundreds).
-        let shown = names.mapValues(Terminal.singleLine)
+        let shown = names.mapValues(TextEscaping.singleLine)
         for r in rows {
             let (start, end) = (r.start, r.end)
             let duration = max(0, (end == 0 ? now : end) - start)
@@ -89,7 +89,7 @@ struct Log: ParsableCommand {
                     + "\(Terminal.pad(WhenText.describe(start, now: now, zone: CommandContext.current.zone), 16)) "
                     + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now, zone: CommandContext.current.zone), 16)) "
                     + DurationFormat.hms(duration) + r.tags.map { "  +" + $0 }.joined()
-                    + (r.note.isEmpty ? "" : "  " + Terminal.singleLine(r.note)))
+                    + (r.note.isEmpty ? "" : "  " + TextEscaping.singleLine(r.note)))
         }
         say("\(Terminal.pad("", 7)) \(Terminal.pad("total", 20)) \(Terminal.pad("", 16)) \(Terminal.pad("", 16)) \(DurationFormat.hms(total))")
     }

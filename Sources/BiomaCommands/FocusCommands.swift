@@ -1,5 +1,5 @@
 import CContract
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
 import BiomaWidgets
 import BiomaText
@@ -12,7 +12,7 @@ struct FocusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "focus", abstract: "Focus timers: pomodoro, countdown with an alarm, interval rounds.",
         discussion: """
-            DURATION is 25m, 1h30m, 90s or 1:30:00 (1 s to 24 h). A focus timer started with \
+            DURATION is 25m, 1h30m, 90s, 7:30 or 1:30:00 (1 s to 24 h): \(DurationText.colonForms). A focus timer started with \
             --project runs that project during work and active phases and stops work on breaks. \
             Phase ends raise a desktop notification; bars show the time left. `toggle`, `skip`, \
             `confirm` and `start PRESET` are what keybindings and bar clicks run.
@@ -32,12 +32,11 @@ func callFocus(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusV
 
 /// DURATION as µs (1 s – 24 h), or a usage error that says what is accepted.
 func focusDuration(_ text: String, option: String, allowZero: Bool = false) throws -> Int64 {
-    if allowZero && (text == "0" || text == "0s" || text == "0m") { return 0 }
-    guard let value = DurationText.parse(text) else {
-        throw ValidationError("\(option) \(text) is not a duration: use e.g. 25m, 1h30m, 90s or 1:30:00.")
+    do {
+        return try DurationText.read(text, what: option, max: 24 * 3_600_000_000, allowZero: allowZero)
+    } catch {
+        throw ValidationError(error.message)
     }
-    guard value <= 24 * 3_600_000_000 else { throw ValidationError("\(option) \(text) is longer than 24 h.") }
-    return value
 }
 
 /// The options every kind takes.
@@ -99,7 +98,7 @@ struct FocusPomodoro: ParsableCommand {
 struct FocusCountdown: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "countdown", abstract: "Start a countdown; its end is an alarm.")
-    @Argument(help: "How long (DURATION).") var duration: String
+    @Argument(help: "How long (DURATION: 25m, 90s, 1:30:00; 7:30 is 7 h 30 min).") var duration: String
     @OptionGroup var common: FocusCommonOptions
 
     func validate() throws { _ = try focusDuration(duration, option: "DURATION") }
@@ -128,7 +127,7 @@ struct FocusIntervals: ParsableCommand {
         var options: [String: DBusValue] = [:]
         common.add(to: &options)
         try callFocus(
-            "StartIntervals",
+            BIOMATIMER_FOCUS1_START_INTERVALS,
             [
                 .int64(try focusDuration(active, option: "ACTIVE")), .int64(try focusDuration(rest, option: "REST", allowZero: true)),
                 .uint32(rounds), .vardict(options),

@@ -1,4 +1,4 @@
-import BiomaInstall
+import BiomaSystem
 import BiomaWidgets
 import BiomaText
 import DBusCore
@@ -15,7 +15,7 @@ enum FocusText {
         var state = WidgetState(timer: WorkStatus())
         state.focus = focus
         let sentence = FocusDisplay(state, now: now, options: RenderOptions()).sentence
-        return sentence + (projectName.map { " · " + Terminal.singleLine($0) } ?? "")
+        return sentence + (projectName.map { " · " + TextEscaping.singleLine($0) } ?? "")
     }
 
     static func json(_ focus: FocusStatus, now: Int64) -> JSON {
@@ -32,8 +32,8 @@ enum FocusText {
         guard !phases.isEmpty else { return "No focus phases in that range.\n" }
         var out = ""
         for p in phases {
-            let project = names[p.project].map { "  " + Terminal.singleLine($0) } ?? ""
-            let label = p.label.isEmpty ? "" : "  " + Terminal.singleLine(p.label)
+            let project = names[p.project].map { "  " + TextEscaping.singleLine($0) } ?? ""
+            let label = p.label.isEmpty ? "" : "  " + TextEscaping.singleLine(p.label)
             out += "\(WhenText.describe(p.start, now: p.start, zone: CommandContext.current.zone)) – \(WhenText.describe(p.end, now: p.start, zone: CommandContext.current.zone))  "
             out += Terminal.pad(phaseName(p.phase), 11)
             out += " \(Terminal.padLeft(DurationFormat.clock(p.end - p.start), 8))"
@@ -69,7 +69,7 @@ enum FocusText {
             case "countdown": detail = clock("Duration")
             default: detail = "\(clock("Active")) active, \(clock("Rest")) rest" + (rounds > 0 ? ", \(rounds) rounds" : ", endless")
             }
-            out += "\(Terminal.pad(p["Id"]?.string ?? "", 4)) \(Terminal.pad(Terminal.singleLine(p["Name"]?.string ?? ""), 20)) "
+            out += "\(Terminal.pad(p["Id"]?.string ?? "", 4)) \(Terminal.pad(TextEscaping.singleLine(p["Name"]?.string ?? ""), 20)) "
             out += "\(Terminal.pad(kind, 10)) \(detail)\n"
         }
         return out

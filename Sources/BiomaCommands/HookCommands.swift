@@ -55,20 +55,20 @@ struct HooksList: ParsableCommand {
             say("No hooks. Put executables named after an event (on-start.NAME, …) in ~/.config/biomatimer/hooks/.")
             return
         }
-        let width = rows.map { Terminal.singleLine($0.name).count }.max() ?? 0
+        let width = rows.map { TextEscaping.singleLine($0.name).count }.max() ?? 0
         let now = SystemClock().now()
         for row in rows {
-            var line = Terminal.singleLine(row.name).padding(toLength: width) + "  " + row.event.padding(toLength: 17) + "  "
+            var line = TextEscaping.singleLine(row.name).padding(toLength: width) + "  " + row.event.padding(toLength: 17) + "  "
             if row.lastStart == 0 {
                 line += row.problem.isEmpty ? "not run yet" : "skipped: \(row.problem)"
             } else {
                 let when = WhenText.describe(row.lastStart, now: now, zone: CommandContext.current.zone)
-                line += "\(when), \(Terminal.singleLine(row.lastOutcome))"
+                line += "\(when), \(TextEscaping.singleLine(row.lastOutcome))"
                 if !row.lastOutcome.hasPrefix("skipped") { line += ", \(Self.seconds(row.lastDuration))" }
             }
             say(line)
             if !row.lastStderr.isEmpty && row.lastOutcome != "ok" {
-                for stderrLine in row.lastStderr.split(separator: "\n") { say("    " + Terminal.singleLine(String(stderrLine))) }
+                for stderrLine in row.lastStderr.split(separator: "\n") { say("    " + TextEscaping.singleLine(String(stderrLine))) }
             }
         }
     }
@@ -96,7 +96,7 @@ struct HooksRun: ParsableCommand {
             say("No hook for \(event.rawValue).")
             return
         }
-        for name in started { say("running \(Terminal.singleLine(name))") }
+        for name in started { say("running \(TextEscaping.singleLine(name))") }
         say("See how they went: biomatimer hooks")
     }
 }

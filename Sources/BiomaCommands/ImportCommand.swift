@@ -1,7 +1,7 @@
 import CContract
 import BiomaText
 import ArgumentParser
-import BiomaInstall
+import BiomaSystem
 import DBusCore
 import TimerControl
 
@@ -61,7 +61,9 @@ struct Import: ParsableCommand, UsesFiles, RefusesEarly {
 
     func run() throws {
         let data = try CommandContext.current.files.read(file)
-        guard let text = String(validating: data, as: UTF8.self), !text.utf8.contains(0) else {
+        guard !data.withUnsafeBufferPointer({ bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false }),
+            let text = String(validating: data, as: UTF8.self)
+        else {
             throw ClientFailure(exitCode: 1, "\(file) is not UTF-8 text.")
         }
         guard data.count <= Self.messageLimit - 4096 else {
@@ -95,7 +97,9 @@ struct Import: ParsableCommand, UsesFiles, RefusesEarly {
     /// text (`/dev/urandom`, a binary file, `cat /dev/zero` through a pipe). The daemon stops
     /// reading there, so none of the rest is kept.
     var refusesAlready: @Sendable ([UInt8], Range<Int>) -> Bool {
-        { bytes, new in bytes[new].contains(0) }
+        { bytes, new in
+            !new.isEmpty && bytes.withUnsafeBufferPointer { memchr($0.baseAddress! + new.lowerBound, 0, new.count) != nil }
+        }
     }
 
     /// About how many entries the data holds, for the progress line: the top-level array's

@@ -1,5 +1,5 @@
 import BiomaText
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
 
 /// The manual page, `biomatimer(1)`, made from the commands themselves: their abstracts,

@@ -1,6 +1,5 @@
 import BiomaText
-import BiomaInstall
-import BiomaClient
+import BiomaSystem
 import BiomaWidgets
 import DBusCore
 import TimerControl
@@ -8,19 +7,6 @@ import TimerControl
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Writes to a file descriptor without buffering, the whole text.
-func write(_ text: String, to fd: Int32) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        offset += n
-    }
-    bytes.removeAll()
-}
 
 /// What a command prints goes to its caller: straight to the process's own standard output
 /// in `biomatimer-tool`, into the `Run` reply in the daemon.

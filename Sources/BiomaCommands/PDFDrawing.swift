@@ -1,4 +1,4 @@
-import BiomaInstall
+import BiomaSystem
 
 #if canImport(Glibc)
 import Glibc

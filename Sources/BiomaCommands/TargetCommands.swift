@@ -11,7 +11,7 @@ struct TargetCommand: ParsableCommand {
         commandName: "target", abstract: "Set or show the daily work targets and the balance.",
         discussion: """
             Values set here are kept in the store and beat the config file's target / target_mon … \
-            target_sun, weekday by weekday. Lengths: 8h, 7h30m, 7:30, 0 (no target).
+            target_sun, weekday by weekday. Lengths: 8h, 7h30m, 7:30, 0 (no target); \(DurationText.colonForms).
             """,
         subcommands: [TargetSet.self, TargetShow.self])
 }
@@ -22,7 +22,7 @@ private let weekdayKeys = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 /// A length as `target set` reads it; a bad one is a usage error naming the option.
 private func targetLength(_ text: String, option: String) throws -> Int64 {
     do {
-        return try GoalLength.parse(text, what: option, max: 24 * 3_600_000_000)
+        return try DurationText.read(text, what: option, max: 24 * 3_600_000_000, allowZero: true)
     } catch {
         throw ValidationError(error.message)
     }

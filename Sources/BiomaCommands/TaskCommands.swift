@@ -1,4 +1,4 @@
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
 import BiomaText
 import BiomaWidgets
@@ -92,10 +92,10 @@ struct TaskList: ParsableCommand {
                 state = ""
             }
             let when = due == 0 ? "" : WhenText.describe(due, now: now, zone: CommandContext.current.zone)
-            let project = names[t.project].map { "  [\(Terminal.singleLine($0))]" } ?? ""
+            let project = names[t.project].map { "  [\(TextEscaping.singleLine($0))]" } ?? ""
             say(
                 "\(Terminal.pad(t.id, 5)) \(Terminal.pad(state, 5)) \(Terminal.pad(when, 17)) "
-                    + Terminal.singleLine(t.title) + project)
+                    + TextEscaping.singleLine(t.title) + project)
         }
     }
 }
@@ -122,16 +122,22 @@ struct TaskSnooze: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snooze", abstract: "Remind again later: due DURATION from now (default 10m).")
     @Argument(help: "The task's id.") var id: String
-    @Argument(help: "How long: 10m, 1h30m, 90s, 1:00:00.") var duration: String?
+    @Argument(help: "How long: 10m, 1h30m, 90s, 1:00:00 (\(DurationText.colonForms)).") var duration: String?
 
-    func validate() throws {
-        if let duration, DurationText.parse(duration) == nil {
-            throw ValidationError("'\(duration)' is not a duration: use 10m, 1h30m, 90s or 1:00:00.")
+    func validate() throws { _ = try length() }
+
+    /// DURATION as µs, 0 for the default; a bad one is a usage error.
+    private func length() throws -> Int64 {
+        guard let duration else { return 0 }
+        do {
+            return try DurationText.read(duration, what: "DURATION", max: .max)
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 
     func run() throws {
-        _ = try callTasks(BIOMATIMER_TASKS1_SNOOZE_TASK, [.string(id), .int64(duration.flatMap(DurationText.parse) ?? 0)])
+        _ = try callTasks(BIOMATIMER_TASKS1_SNOOZE_TASK, [.string(id), .int64(try length())])
     }
 }
 

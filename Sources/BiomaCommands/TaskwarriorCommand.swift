@@ -37,11 +37,11 @@ struct TaskwarriorCommand: ParsableCommand {
                 if try !daemonClient().workStatus().activeProject.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_STOP_PROJECT) }
             }
             if !note.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_SET_NOTE, [.string(note)]) }
-            say("biomatimer: tracking \(project.map { Terminal.singleLine($0) } ?? "work"): \(Terminal.singleLine(note))")
+            say("biomatimer: tracking \(project.map { TextEscaping.singleLine($0) } ?? "work"): \(TextEscaping.singleLine(note))")
         case .stop(let project, let note):
             guard let running = try RunningTask.read(), running.matches(project: project, note: note) else { return }
             _ = try callDaemon(BIOMATIMER_TIMER1_STOP)
-            say("biomatimer: stopped \(project.map { Terminal.singleLine($0) } ?? "work")")
+            say("biomatimer: stopped \(project.map { TextEscaping.singleLine($0) } ?? "work")")
         }
     }
 

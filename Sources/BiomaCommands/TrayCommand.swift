@@ -1,7 +1,6 @@
 import BiomaText
-import BiomaInstall
+import BiomaSystem
 import ArgumentParser
-import BiomaTray
 
 struct Tray: ParsableCommand, RunsLocally {
     static let configuration = CommandConfiguration(
@@ -15,7 +14,5 @@ struct Tray: ParsableCommand, RunsLocally {
             session bus is gone.
             """)
 
-    func run() throws {
-        TrayService.run { line in write(line + "\n", to: 2) }
-    }
+    func run() throws { try localBodies().tray() }
 }

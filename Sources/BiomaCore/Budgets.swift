@@ -7,7 +7,7 @@ public enum BudgetPeriod: String, Sendable, CaseIterable {
 
     /// Parses `week`, `month` or `total` (any case); anything else is an `invalidArgument`.
     public static func parse(_ raw: String) throws(TrackerError) -> BudgetPeriod {
-        guard let period = BudgetPeriod(rawValue: raw.trimmingCharacters(in: .whitespaces).lowercased()) else {
+        guard let period = BudgetText.period(raw).flatMap(BudgetPeriod.init(rawValue:)) else {
             throw .invalidArgument("A budget period `\(raw)` does not exist: use week, month or total.")
         }
         return period
@@ -20,25 +20,11 @@ public struct Budget: Sendable, Equatable {
     public var period: BudgetPeriod
 
     /// At most 100 000 hours.
-    public static let maximum: Micros = 100_000 * 3600 * microsPerSecond
+    public static let maximum: Micros = BudgetText.maximum
 
     public init(amount: Micros, period: BudgetPeriod) {
         self.amount = amount
         self.period = period
-    }
-
-    /// `--budget 20h --per week`: nil for `--budget none` (the budget is removed). The period
-    /// defaults to a week. A zero or negative amount, or a period that does not exist, is an
-    /// `invalidArgument`.
-    public static func parse(amount raw: String, per: String?) throws(TrackerError) -> Budget? {
-        if raw.trimmingCharacters(in: .whitespaces).lowercased() == "none" {
-            guard per == nil else { throw .invalidArgument("--per needs a budget: `--budget none` removes it.") }
-            return nil
-        }
-        let period = try per.map { (text: String) throws(TrackerError) in try BudgetPeriod.parse(text) } ?? .week
-        let amount = try GoalDuration.parse(raw, what: "The budget", max: maximum)
-        guard amount > 0 else { throw .invalidArgument("The budget `\(raw)` is zero: use `--budget none` to remove it.") }
-        return Budget(amount: amount, period: period)
     }
 
     /// The current period's days and instants: nil bounds for `total` (all of the history).

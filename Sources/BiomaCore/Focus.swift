@@ -255,40 +255,48 @@ public struct FocusTimer: Sendable, Equatable, Codable {
 
     /// Holds the remaining time. A no-op when paused; `noFocus` when nothing runs.
     public mutating func pause(at now: Micros) throws(FocusError) -> FocusOutcome {
-        var outcome = FocusOutcome()
         switch state {
-        case .paused: return outcome
-        case .running:
-            let at = max(now, stretchStart ?? now)
-            remaining = remaining(at: at)
-            record(until: at, completed: false, into: &outcome)
-            state = .paused
-            endsAt = nil
-            stretchStart = nil
-            return outcome
+        case .paused: return FocusOutcome()
+        case .running: return pauseRunning(at: now)
         case .waiting: throw .noFocus("Nothing is running: the next phase waits to be started.")
         case .done, .off: throw .noFocus("Nothing is running: the focus timer is done.")
         }
+    }
+
+    /// Pauses the running phase: its stretch is recorded and its time left kept.
+    private mutating func pauseRunning(at now: Micros) -> FocusOutcome {
+        var outcome = FocusOutcome()
+        let at = max(now, stretchStart ?? now)
+        remaining = remaining(at: at)
+        record(until: at, completed: false, into: &outcome)
+        state = .paused
+        endsAt = nil
+        stretchStart = nil
+        return outcome
     }
 
     /// Continues from the remaining time; starts a waiting phase. A no-op when running.
     public mutating func resume(at now: Micros) throws(FocusError) {
         switch state {
         case .running: return
-        case .paused, .waiting:
-            state = .running
-            if stretchStart == nil && phaseStart == 0 { phaseStart = now }
-            stretchStart = now
-            endsAt = now + remaining
+        case .paused, .waiting: run(at: now)
         case .done, .off: throw .noFocus("The focus timer is done: start another.")
         }
+    }
+
+    /// A paused or waiting phase runs from `now`.
+    private mutating func run(at now: Micros) {
+        state = .running
+        if stretchStart == nil && phaseStart == 0 { phaseStart = now }
+        stretchStart = now
+        endsAt = now + remaining
     }
 
     /// Starts the waiting phase; a no-op unless one waits.
     public mutating func confirm(at now: Micros) {
         guard state == .waiting else { return }
         phaseStart = now
-        try? resume(at: now)
+        run(at: now)
     }
 
     /// Ends the phase now, not completed, and moves on as if it had ended. A waiting phase is
@@ -487,8 +495,9 @@ extension FocusTimer {
     /// The other way round: when work no longer runs the project a running phase drives (work
     /// stopped by hand, another project started, time away), the focus timer pauses.
     public mutating func follow(work state: WorkTimer, at now: Micros) -> FocusOutcome {
+        // A phase that drives work is running, so it pauses without a refusal to lose.
         guard drivesWork, state.activeProject != plan.project else { return FocusOutcome() }
-        return (try? pause(at: now)) ?? FocusOutcome()
+        return pauseRunning(at: now)
     }
 }
 

@@ -1,4 +1,4 @@
-// BiomaText re-exported: its lengths (`GoalLength`, `DurationClock`) are part of these rules.
+// BiomaText re-exported: its lengths (`DurationText`, `DurationClock`) are part of these rules.
 @_exported import BiomaText
 
 /// Work targets per weekday, the day's progress towards its target, the instant it will be
@@ -6,13 +6,13 @@
 /// work done are handed in; nothing here ticks. Values that move while the timer runs are
 /// given with the instant they hold at (`at`) and move at one second per second from there.
 
-/// Lengths as the settings and the command line write them (`GoalLength` in BiomaText, which
-/// the command line also reads), as a `TrackerError`.
+/// Lengths as the settings and the command line write them (`DurationText` in BiomaText, which
+/// the command line also reads; 0 allowed), as a `TrackerError`.
 public enum GoalDuration {
     /// Microseconds, or an `invalidArgument` naming `what` and the value.
     public static func parse(_ raw: String, what: String, max: Micros) throws(TrackerError) -> Micros {
         do {
-            return try GoalLength.parse(raw, what: what, max: max)
+            return try DurationText.read(raw, what: what, max: max, allowZero: true)
         } catch {
             throw .invalidArgument(error.message)
         }
@@ -118,8 +118,6 @@ public struct TargetProgress: Sendable, Equatable {
             day: snapshot.day, targets: targets, worked: snapshot.dailyTotal, running: snapshot.running,
             at: snapshot.updatedAt, dayEnd: snapshot.nextDayBoundary)
     }
-
-    public var hasTarget: Bool { target > 0 }
 
     /// Work over target at `at`: 0 with no target, may exceed 1.
     public var fraction: Double { target > 0 ? Double(worked) / Double(target) : 0 }

@@ -16,20 +16,23 @@ import Foundation
 /// what it kept, so a toggle made during an import is applied after it and nothing is lost.
 /// Work that only reads (`read`) runs the same way without holding the loop.
 ///
-/// One piece of work at a time: the loop is held for a write, and a read started meanwhile
-/// waits its turn (`queued`). `interrupt` (any thread) ends what runs: its transaction is
-/// rolled back — the statement running fails, or the commit is refused — and `done` gets the
-/// error.
+/// One write at a time (a second waits its turn: `queued`); reads run beside anything, each
+/// on its own connection. `interrupt` (any thread) ends the write that runs: its transaction
+/// is rolled back — the statement running fails, or the commit is refused — and `done` gets
+/// the error.
 final class BulkWork: @unchecked Sendable {
     private let loop: EventLoop
     private let tracker: Tracker
     // Loop thread only.
-    private var busy = false
+    private var writing = false
     private var queued: [() -> Void] = []
     // Any thread.
     private let lock = NSLock()
     private var worker: Tracker?
     private var stopped = false
+
+    /// Work longer than this (µs) gives its pages back when it ends.
+    static let long: Int64 = 100_000
 
     init(loop: EventLoop, tracker: Tracker) { (self.loop, self.tracker) = (loop, tracker) }
 
@@ -75,7 +78,7 @@ final class BulkWork: @unchecked Sendable {
         _ done: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         let inPlace = loop.finishesInPlace
-        guard !busy || inPlace else {
+        guard !(holding && writing) || inPlace else {
             queued.append { [self] in start(holding: holding, work, done) }
             return
         }
@@ -87,7 +90,7 @@ final class BulkWork: @unchecked Sendable {
         }
         let stamped = Stamped()
         worker.onSyncOperations = { stamped.add($0) }
-        worker.cancelled = { [weak self] in self?.isStopped ?? true }
+        if holding { worker.cancelled = { [weak self] in self?.isStopped ?? true } }
         /// On the loop, once the work has ended: the worker's state is the loop's, the
         /// operations it stamped are handed on, and `done` is told.
         let ended: @Sendable (Result<T, any Error>, Tracker.State) -> Void = { [self] result, state in
@@ -105,26 +108,34 @@ final class BulkWork: @unchecked Sendable {
             worker.close()
             return ended(result, worker.state)
         }
-        busy = true
-        lock.lock()
-        (self.worker, stopped) = (worker, false)
-        lock.unlock()
-        if holding { loop.hold() }
+        if holding {
+            writing = true
+            lock.lock()
+            (self.worker, stopped) = (worker, false)
+            lock.unlock()
+            loop.hold()
+        }
         let thread = Thread { [self] in
+            let started = csystem_clock_us(CLOCK_MONOTONIC)
             let result = Result { try work(worker) }
+            let long = csystem_clock_us(CLOCK_MONOTONIC) - started > Self.long
             let state = worker.state
             // The worker's connection, its cache and what the work made are let go here, and
-            // the pages given back to the system, not on the loop.
-            lock.lock()
-            self.worker = nil
-            lock.unlock()
+            // after long work the pages given back to the system, not on the loop (a short
+            // slice's few pages are not worth a walk of every arena).
+            if holding {
+                lock.lock()
+                self.worker = nil
+                lock.unlock()
+            }
             worker.close()
-            malloc_trim(0)
+            if long { malloc_trim(0) }
             // The answer is the one piece of work the held loop runs before it is released.
             loop.perform(whileHeld: true) { [self] in
                 ended(result, state)
-                busy = false
-                if holding { loop.release() }
+                guard holding else { return }
+                writing = false
+                loop.release()
                 if !queued.isEmpty { queued.removeFirst()() }
             }
         }

@@ -43,6 +43,7 @@ public enum Daemon {
         do {
             loop = try EventLoop()
             bus = try Bus(options.address, loop: loop)
+            bus.report = log
         } catch {
             log("\(error)")
             return 3

@@ -57,13 +57,23 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         }
     }
 
-    /// The published state at `now`.
-    func status(at now: Micros) -> FocusStatus { Self.status(of: tracker, at: now) }
+    /// The published state at `now`. When today's completed phases cannot be counted, the
+    /// failure is logged and the count last published stands (a bar never shows a false 0).
+    func status(at now: Micros) -> FocusStatus {
+        let completed: UInt32
+        do {
+            completed = UInt32(clamping: try tracker.focusCompleted(on: tracker.rules.day(containing: now)))
+        } catch {
+            log("cannot count today's completed focus phases (\(error)); CompletedToday stays \(published.completedToday)")
+            completed = published.completedToday
+        }
+        return Self.status(of: tracker, at: now, completedToday: completed)
+    }
 
-    static func status(of tracker: Tracker, at now: Micros) -> FocusStatus {
+    static func status(of tracker: Tracker, at now: Micros, completedToday: UInt32) -> FocusStatus {
         var status = FocusStatus()
         status.updatedAt = now
-        status.completedToday = UInt32(clamping: tracker.focusCompleted(on: tracker.rules.day(containing: now)))
+        status.completedToday = completedToday
         guard let focus = tracker.focus else { return status }
         status.state = focus.state
         status.kind = focus.plan.kind.rawValue

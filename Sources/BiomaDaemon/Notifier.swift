@@ -1,3 +1,4 @@
+import BiomaText
 import BiomaWidgets
 import DBusKit
 

@@ -71,6 +71,15 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// A read of peers' logs across turns of the loop: the peers still to read, the one being
     /// read (its cursor), and what the read did so far.
+    /// What a slice of a peer's log did, on the worker: the peer's cursor after it, whether
+    /// more follows, a problem newly found, and what was merged (nil: nothing new to merge).
+    private struct MergedSlice: Sendable {
+        var state: SyncPeerState
+        var more: Bool
+        var problem: String?
+        var merged: SyncMerged?
+    }
+
     private struct MergeRun {
         var peers: [String]
         var reading: SyncPeerState?
@@ -429,44 +438,60 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     }
 
     /// One slice of the read in progress; the next is queued for the loop's next turn, and
-    /// the last says what the read did. A bulk change made meanwhile pauses the read until
-    /// its backlog is stamped (`drainBacklog` resumes it).
+    /// the last says what the read did. The slice is read and merged on a worker while the
+    /// loop is held (`BulkWork`): reads are answered meanwhile, changes after it. A bulk
+    /// change made meanwhile pauses the read until its backlog is stamped (`drainBacklog`
+    /// resumes it).
     private func mergeSlice() {
         guard var run = mergeRun, let folder else { return mergeRun = nil }
         guard !tracker.hasSyncBacklog else { return }
-        publishing(at: clock.now()) {
-            if run.reading == nil {
-                guard !run.peers.isEmpty, let known = readPeers() else { return run.peers = [] }
+        if run.reading == nil, !run.peers.isEmpty {
+            if let known = readPeers() {
                 let peer = run.peers.removeFirst()
                 run.reading = known.first { $0.device == peer } ?? SyncPeerState(device: peer)
+            } else {
+                run.peers = []
             }
-            guard var state = run.reading else { return }
-            run.reading = nil
+        }
+        guard let reading = run.reading else {
+            mergeRun = nil
+            return publishing(at: clock.now()) { merged(run, in: folder) }
+        }
+        run.reading = nil
+        mergeRun = run
+        let now = clock.now()
+        let limit = Self.mergeSliceBytes
+        publication.begin(at: now)
+        bulk.write({ worker -> MergedSlice in
+            var state = reading
             let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
-            let batch = folder.read(state.device, from: from, limit: Self.mergeSliceBytes)
+            let batch = folder.read(state.device, from: from, limit: limit)
             let problemChanged = batch.problem != state.problem
             (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
             state.problem = batch.problem
-            if let problem = batch.problem, problemChanged { log("sync: \(state.device): \(problem)") }
-            guard batch.cursor != from || problemChanged else { return }
-            do {
-                let merged = try tracker.mergeSync(batch.operations, peer: state, at: clock.now())
-                run.count += merged.operations
-                if merged.operations > 0 { run.devices.insert(state.device) }
-                run.overlaps += merged.overlaps
-                if let last = batch.operations.last { state.lastOperation = last.clock.wall }
-            } catch {
-                log("sync: cannot merge \(state.device)'s operations (\(error)); trying again at its next change")
-                return
+            var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil)
+            guard batch.cursor != from || problemChanged else { return slice }
+            slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
+            if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
+            return slice
+        }) { [self] result in
+            defer { publication.end(at: now) }
+            guard var run = mergeRun else { return }
+            switch result {
+            case .success(let slice):
+                if let problem = slice.problem { log("sync: \(slice.state.device): \(problem)") }
+                if let merged = slice.merged {
+                    run.count += merged.operations
+                    if merged.operations > 0 { run.devices.insert(slice.state.device) }
+                    run.overlaps += merged.overlaps
+                    if slice.more { run.reading = slice.state }
+                }
+            case .failure(let error):
+                log("sync: cannot merge \(reading.device)'s operations (\(error)); trying again at its next change")
             }
-            if batch.more { run.reading = state }
-        }
-        guard run.reading == nil && run.peers.isEmpty else {
             mergeRun = run
-            return queueMergeSlice()
+            queueMergeSlice()
         }
-        mergeRun = nil
-        publishing(at: clock.now()) { merged(run, in: folder) }
     }
 
     /// The end of a read: how far behind the peers are, their rows, `Merged`, the notification.

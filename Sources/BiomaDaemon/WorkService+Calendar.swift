@@ -1,5 +1,5 @@
 import BiomaCore
-import BiomaInstall
+import BiomaSystem
 import BiomaStore
 import DBusKit
 

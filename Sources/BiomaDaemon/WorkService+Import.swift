@@ -17,7 +17,7 @@ extension WorkService {
                 let data = call.arguments[1].string!
                 let tagMap = try Self.importTagMap(call.arguments[2].vardict ?? [:], format: format)
                 // Read and recorded on the worker: the loop answers reads meanwhile.
-                changeInBulk(reply: reply, { tracker, now in
+                changeInBulk(reply: reply, size: data.utf8.count, { tracker, now in
                     switch format {
                     case .csv:
                         // Through Import, a bad row is bad data like any other format's.
@@ -40,15 +40,16 @@ extension WorkService {
     }
 
     /// After an import, an export or a history reset: once the reply has left (the next turn
-    /// of the loop), SQLite's cache is emptied and malloc gives its free pages back, so the
-    /// daemon's private memory falls back to its idle size instead of keeping the peak until a
-    /// restart. Whatever reads or writes the bulk data calls this when done. Giving the pages
-    /// back walks every arena (tens of milliseconds after a ten-year export): it is done on a
-    /// thread of its own, not on the loop.
-    func releaseMemoryAfterBulkWork() {
+    /// of the loop), SQLite's cache is emptied and, when the work moved `bytes` of a megabyte
+    /// or more, malloc gives its free pages back, so the daemon's private memory falls back to
+    /// its idle size instead of keeping the peak until a restart. Giving the pages back walks
+    /// every arena (tens of milliseconds after a ten-year export): it is done on a thread of
+    /// its own, not on the loop, and not after small work (a few rows exported again and
+    /// again would have it walk them all the time).
+    func releaseMemoryAfterBulkWork(bytes: Int) {
         bus.loop.later { [tracker] in
             tracker.releaseMemory()
-            Thread { malloc_trim(0) }.start()
+            if bytes >= 1 << 20 { Thread { malloc_trim(0) }.start() }
         }
     }
 

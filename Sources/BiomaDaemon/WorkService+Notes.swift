@@ -49,7 +49,7 @@ extension WorkService {
         }
         let now = clock.now()
         bulk.read({ try make($0, from, to, now) }) { [self] result in
-            releaseMemoryAfterBulkWork()
+            releaseMemoryAfterBulkWork(bytes: (try? result.get())?.utf8.count ?? 0)
             reply.finish(result.map { [.string($0)] }.mapError { DaemonAPI.dbusError($0) })
         }
     }

@@ -30,7 +30,7 @@ extension WorkService {
                 throw DaemonAPI.invalidArgument("By, Client, Project, Tag, From and To go with the table, Json, Html or PdfPages.")
             }
             // The table of the filtered time, grouped (by project unless By says otherwise).
-            defer { releaseMemoryAfterBulkWork() }
+            defer { releaseMemoryAfterBulkWork(bytes: 1 << 20) }
             let sheet = try timesheet(period: period, day: day, options, rounding: extras.rounding)
             let grouping = by ?? .project
             return try options.bool("Json") == true ? sheet.groupedJSON(by: grouping) : sheet.groupedText(by: grouping)
@@ -46,7 +46,7 @@ extension WorkService {
             paper = chosen
         }
         // A year's timesheet is bulk work: what it took is given back after the reply.
-        defer { releaseMemoryAfterBulkWork() }
+        defer { releaseMemoryAfterBulkWork(bytes: 1 << 20) }
         let sheet = try timesheet(period: period, day: day, options, rounding: extras.rounding)
         return html ? sheet.html() : sheet.pages(paper: paper).joined(separator: "\u{0C}")
     }

@@ -218,8 +218,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// `change` for bulk work (an import, a history reset): the same steps, with `body` run on
     /// a worker tracker while the loop is held (`BulkWork`), and `reply` finished with
     /// `answer` of its result once the loop has the worker's state and has published it.
+    /// `size`: the bytes the work takes in (an import's data), for the memory given back after.
     func changeInBulk<T: Sendable>(
-        reply: PendingReply, _ body: @escaping @Sendable (Tracker, Micros) throws -> T,
+        reply: PendingReply, size: Int, _ body: @escaping @Sendable (Tracker, Micros) throws -> T,
         answer: @escaping @Sendable (T) -> [DBusValue]
     ) {
         checkSuspend()
@@ -242,7 +243,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         bulk.write({ worker in try body(worker, now) }) { [self] result in
             if let gone { bus.unsubscribe(gone) }
             publication.end(at: now)
-            releaseMemoryAfterBulkWork()
+            releaseMemoryAfterBulkWork(bytes: size)
             reply.finish(result.map(answer).mapError { $0 is DBusMethodError ? $0 : DaemonAPI.dbusError($0) })
         }
     }
@@ -372,10 +373,13 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 DBusMethod.deferred(BIOMATIMER_TIMER1_IMPORT_CSV, in: [.init("csv", "s")], out: [.init("count", "u")]) {
                     [self] call, reply in
                     let text = call.arguments[0].string!
-                    changeInBulk(reply: reply, { try $0.importCSV(text, at: $1) }) { [.uint32(UInt32(clamping: $0))] }
+                    changeInBulk(reply: reply, size: text.utf8.count, { try $0.importCSV(text, at: $1) }) {
+                        [.uint32(UInt32(clamping: $0))]
+                    }
                 },
                 DBusMethod.deferred(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _, reply in
-                    changeInBulk(reply: reply, { try $0.resetHistory(at: $1) }) { _ in [] }
+                    // Years of rows deleted: their pages given back after.
+                    changeInBulk(reply: reply, size: 1 << 20, { try $0.resetHistory(at: $1) }) { _ in [] }
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
                     try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
@@ -430,7 +434,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
         let extras = try ReportExtras(options)
         // A month's or a year's intervals are bulk work: given back after the reply.
-        defer { if period == "month" || period == "year" { releaseMemoryAfterBulkWork() } }
+        defer { if period == "month" || period == "year" { releaseMemoryAfterBulkWork(bytes: 1 << 20) } }
         let report = try report(period: period, day: day)
         let targets = try targetReport(report)
         if !extras.isEmpty || billingConfigured() {

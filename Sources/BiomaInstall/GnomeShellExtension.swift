@@ -1,3 +1,4 @@
+import BiomaSystem
 import DBusCore
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import BiomaSystem
 import DBusCore
 
 #if canImport(Glibc)
@@ -275,10 +276,7 @@ public enum Installer {
 }
 
 /// A failed installation step, in a sentence.
-public struct InstallError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
-}
+public typealias InstallError = FileError
 
 /// What an installation wrote: `f PATH` for each file, `d PATH` for each folder it made.
 struct Manifest {

@@ -6,7 +6,6 @@
 
 import BiomaCore
 import BiomaText
-import BiomaWidgets
 
 #if canImport(Glibc)
 import Glibc

@@ -92,7 +92,7 @@ public enum ChartText {
         }
         out += "\n"
         for row in legend.rows {
-            let name = Terminal.pad(String(Terminal.singleLine(row.name).prefix(24)), 24)
+            let name = Terminal.pad(String(TextEscaping.singleLine(row.name).prefix(24)), 24)
             let mark = style.paint(glyph(row.kind, legend: legend, color: style.color), legend.color(of: row.kind))
             out += "  \(mark) \(name) \(Terminal.padLeft(DurationFormat.hms(row.total), 10)) "
             out += Terminal.padLeft(oneDecimal(row.percent) + "%", 6) + "\n"

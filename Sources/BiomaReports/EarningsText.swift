@@ -31,9 +31,9 @@ extension ReportText {
         out += " \(Terminal.padLeft("rate", 14)) \(Terminal.padLeft("amount", 16))\n"
         let clientNames = Dictionary(clients.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         for (client, lines) in byClient(earnings, clientOrder: clients.map(\.id), projectOrder: projectOrder) {
-            out += "  \(Terminal.singleLine(client.flatMap { clientNames[$0] } ?? "no client"))\n"
+            out += "  \(TextEscaping.singleLine(client.flatMap { clientNames[$0] } ?? "no client"))\n"
             for line in lines {
-                let label = Terminal.pad(String(Terminal.singleLine(line.projectID.flatMap(name) ?? "no project").prefix(26)), 26)
+                let label = Terminal.pad(String(TextEscaping.singleLine(line.projectID.flatMap(name) ?? "no project").prefix(26)), 26)
                 out += "    \(label) \(Terminal.padLeft(DurationFormat.hms(line.exact), 10)) "
                 out += "\(Terminal.padLeft(DurationFormat.hms(line.billed), 10)) "
                 out += "\(Terminal.padLeft(rateText(line.billing), 14)) \(Terminal.padLeft(amountText(line), 16))\n"

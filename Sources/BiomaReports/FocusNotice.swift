@@ -1,11 +1,9 @@
 import BiomaCore
 import BiomaText
-import BiomaWidgets
-import TimerControl
 
 /// The words of the focus timer's notifications.
 public enum FocusNotice {
-    public static func name(_ phase: FocusPhase) -> String { FocusDisplay.phaseNames[phase.rawValue] ?? phase.rawValue }
+    public static func name(_ phase: FocusPhase) -> String { FocusRunState.phaseNames[phase.rawValue] ?? phase.rawValue }
 
     /// What ended and what comes next.
     public static func notice(_ end: FocusPhaseEnd, plan: FocusPlan?, projects: [Project]) -> (summary: String, body: String) {

@@ -3,7 +3,6 @@
 
 import BiomaCore
 import BiomaText
-import BiomaWidgets
 
 extension ReportText {
     /// `Notes`, per day and project (`NoteDigest`); `name` gives a project id's name.
@@ -16,8 +15,8 @@ extension ReportText {
                 out += "  \(entry.day)\n"
                 day = entry.day
             }
-            out += "    \(Terminal.singleLine(entry.projectID.flatMap(name) ?? "no project"))\n"
-            for note in entry.notes { out += "      - \(Terminal.singleLine(note))\n" }
+            out += "    \(TextEscaping.singleLine(entry.projectID.flatMap(name) ?? "no project"))\n"
+            for note in entry.notes { out += "      - \(TextEscaping.singleLine(note))\n" }
         }
         return out
     }
@@ -30,7 +29,7 @@ extension ReportText {
         out += "          exact    rounded\n"
         for id in roundedProjects(totals, projectOrder: projectOrder) {
             let total = totals.total(of: id)
-            let label = Terminal.pad(String(Terminal.singleLine(id.flatMap(name) ?? "no project").prefix(24)), 24)
+            let label = Terminal.pad(String(TextEscaping.singleLine(id.flatMap(name) ?? "no project").prefix(24)), 24)
             out += "  \(label) \(Terminal.padLeft(DurationFormat.hms(total.exact), 10)) \(Terminal.padLeft(DurationFormat.hms(total.rounded), 10))\n"
         }
         out += "  \(Terminal.pad("total", 24)) \(Terminal.padLeft(DurationFormat.hms(totals.exactTotal), 10)) "

@@ -3,8 +3,6 @@
 
 import BiomaCore
 import BiomaText
-import BiomaWidgets
-import TimerControl
 
 /// `biomatimer report`, from BiomaCore's `Report` (the daemon renders it; no keys to look up).
 public enum ReportText {
@@ -56,7 +54,7 @@ public enum ReportText {
             let filled = Int((p.percent / 100 * Double(barWidth)).rounded())
             let bar = String(repeating: "█", count: max(0, min(barWidth, filled)))
                 + String(repeating: "░", count: max(0, barWidth - filled))
-            let name = Terminal.pad(String(Terminal.singleLine(p.name).prefix(24)), 24)
+            let name = Terminal.pad(String(TextEscaping.singleLine(p.name).prefix(24)), 24)
             out += "  \(style.swatch(p.color)) \(name) \(Terminal.padLeft(DurationFormat.hms(p.total), 10)) "
             out += "\(Terminal.padLeft(oneDecimal(p.percent) + "%", 6))  \(style.paint(bar, p.color))\n"
         }

@@ -4,7 +4,6 @@
 
 import BiomaCore
 import BiomaText
-import BiomaWidgets
 
 extension Timesheet {
     /// Text for HTML content and attributes (`& < > " '` escaped), isolated from the text

@@ -4,7 +4,6 @@
 
 import BiomaCore
 import BiomaText
-import BiomaWidgets
 
 extension Timesheet {
     public enum Paper: String, Sendable, CaseIterable {

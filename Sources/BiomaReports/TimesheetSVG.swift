@@ -4,7 +4,6 @@
 
 import BiomaCore
 import BiomaText
-import BiomaWidgets
 
 extension Timesheet {
     /// A name for a chart's label: one line, at most `limit` characters.

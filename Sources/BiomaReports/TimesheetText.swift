@@ -62,7 +62,7 @@ extension Timesheet {
         out += "\n  \(Terminal.pad("", 32)) \(Terminal.padLeft("hours", 10)) \(Terminal.padLeft("rounded", 10)) \(Terminal.padLeft("amount", 16))\n"
         let rows = groups(by: grouping)
         for group in rows {
-            let label = Terminal.pad(String(Terminal.singleLine(group.label).prefix(32)), 32)
+            let label = Terminal.pad(String(TextEscaping.singleLine(group.label).prefix(32)), 32)
             out += "  \(label) \(Terminal.padLeft(Self.hours(group.exact), 10)) \(Terminal.padLeft(Self.hours(group.billed), 10)) "
             out += "\(Terminal.padLeft(Self.amounts(group.amounts), 16))\n"
         }

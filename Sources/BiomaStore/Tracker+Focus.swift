@@ -29,13 +29,15 @@ extension Tracker {
         return outcome
     }
 
-    /// Pomodoros and active rounds completed in `day`.
+    /// Pomodoros and active rounds completed in `day`, or the storage error that kept them
+    /// from being counted (never 0 for a failed read).
     /// Counted once per day and change (every change forgets the count).
-    public func focusCompleted(on day: Day) -> Int {
+    public func focusCompleted(on day: Day) throws(TrackerError) -> Int {
         let (low, high) = rules.bounds(of: day)
         if let cached = focusCompletedCache, cached.day == day { return cached.count }
-        guard
-            let count = try? database.read({ db in
+        let count: Int
+        do {
+            count = try database.read({ db in
                 try Int.fetchOne(
                     db,
                     sql: """
@@ -43,7 +45,9 @@ extension Tracker {
                         WHERE end_us > ? AND end_us <= ? AND completed = 1 AND phase IN ('work', 'active')
                         """, arguments: [low, high])
             }) ?? 0
-        else { return 0 }
+        } catch {
+            throw .storage("cannot read the completed focus phases: \(error)")
+        }
         focusCompletedCache = (day, count)
         return count
     }

@@ -205,6 +205,10 @@ extension Tracker {
             var touched: [SyncEntity: Set<String>] = [:]
             // Entities first seen in this batch, with their fields: written from memory.
             var fresh: [String: [String: SyncValue]] = [:]
+            // Closed intervals first seen in this batch (their span as created), and an end the
+            // peer then moved earlier in the same batch: its own cut, read with the creation.
+            var created: [String: (start: Micros, end: Micros)] = [:]
+            var movedEnd: [String: Micros] = [:]
             let seen = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
             for operation in operations {
@@ -214,6 +218,13 @@ extension Tracker {
                 guard db.changesCount == 1 else { continue }
                 let stampID = db.lastInsertedRowID
                 merged.operations += 1
+                if operation.entity == .interval, case .int(let end)? = operation.fields["end"] {
+                    if let span = created[operation.entityID] {
+                        if end < span.end { movedEnd[operation.entityID] = end }
+                    } else if case .int(let start)? = operation.fields["start"] {
+                        created[operation.entityID] = (start, end)
+                    }
+                }
                 var merged: StampedFields
                 if let current = try Self.mergedFields(db, operation.entity, operation.entityID) {
                     let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current))
@@ -246,6 +257,7 @@ extension Tracker {
             var intervals = touched[.interval] ?? []
             intervals.formUnion(materializer.referencing)
             merged.overlaps = try materializer.writeIntervals(intervals)
+            merged.overlaps += try Self.timedBeforeACut(created, movedEnd, db)
             try db.execute(
                 sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1",
                 arguments: [clock.wall, Int64(clock.counter)])
@@ -287,6 +299,30 @@ extension Tracker {
 
     /// The device that started `interval`: the writer of its merged `start`; nil when no
     /// operation has named it here.
+    /// The time both devices timed, when a peer's log says it in two operations read at once:
+    /// the peer created an interval and then cut it at the start of one of ours (the later-
+    /// started keeps the time), so that once merged nothing overlaps any more. The peer said
+    /// so when it cut; this device says so too, as it would have had it read the creation
+    /// alone. (An end moved to where nothing here starts is an edit, not a cut.)
+    static func timedBeforeACut(
+        _ created: [String: (start: Micros, end: Micros)], _ movedEnd: [String: Micros], _ db: Database
+    ) throws -> [(kept: String, cut: String, from: Micros, to: Micros)] {
+        var found: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+        for (id, cutAt) in movedEnd.sorted(by: { $0.key < $1.key }) {
+            guard let span = created[id], cutAt > span.start,
+                try Micros.fetchOne(db.cachedStatement(sql: "SELECT end_us FROM interval WHERE uuid = ?"), arguments: [id]) == cutAt,
+                let other = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT uuid, end_us FROM interval WHERE start_us = ? AND uuid != ?"),
+                    arguments: [cutAt, id])
+            else { continue }
+            let (keptID, keptEnd): (String, Micros?) = (other[0], other[1])
+            let to = min(span.end, keptEnd ?? span.end)
+            guard to > cutAt else { continue }
+            found.append((try starter(ofInterval: keptID, db) ?? "", try starter(ofInterval: id, db) ?? "", cutAt, to))
+        }
+        return found
+    }
+
     static func starter(ofInterval interval: String, _ db: Database) throws -> String? {
         guard let stamp = try mergedFields(db, .interval, interval)?.fields["start"]?.stamp else { return nil }
         return try String.fetchOne(db.cachedStatement(sql: "SELECT device FROM sync_stamp WHERE id = ?"), arguments: [stamp])
@@ -664,7 +700,7 @@ struct SyncMaterializer {
         for cut in cuts.sorted(by: { $0.id < $1.id }) {
             let start = stretches[cut.id]!.start
             let kept = cut.end.map { $0 > start } ?? true
-            try record.execute(arguments: [cut.id, kept ? "{\"end\":\(cut.end.map(String.init) ?? "null")}" : "{\"deleted\":true}"])
+            try record.execute(arguments: [cut.id, (kept ? JSON.object(["end": cut.end.map(JSON.int) ?? .null]) : .object(["deleted": .bool(true)])).text])
             if targets[cut.id] != nil {
                 // Written below with the rest of its fields.
                 if kept { targets[cut.id]?.end = cut.end } else {

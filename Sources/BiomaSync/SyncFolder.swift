@@ -1,5 +1,5 @@
 import BiomaCore
-import BiomaInstall
+import BiomaSystem
 import BiomaText
 
 #if canImport(Glibc)
@@ -118,7 +118,7 @@ public struct SyncFolder: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self), let json = try? StrictJSON.parse(text),
             case .string(let name) = json["name"]
         else { return nil }  // a card not (yet) whole: the device goes by its id
-        return Terminal.singleLine(name)
+        return TextEscaping.singleLine(name)
     }
 
     public func segmentPath(of device: String, _ index: Int) -> String {
@@ -149,24 +149,15 @@ public struct SyncFolder: Sendable {
                 let file = try Descriptor.open(
                     SyncLog.segmentName(segment), in: own, kind: .file, flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644,
                     naming: path)
-                let bytes = Array(text.utf8)
-                var written = 0
-                var failure: Int32 = 0
-                while written < bytes.count {
-                    let n = bytes.withUnsafeBytes { Glibc.write(file.fd, $0.baseAddress! + written, $0.count - written) }
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 {
-                        failure = n < 0 ? errno : EIO
-                        break
-                    }
-                    written += n
-                }
+                // The segment's length before, to cut a partial write back to.
+                let before = try? file.size()
+                var failure = writeAll(Array(text.utf8), to: file.fd) ?? 0
                 if failure == 0 && fsync(file.fd) != 0 { failure = errno }
                 // A line cut short by a full disk is ignored by readers until it is whole; the
                 // next append would complete it with other text, so it is cut off again here.
                 if failure != 0 {
-                    if written > 0, let size = try? file.size() {
-                        _ = ftruncate(file.fd, off_t(size - written))  // best effort: readers skip a partial line anyway
+                    if let before, let size = try? file.size(), size > before {
+                        _ = ftruncate(file.fd, off_t(before))  // best effort: readers skip a partial line anyway
                     }
                     throw FolderRefusal(path, .system(failure))
                 }

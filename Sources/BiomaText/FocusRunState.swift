@@ -4,3 +4,11 @@
 public enum FocusRunState: String, Sendable, Equatable, Codable, CaseIterable {
     case off, running, paused, waiting, done
 }
+
+extension FocusRunState {
+    /// The phases in words, by their published names (bars, notifications, reports).
+    public static let phaseNames = [
+        "work": "Work", "short-break": "Short break", "long-break": "Long break", "countdown": "Countdown",
+        "active": "Active", "rest": "Rest",
+    ]
+}

@@ -1,5 +1,5 @@
-// Text for terminals: colour only on a terminal and without `NO_COLOR`, names on one line,
-// columns padded; shared by every program that prints for people.
+// Text for terminals: colour only on a terminal and without `NO_COLOR`, columns padded (names
+// are put on one line by `TextEscaping.singleLine`, the one for every side); shared by every program that prints for people.
 
 #if canImport(Glibc)
 import Glibc
@@ -35,13 +35,6 @@ public struct Terminal: Sendable {
     public static func rgb(_ hex: String) -> (Int, Int, Int)? {
         guard hex.count == 7, hex.hasPrefix("#"), let v = Int(hex.dropFirst(), radix: 16) else { return nil }
         return ((v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)
-    }
-
-    /// A name on one line: control characters (escape sequences included) become visible.
-    public static func singleLine(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\u{FFFD}" : $0 }))
     }
 
     public static func pad(_ text: String, _ width: Int) -> String {

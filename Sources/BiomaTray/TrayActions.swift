@@ -1,5 +1,6 @@
 import CContract
 import DBusKit
+import BiomaSystem
 import Glibc
 import TimerControl
 
@@ -73,16 +74,9 @@ extension TrayService {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return false }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                close(fd)
-                return false
-            }
-            written += n
+        guard writeAll(text, to: fd) == nil else {
+            close(fd)
+            return false
         }
         close(fd)
         return rename(temporary, path) == 0

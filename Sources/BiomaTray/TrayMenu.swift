@@ -113,7 +113,6 @@ public struct TrayMenu: Sendable {
         layouts[query] = made
         return made
     }
-    public var rowCount: Int { rows.count }
     /// Every row's id, the root first.
     public var allIDs: [Int32] {
         var out: [Int32] = []

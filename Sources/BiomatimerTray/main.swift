@@ -1,3 +1,4 @@
+import BiomaSystem
 import BiomaTray
 import Glibc
 
@@ -9,12 +10,4 @@ guard CommandLine.arguments.count == 2, CommandLine.arguments[1] == "tray" else 
 }
 TrayService.run { line in writeError(line + "\n") }
 
-@Sendable func writeError(_ text: String) {
-    var bytes = Array(text.utf8)
-    while !bytes.isEmpty {
-        let n = write(2, bytes, bytes.count)
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { return }
-        bytes.removeFirst(n)
-    }
-}
+@Sendable func writeError(_ text: String) { writeAll(text, to: 2) }

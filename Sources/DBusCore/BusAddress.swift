@@ -1,3 +1,4 @@
+import BiomaSystem
 import CDBus
 
 #if canImport(Glibc)

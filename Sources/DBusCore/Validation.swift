@@ -1,14 +1,26 @@
 import CDBus
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Checks for every kind of text libdbus would abort on. Each returns normally for a valid
 /// value and throws a `BusError` naming the bad value otherwise. The rules are libdbus's own
 /// (`dbus_validate_*`), called only after a NUL check, because a C string stops at NUL.
 public enum Validate {
     public static func string(_ s: String) throws(BusError) {
-        if s.utf8.contains(0) { throw .invalidString("contains a NUL byte: \(BusError.quote(s))") }
+        if containsNUL(s) { throw .invalidString("contains a NUL byte: \(BusError.quote(s))") }
         guard s.withCString({ dbus_validate_utf8($0, nil) }) != 0 else {
             throw .invalidString("not valid UTF-8 for D-Bus: \(BusError.quote(s))")
         }
+    }
+
+    /// Whether `s` holds a NUL byte: `memchr` over its bytes (an import's megabytes are
+    /// scanned at memory speed, in a debug build too).
+    public static func containsNUL(_ s: String) -> Bool {
+        s.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+        } ?? s.utf8.contains(0)
     }
 
     public static func objectPath(_ s: String) throws(BusError) {

@@ -1,3 +1,4 @@
+import BiomaSystem
 import CDBus
 import Glibc
 
@@ -20,6 +21,12 @@ public final class Bus: LoopRunner, @unchecked Sendable {
     public let loop: EventLoop
     /// Whether the loop was made for this bus alone (it stops when the bus closes).
     let ownsLoop: Bool
+    /// Where the bus tells what failed with nobody to answer (a signal that could not be sent):
+    /// standard error unless the owner passes its log. Set before the loop runs.
+    public var report: @Sendable (String) -> Void = { text in
+        var line = Array(("dbuskit: " + text + "\n").utf8)
+        _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
 
     // Shared with other threads: guarded by `lock`.
     let lock = Lock()
@@ -28,7 +35,6 @@ public final class Bus: LoopRunner, @unchecked Sendable {
     var finished = false
     var disconnectHandlers: [@Sendable (String) -> Void] = []
     var closedReason: String?
-    var fdWatches: [Int32: EventLoop.WatchHandle] = [:]
 
     // Loop-thread only.
     var watches: [OpaquePointer] = []
@@ -123,23 +129,5 @@ public final class Bus: LoopRunner, @unchecked Sendable {
             _ = try? loop.sync { [self] () throws(BusError) in closeNow() }
         }
         if ownsLoop { loop.stop() }
-    }
-
-    /// Polls `fd` in the loop and runs `handler` on the loop thread whenever it is readable
-    /// (a timerfd, a signalfd, a pipe): one loop for everything the process waits on. The
-    /// watch ends with the connection.
-    public func watchReadable(fd: Int32, _ handler: @escaping @Sendable () -> Void) {
-        let handle = loop.watch(fd: fd) { _ in handler() }
-        lock.lock()
-        let old = fdWatches.updateValue(handle, forKey: fd)
-        lock.unlock()
-        if let old { loop.unwatch(old) }
-    }
-
-    public func unwatchReadable(fd: Int32) {
-        lock.lock()
-        let old = fdWatches.removeValue(forKey: fd)
-        lock.unlock()
-        if let old { loop.unwatch(old) }
     }
 }

@@ -82,12 +82,9 @@ extension Bus {
         lock.lock()
         let already = finished
         finished = true
-        let fdWatches = fdWatches
-        self.fdWatches.removeAll()
         lock.unlock()
         guard !already else { return }
         loop.unregister(self)
-        for (_, handle) in fdWatches { loop.unwatch(handle) }
         subscriptions.removeAll()
         objects.removeAll()
         nameLostHandlers.removeAll()

@@ -11,6 +11,8 @@ public struct DBusArgument: Sendable, Equatable {
     /// when the interface is exported.
     public init(_ name: String, _ signature: String) {
         self.name = name
+        // Nothing is lost: a bad signature is kept in `declared`, and `export` refuses the
+        // interface with its parse error (`DBusInterface.validate`) before any call arrives.
         self.type = (try? DBusType.parseSingle(signature)) ?? .variant
         self.declared = signature
     }
@@ -104,6 +106,7 @@ public struct DBusProperty: Sendable {
     public init(_ name: String, _ signature: String, changeSignal: ChangeSignal = .true, get: @escaping Getter, set: Setter? = nil) {
         self.name = name
         self.declared = signature
+        // As for arguments: a bad signature is refused at export (`DBusInterface.validate`).
         self.type = (try? DBusType.parseSingle(signature)) ?? .variant
         (self.get, self.set, self.changeSignal) = (get, set, changeSignal)
     }

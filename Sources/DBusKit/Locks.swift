@@ -1,21 +1,8 @@
+import BiomaSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A pthread mutex: DBusKit stays free of Foundation, so a client that links it starts fast.
-final class Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init() { pthread_mutex_init(mutex, nil) }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-}
 
 /// A counting semaphore (POSIX), for one thread to wait until another has done something.
 final class Semaphore: @unchecked Sendable {

@@ -21,10 +21,18 @@ extension DBusInterface {
 extension Bus {
     /// Emits `PropertiesChanged` on `path` for the properties of `table` that differ between
     /// two states taken at the same instant (plus its always-sent columns); nothing when no
-    /// property changed. Returns whether a signal was sent.
+    /// property changed. Returns whether a signal was sent; one that could not be sent is told
+    /// to `report` (the daemon's log), and the followers catch up with the next signal or
+    /// with `GetAll`.
     @discardableResult
     public func emitChanges<Root>(_ table: PropertyTable<Root>, path: String, from before: Root, to after: Root) -> Bool {
         guard let changes = table.changes(from: before, to: after) else { return false }
-        return (try? emitPropertiesChanged(path: path, interface: table.interface, changed: changes)) != nil
+        do {
+            try emitPropertiesChanged(path: path, interface: table.interface, changed: changes)
+            return true
+        } catch {
+            report("cannot send PropertiesChanged for \(table.interface) on \(path): \(error)")
+            return false
+        }
     }
 }

@@ -1,3 +1,4 @@
+import BiomaSystem
 import CContract
 import DBusCore
 

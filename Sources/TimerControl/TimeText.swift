@@ -4,40 +4,6 @@ import BiomaText
 import Glibc
 #endif
 
-/// Durations as people write them: `25m`, `1h30m`, `90s`, `2h`, `1:30:00`, `5:00` (minutes
-/// and seconds). Parsed on the client side, so a bad one is a usage error before any call.
-public enum DurationText {
-    /// Microseconds, or nil when `text` is not a duration (or is zero).
-    public static func parse(_ text: String) -> Int64? {
-        let text = text.lowercased()
-        if text.contains(":") {
-            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard (2...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
-                let numbers = Optional(parts.compactMap { Int64($0) }), numbers.count == parts.count,
-                numbers.dropFirst().allSatisfy({ $0 < 60 }), numbers.allSatisfy({ $0 >= 0 && $0 < 1_000_000 })
-            else { return nil }
-            let seconds = numbers.reduce(0) { $0 * 60 + $1 }
-            return seconds > 0 ? seconds * 1_000_000 : nil
-        }
-        var total: Int64 = 0
-        var number: Int64?
-        var seenUnits: Set<Character> = []
-        for c in text {
-            if let digit = c.wholeNumberValue, c.isASCII {
-                number = (number ?? 0) * 10 + Int64(digit)
-                if number! > 10_000_000 { return nil }
-            } else if let n = number, ["h", "m", "s"].contains(c), seenUnits.insert(c).inserted {
-                total += n * (c == "h" ? 3600 : c == "m" ? 60 : 1)
-                number = nil
-            } else {
-                return nil
-            }
-        }
-        guard number == nil, total > 0 else { return nil }
-        return total * 1_000_000
-    }
-}
-
 /// A local calendar date and clock time.
 public struct LocalTime: Equatable, Sendable {
     public var year: Int32

@@ -236,6 +236,18 @@ private struct Drive {
         #expect(state.running)
     }
 
+    /// `confirm` starts only a waiting phase: a running or paused timer is left exactly as it is.
+    @Test func confirmChangesNothingUnlessAPhaseWaits() throws {
+        var timer = try FocusTimer.start(.countdown(10 * minute), at: t0)
+        let running = timer
+        timer.confirm(at: t0 + minute)
+        #expect(timer == running)
+        _ = try timer.pause(at: t0 + 2 * minute)
+        let paused = timer
+        timer.confirm(at: t0 + 3 * minute)
+        #expect(timer == paused && timer.state == .paused)
+    }
+
     @Test func stoppingWorkByHandPausesTheFocusTimer() throws {
         var plan = FocusPlan.countdown(10 * minute)
         plan.project = "p1"

@@ -211,17 +211,22 @@ import Testing
 }
 
 @Suite struct BudgetTests {
+    /// The command line's one budget reader (BudgetText), and the period the daemon checks.
     @Test func budgetsParse() throws {
-        #expect(try Budget.parse(amount: "20h", per: "week") == Budget(amount: 20 * hour, period: .week))
-        #expect(try Budget.parse(amount: "120:30", per: "Month") == Budget(amount: 120 * hour + 30 * minute, period: .month))
-        #expect(try Budget.parse(amount: "none", per: nil) == nil)
-        #expect(try Budget.parse(amount: "5h", per: nil)?.period == .week)
+        #expect(try BudgetText.parse(amount: "20h", per: "week").map { [$0.amount, $0.period] as [AnyHashable] } == [20 * hour, "week"])
+        #expect(try BudgetText.parse(amount: "120:30", per: "Month").map { [$0.amount, $0.period] as [AnyHashable] } == [120 * hour + 30 * minute, "month"])
+        #expect(try BudgetText.parse(amount: "none", per: nil) == nil)
+        #expect(try BudgetText.parse(amount: "5h", per: nil)?.period == "week")
+        #expect(try BudgetPeriod.parse(" Total ") == .total)
+        #expect(throws: TrackerError.invalidArgument("A budget period `fortnight` does not exist: use week, month or total.")) {
+            try BudgetPeriod.parse("fortnight")
+        }
         for (amount, per, words) in [
-            ("20h", "fortnight", "does not exist"), ("0", "week", "is zero"), ("-5h", "total", "is negative"),
+            ("20h", "fortnight", "--per fortnight is not a budget period"), ("0", "week", "is zero"), ("-5h", "total", "is negative"),
             ("none", "week", "--per needs a budget"), ("100001h", "total", "is longer"),
         ] {
             do {
-                _ = try Budget.parse(amount: amount, per: per)
+                _ = try BudgetText.parse(amount: amount, per: per)
                 Issue.record("\(amount) \(per) was accepted")
             } catch {
                 #expect(error.message.contains(words), "\(error.message)")

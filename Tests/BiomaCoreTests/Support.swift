@@ -2,7 +2,6 @@ import BiomaCore
 import Foundation
 @_exported import TestSupport
 
-
 /// The history a store would hold, kept in memory by applying the same segment changes.
 struct MemoryHistory {
     var closed: [Interval] = []
@@ -61,18 +60,5 @@ struct Harness {
         Report(
             from: from, to: to, boundaries: rules.boundaries(from: from, to: to),
             intervals: history.intervals(at: now), projects: projects)
-    }
-}
-
-/// A seeded generator, so a failing case can be repeated.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -36,7 +36,7 @@ import TestSupport
                 Mon 2026-01-05  ··················██████··▓▓▓▓▓·░░··············    6:30:00
 
                   █ Client A                    3:00:00  12.5%
-                  ▓ R&D <b>"x"</b>�[31m         2:30:00  10.4%
+                  ▓ R&D <b>"x"</b> [31m         2:30:00  10.4%
                   ░ no project                  1:00:00   4.2%
                   · unaccounted                17:30:00  72.9%
 
@@ -59,7 +59,7 @@ import TestSupport
             + String(repeating: " ", count: 16 + 33) + paint("▲ 16:40", "255;0;0") + "\n"
             + "\n"
             + "  \(paint("█", "255;0;0")) Client A                    3:00:00  12.5%\n"
-            + "  \(paint("█", "0;0;255")) R&D <b>\"x\"</b>�[31m         2:30:00  10.4%\n"
+            + "  \(paint("█", "0;0;255")) R&D <b>\"x\"</b> [31m         2:30:00  10.4%\n"
             + "  \(paint("░", "142;142;147")) no project                  1:00:00   4.2%\n"
             + "  \(paint("·", grey)) unaccounted                17:30:00  72.9%\n"
         #expect(text == expected)

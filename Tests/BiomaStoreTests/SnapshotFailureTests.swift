@@ -25,4 +25,21 @@ import Testing
             }
         }
     }
+
+    /// Today's completed focus phases that cannot be read are an error, never 0 completed.
+    @Test func aFailedCountOfFocusPhasesIsAStorageErrorNotZero() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
+            let today = tracker.rules.day(containing: now)
+            #expect(try tracker.focusCompleted(on: today) == 0)
+            try tracker.database.write { try $0.execute(sql: "ALTER TABLE focus_phase RENAME TO unreadable") }
+            tracker.focusCompletedCache = nil
+            do {
+                let count = try tracker.focusCompleted(on: today)
+                Issue.record("counted \(count) instead of failing")
+            } catch TrackerError.storage(let message) {
+                #expect(message.hasPrefix("cannot read the completed focus phases: "), "\(message)")
+            }
+        }
+    }
 }

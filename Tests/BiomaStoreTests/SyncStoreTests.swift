@@ -171,6 +171,34 @@ final class SyncPair {
         }
     }
 
+    /// B reads A's creation and A's own cut of it in one read (A merged B's log first): B
+    /// still says both timed the overlap, as A did; an end A simply moved earlier, or a run
+    /// A stopped, is not news.
+    @Test func aPeersCutReadWithItsCreationIsStillSaid() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8), enabled: false)
+            _ = try pair.a.addProject(name: "Client A", color: "#112233", at: Self.at(8))
+            _ = try pair.a.addInterval(start: Self.at(9), end: Self.at(10.5), project: "Client A", note: nil, replace: false, at: Self.at(18))
+            _ = try pair.b.addProject(name: "Errands", color: "", at: Self.at(8))
+            _ = try pair.b.addInterval(start: Self.at(10), end: Self.at(11), project: "Errands", note: nil, replace: false, at: Self.at(18))
+            try pair.enable(pair.a, "A").enable(pair.b, "B")
+            let onA = try pair.deliver(to: pair.a, at: Self.at(18))
+            let onB = try pair.deliver(to: pair.b, at: Self.at(18))
+            let (a, b) = (try pair.id(pair.a), try pair.id(pair.b))
+            for merged in [onA, onB] {
+                #expect(merged.overlaps.map { "\($0.kept) \($0.cut) \($0.from) \($0.to)" } == ["\(b) \(a) \(Self.at(10)) \(Self.at(10.5))"])
+            }
+            // Later, A adds an interval and moves its end earlier (no one starts there), and
+            // starts and stops a run: B reads each in one read, and says nothing.
+            let id = try pair.a.addInterval(start: Self.at(12), end: Self.at(13), project: nil, note: nil, replace: false, at: Self.at(18))
+            try pair.a.updateInterval(id, Tracker.IntervalChanges(end: Self.at(12.5)), at: Self.at(18))
+            try pair.a.start(at: Self.at(14))
+            try pair.a.stop(at: Self.at(15))
+            #expect(try pair.deliver(to: pair.b, at: Self.at(18)).overlaps.isEmpty)
+            #expect(try pair.export(pair.a, at: Self.at(18)) == pair.export(pair.b, at: Self.at(18)))
+        }
+    }
+
     @Test func anyOrderOfArrivalGivesTheSameHistory() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.at(8))

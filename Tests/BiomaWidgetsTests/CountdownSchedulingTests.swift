@@ -1,6 +1,8 @@
 import BiomaWidgets
 import Testing
 
+import TestSupport
+
 /// The redraw schedule for values that count down (time left in a phase) as well as up.
 @Suite struct CountdownSchedulingTests {
     @Test func aCountdownShowsTheSecondsBegunAndEndsAtZero() {
@@ -54,18 +56,5 @@ import Testing
             #expect(time.displayedSeconds(at: next - 1) == shown, "\(time) at \(now): changed before \(next)")
             #expect(time.displayedSeconds(at: next) != shown, "\(time) at \(now): no change at \(next)")
         }
-    }
-}
-
-/// A small deterministic generator, so a failure repeats.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import BiomaText
 import Foundation
 import Testing
 import TimerControl
@@ -16,12 +17,35 @@ import TimerControl
     @Test func durations() {
         let cases: [(String, Int64?)] = [
             ("25m", 25 * 60), ("1h30m", 5400), ("90s", 90), ("2h", 7200), ("1h5s", 3605), ("1:30:00", 5400),
-            ("5:00", 300), ("0:00:01", 1), ("10M", 600),
-            ("", nil), ("0m", nil), ("15", nil), ("m", nil), ("1h1h", nil), ("1x", nil), ("1:60", nil), ("1::0", nil),
-            ("-5m", nil), ("1.5h", nil), ("١m", nil),
+            ("5:00", 5 * 3600), ("7:30", 7 * 3600 + 1800), ("0:25:00", 1500), ("0:00:01", 1), ("10M", 600), (" 8h ", 8 * 3600),
+            ("", nil), ("0m", nil), ("0", nil), ("0:00", nil), ("15", nil), ("m", nil), ("1h1h", nil), ("30m1h", nil), ("1x", nil),
+            ("1:60", nil), ("1::0", nil), ("1:2:3:4", nil), ("-5m", nil), ("1.5h", nil), ("١m", nil),
         ]
         for (text, seconds) in cases {
             #expect(DurationText.parse(text) == seconds.map { $0 * 1_000_000 }, "\(text)")
+        }
+    }
+
+    /// One reading of `7:30` (hours and minutes) for every command, and the words of each refusal.
+    @Test func lengthsAreReadOneWay() throws {
+        let day: Int64 = 24 * 3_600_000_000
+        #expect(try DurationText.read("7:30", what: "DURATION", max: day) == (7 * 3600 + 1800) * 1_000_000)
+        #expect(try DurationText.read("0", what: "--sat", max: day, allowZero: true) == 0)
+        #expect(try DurationText.read("0:00", what: "--sat", max: day, allowZero: true) == 0)
+        let refusals: [(String, Bool, String)] = [
+            ("25:00", false, "DURATION `25:00` is 25 h 0 min (H:MM), longer than 24:00: for minutes and seconds write 0:25:00 or e.g. 25m."),
+            ("25h", false, "DURATION `25h` is longer than 24:00."),
+            ("0", false, "DURATION `0` needs a unit: write e.g. 0h or 0m."),
+            ("0m", false, "DURATION `0m` is zero: use a length of 1 s or more, e.g. 25m, 1h30m, 90s, 7:30 or 1:30:00."),
+            ("7:75", true, "DURATION `7:75` is not a length: H:MM is hours and minutes (7:30 is 7 h 30 min), H:MM:SS adds seconds, minutes and seconds below 60."),
+            ("-1h", true, "DURATION `-1h` is negative: use a length of 0 or more, e.g. 8h, 7h30m, 90s, 7:30 or 0."),
+            ("5 minutes", false, "DURATION `5 minutes` is not a length: use e.g. 25m, 1h30m, 90s, 7:30 or 1:30:00."),
+            ("8", true, "DURATION `8` needs a unit: write e.g. 8h or 8m."),
+        ]
+        for (text, zero, message) in refusals {
+            #expect(throws: DurationError(message: message), "\(text)") {
+                try DurationText.read(text, what: "DURATION", max: day, allowZero: zero)
+            }
         }
     }
 

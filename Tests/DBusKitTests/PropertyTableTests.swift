@@ -1,3 +1,4 @@
+import Foundation
 import DBusKit
 import Testing
 
@@ -86,5 +87,44 @@ import TestSupport
             s.tags = ["t"]
             return s
         }()
+    }
+
+    /// A change that cannot be sent is reported, never dropped in silence: the signal's path
+    /// here is not an object path, so the message cannot be built.
+    @Test func aSignalThatCannotBeSentIsReported() throws {
+        let daemon = try PrivateBus()
+        let bus = try Bus(.address(daemon.address))
+        defer { bus.close() }
+        let reports = Reports()
+        bus.report = { reports.add($0) }
+        var after = Sample()
+        after.count = 2
+        #expect(bus.emitChanges(Self.table, path: "not/a/path", from: Sample(), to: after) == false)
+        #expect(reports.all.count == 1)
+        #expect(reports.all.first?.hasPrefix("cannot send PropertiesChanged for org.example.Sample1 on not/a/path: ") == true, "\(reports.all)")
+        #expect(bus.emitChanges(Self.table, path: "/org/example/Sample1", from: Sample(), to: after))
+        #expect(reports.all.count == 1)
+    }
+
+    /// A signature that does not parse is read as a variant only until export, which refuses
+    /// the interface with the parse error: no call ever meets the stand-in type.
+    @Test func aBadSignatureIsRefusedAtExport() throws {
+        let daemon = try PrivateBus()
+        let bus = try Bus(.address(daemon.address))
+        defer { bus.close() }
+        for interface in [
+            DBusInterface("org.example.Bad1", methods: [DBusMethod("M", in: [.init("x", "a{")]) { _ in [] }]),
+            DBusInterface("org.example.Bad1", properties: [DBusProperty("P", "zz") { .string("") }]),
+            DBusInterface("org.example.Bad1", signals: [DBusSignal("S", [.init("x", "(i")])]),
+        ] {
+            #expect(throws: BusError.self) { try bus.export(ExportedObject(path: "/org/example/Bad1", interfaces: [interface])) }
+        }
+    }
+
+    final class Reports: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func add(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
     }
 }

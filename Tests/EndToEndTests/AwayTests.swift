@@ -194,13 +194,6 @@ struct AwayTests {
 /// moves, as a resume moves them. Work stops where the sleep began, once.
 @Suite(.ownThread, .timeLimit(.minutes(1)))
 struct SuspendGapTests {
-    final class FakeSuspend: SuspendClock, @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Micros = 7_000_000
-        func gap() -> Micros { lock.withLock { value } }
-        func sleep(_ d: Micros) { lock.withLock { value += d } }
-    }
-
     @Test func aSleepSeenInTheClockGapStopsWorkWhereItBegan() throws {
         let bus = try PrivateBus()
         let data = try makeTemporaryDirectory("biomatimer-suspend")

@@ -8,7 +8,9 @@ import TestSupport
 /// that fails on the way (lost bus, no answer, a foreign error) itself; with no bus or no
 /// daemon it hands the command to `biomatimer-tool`, which runs it through TimerControl. Both
 /// read their messages and exit codes from the contract header; here every way a command can
-/// fail is provoked, and both must print and exit exactly alike: one message, one exit code.
+/// fail is provoked. Where the front answers itself, it and the tool must print and exit
+/// exactly alike (`same`); where it hands the command over, there is only one side, the
+/// tool's, and the front's output is checked as the user sees it (`handedOver`).
 @Suite(.ownThread, .timeLimit(.minutes(3)))
 struct ClientFailureParityTests {
     static let front = DaemonFixture.binary
@@ -27,6 +29,14 @@ struct ClientFailureParityTests {
         return quick
     }
 
+    /// The front alone, for the failures it hands to the tool (no bus, no daemon): running
+    /// the tool beside it would compare the tool with itself.
+    func handedOver(_ arguments: [String], _ environment: [String: String]) throws -> ProcessResult {
+        let result = try runProcess(Self.front, arguments, environment: environment)
+        #expect(result.stdout == "", "\(arguments)")
+        return result
+    }
+
     @Test func theDaemonRefuses() throws {
         let f = try DaemonFixture()
         let r = try same(["project", "start", "nope"], f.environment, "refusal")
@@ -36,7 +46,7 @@ struct ClientFailureParityTests {
 
     @Test func noDaemonAndNoActivation() throws {
         let f = try DaemonFixture(activation: false)
-        let r = try same(["toggle"], f.environment, "no daemon")
+        let r = try handedOver(["toggle"], f.environment)
         #expect(r.status == ExitCode.unavailable)
         #expect(r.stderr.hasPrefix("biomatimer: the biomatimer daemon is not running. Start it with"))
     }
@@ -45,7 +55,7 @@ struct ClientFailureParityTests {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = nil
         env["XDG_RUNTIME_DIR"] = "/nonexistent"
-        let r = try same(["toggle"], env, "no address")
+        let r = try handedOver(["toggle"], env)
         #expect(r.status == ExitCode.unavailable)
         #expect(
             r.stderr == "biomatimer: cannot reach the D-Bus session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set "
@@ -57,7 +67,7 @@ struct ClientFailureParityTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(directory.path)/missing"
-        let r = try same(["stop"], env, "no socket")
+        let r = try handedOver(["stop"], env)
         #expect(r.status == ExitCode.unavailable)
         #expect(r.stderr.hasPrefix("biomatimer: cannot reach the D-Bus session bus: "))
         #expect(r.stderr.contains("(address unix:path=\(directory.path)/missing)"))
@@ -85,7 +95,7 @@ struct ClientFailureParityTests {
         #expect(refuser.readLine() == "ready")
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(socket)"
-        let r = try same(["toggle"], env, "refused")
+        let r = try handedOver(["toggle"], env)
         #expect(r.status == ExitCode.unavailable)
         #expect(r.stderr.hasPrefix("biomatimer: cannot reach the D-Bus session bus: "))
         #expect(r.stderr.hasSuffix("(address unix:path=\(socket)). Is a desktop session running? (`make run` starts a private bus.)\n"))
@@ -94,7 +104,7 @@ struct ClientFailureParityTests {
     @Test func theBusCannotStartTheDaemon() throws {
         let bus = try PrivateBus()
         try bus.installService(name: ContractNames.busName, exec: "/bin/false")
-        let r = try same(["toggle"], bus.environment, "spawn")
+        let r = try handedOver(["toggle"], bus.environment)
         #expect(r.status == ExitCode.unavailable)
         #expect(r.stderr.hasPrefix("biomatimer: the bus could not start the biomatimer daemon: "))
     }

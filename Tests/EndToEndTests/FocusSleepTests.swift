@@ -11,13 +11,6 @@ import TestSupport
 /// wall time. In-process, with injected clocks: the wall clock and the suspend gap.
 @Suite(.ownThread, .timeLimit(.minutes(1)))
 struct FocusSleepTests {
-    final class FakeSuspend: SuspendClock, @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Micros = 7_000_000
-        func gap() -> Micros { lock.withLock { value } }
-        func sleep(_ d: Micros) { lock.withLock { value += d } }
-    }
-
     struct Daemon {
         let bus: PrivateBus
         let service: Bus

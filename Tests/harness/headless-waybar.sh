@@ -166,17 +166,7 @@ if grep -q '[[:space:]]' "$envfile"; then
     exit 2
 fi
 
-tagged_pids() {
-    for environ in /proc/[0-9]*/environ; do
-        pid=${environ#/proc/}
-        pid=${pid%/environ}
-        [ "$pid" = "$$" ] && continue
-        # Processes come and go while we look, and other users' are unreadable.
-        if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qx "BIOMATIMER_HARNESS_TAG=$tag"; then
-            echo "$pid"
-        fi
-    done
-}
+. "$(dirname "$0")/tagged.sh"
 
 sway_pid=""
 teardown() {
@@ -189,12 +179,7 @@ teardown() {
     fi
     # Module scripts outlive waybar (they are not in its process group): stop every
     # process carrying this run's tag, politely first.
-    pids=$(tagged_pids)
-    [ -n "$pids" ] && kill -TERM $pids 2>/dev/null
-    i=0
-    while [ -n "$(tagged_pids)" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
-    pids=$(tagged_pids)
-    [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+    stop_tagged "$tag" 30
     [ -n "$sway_pid" ] && wait "$sway_pid" 2>/dev/null
     for f in waybar.log module-output.log actions.log config.jsonc style.css; do
         [ -f "$work/files/$f" ] && cp "$work/files/$f" "$out/$f"

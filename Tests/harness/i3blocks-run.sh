@@ -132,21 +132,12 @@ wait)
 stop)
     [ -f "$dir/pids" ] || exit 0
     tag=$(cat "$dir/tag")
-    tagged() {
-        for environ in /proc/[0-9]*/environ; do
-            pid=${environ#/proc/}; pid=${pid%/environ}
-            [ "$pid" = "$$" ] && continue
-            if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qx "BIOMATIMER_HARNESS_TAG=$tag"; then echo "$pid"; fi
-        done
-    }
+    . "$(dirname "$0")/tagged.sh"
     # i3blocks and the holder by their ids, then any block still carrying the tag.
     kill -TERM $(cat "$dir/pids") 2>/dev/null
     i=0
-    while [ -n "$(tagged)" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
-    left=$(tagged)
-    [ -n "$left" ] && kill -TERM $left 2>/dev/null && sleep 0.5
-    left=$(tagged)
-    [ -n "$left" ] && kill -KILL $left 2>/dev/null
+    while [ -n "$(tagged_pids "$tag")" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+    stop_tagged "$tag" 5
     rm -f "$dir/pids" "$dir/clicks.fifo" "$dir/tag"
     ;;
 *)

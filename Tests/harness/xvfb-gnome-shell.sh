@@ -76,14 +76,7 @@ session_env() {
         "BIOMATIMER_HARNESS_TAG=$(cat "$dir/tag")"
 }
 
-tagged() {
-    tag=$(cat "$dir/tag" 2>/dev/null) || return 0
-    for environ in /proc/[0-9]*/environ; do
-        pid=${environ#/proc/}; pid=${pid%/environ}
-        [ "$pid" = "$$" ] && continue
-        if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qx "BIOMATIMER_HARNESS_TAG=$tag"; then echo "$pid"; fi
-    done
-}
+. "$(dirname "$0")/tagged.sh"
 
 case "$cmd" in
 setup)
@@ -210,12 +203,7 @@ click)
     DISPLAY=$(cat "$dir/display") xdotool mousemove "$x" "$y" click "$button" || fail "xdotool could not click $at"
     ;;
 stop)
-    left=$(tagged)
-    [ -n "$left" ] && kill -TERM $left 2>/dev/null
-    i=0
-    while [ -n "$(tagged)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    left=$(tagged)
-    [ -n "$left" ] && kill -KILL $left 2>/dev/null
+    tag=$(cat "$dir/tag" 2>/dev/null) && stop_tagged "$tag" 50
     exit 0
     ;;
 *) usage "unknown command ${cmd:-(none)}: start, run, shot, click or stop" ;;

@@ -81,21 +81,12 @@ fi
 } >"$work/bar.ini"
 
 xvfb_pid="" polybar_pid=""
-tagged() {
-    for environ in /proc/[0-9]*/environ; do
-        pid=${environ#/proc/}; pid=${pid%/environ}
-        [ "$pid" = "$$" ] && continue
-        if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qx "BIOMATIMER_HARNESS_TAG=$tag"; then echo "$pid"; fi
-    done
-}
+. "$(dirname "$0")/tagged.sh"
 teardown() {
     trap - EXIT INT TERM
     [ -n "$polybar_pid" ] && kill -TERM "$polybar_pid" 2>/dev/null
     [ -n "$xvfb_pid" ] && kill -TERM "$xvfb_pid" 2>/dev/null
-    i=0
-    while [ -n "$(tagged)" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
-    left=$(tagged)
-    [ -n "$left" ] && kill -KILL $left 2>/dev/null
+    stop_tagged "$tag" 30
     wait 2>/dev/null
     for f in polybar.log module-output.log bar.ini xvfb.log clicks.log; do
         [ -f "$work/$f" ] && cp "$work/$f" "$out/$f"

@@ -188,10 +188,7 @@ public struct FocusDisplay: Sendable, Equatable {
     public static func clock(_ seconds: Int64) -> String { DurationFormat.clock(seconds: seconds) }
 
     /// The phases in words, by their published names.
-    public static let phaseNames = [
-        "work": "Work", "short-break": "Short break", "long-break": "Long break", "countdown": "Countdown",
-        "active": "Active", "rest": "Rest",
-    ]
+    public static var phaseNames: [String: String] { FocusRunState.phaseNames }
     static let kindNames = ["pomodoro": "Pomodoro", "countdown": "Countdown", "intervals": "Intervals"]
 
     /// A CSS class name from a published word (`short-break`), nil unless it is made of

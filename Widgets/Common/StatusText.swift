@@ -20,7 +20,7 @@ public enum StatusText {
         let live = state.advanced(to: now)
         var out = "\(DurationFormat.hms(live.sessionTime)) (\(DurationFormat.hms(live.dailyTotal)))\n"
         if live.hasProject {
-            out += "\(Terminal.singleLine(live.activeProjectName)) \(DurationFormat.hms(live.projectSessionTime)) "
+            out += "\(TextEscaping.singleLine(live.activeProjectName)) \(DurationFormat.hms(live.projectSessionTime)) "
             out += "(\(DurationFormat.hms(live.projectDailyTotal)))\n"
         }
         let display = WidgetDisplay(state, now: now, options: RenderOptions(ascii: ascii, maxNameWidth: nil))

@@ -1,4 +1,5 @@
 // One protocol for every output format, and the factory `--format` goes through.
+import BiomaText
 
 /// Turns a state into what a bar reads for one instant.
 public protocol WidgetRenderer: Sendable {

@@ -1,6 +1,7 @@
 // i3blocks persistent block with `format=json`: one JSON object per line. The block
 // says `markup: pango` itself, and the text is Pango-escaped to match, so the result is
 // the same whatever `markup=` the user's i3blocks.conf sets.
+import BiomaText
 
 /// `{"full_text":…,"short_text":…,"color":…,"markup":"pango"}`.
 public struct I3blocksRenderer: NamedWidgetRenderer, Equatable {

@@ -1,4 +1,5 @@
 // Polybar `custom/script` with `tail = true`: one line per update, polybar format tags.
+import BiomaText
 
 /// `● 0:05:30 (2:45:15) · %{F#007aff}Client A%{F-}`.
 public struct PolybarRenderer: NamedWidgetRenderer, Equatable {

@@ -1,4 +1,5 @@
 // `--format '{session} ({daily}) {project}'`: a user-written line, like playerctl's.
+import BiomaText
 
 /// The fields a template can use.
 public enum TemplateField: String, Sendable, CaseIterable {

@@ -1,5 +1,6 @@
 // tmux `status-right` through `#(biomatimer status --format tmux)`: one line, tmux
 // style directives.
+import BiomaText
 
 /// `● 0:05:30 (2:45:15) · #[fg=#007aff]Client A#[default]`.
 public struct TmuxRenderer: NamedWidgetRenderer, Equatable {

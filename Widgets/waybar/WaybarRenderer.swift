@@ -3,6 +3,8 @@
 // JSON-escaped. A focus timer adds its classes (`focus`, `focus-running`, `kind-pomodoro`,
 // `phase-work`…), names its state in `alt` and gives its phase's progress as `percentage`.
 
+import BiomaText
+
 /// `{"text":…,"alt":…,"tooltip":…,"class":[…],"percentage":…}`.
 public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
     public static let formatName = "waybar"

@@ -2,12 +2,11 @@
 // Order matters everywhere: sanitise and truncate the plain text first, escape last, so
 // truncation can never cut an escape sequence in half.
 
-import BiomaText
-
 public enum TextEscaping {
     /// Replaces every control character (C0, DEL, C1) and the Unicode line and paragraph
     /// separators by a space, so no field can end a line of a line-based protocol or start
-    /// a terminal escape sequence.
+    /// a terminal escape sequence (C1's CSI included). The one such function: bars, terminal
+    /// text, reports and the sync folder's device names all go through it.
     public static func singleLine(_ text: String) -> String {
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -20,7 +19,7 @@ public enum TextEscaping {
         return String(result)
     }
 
-    static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool { JSON.isLineBreaking(scalar) }
+    public static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool { JSON.isLineBreaking(scalar) }
 
     /// Escapes the five characters Pango markup (GMarkup) gives a meaning to.
     public static func pango(_ text: String) -> String {
@@ -69,22 +68,5 @@ extension String {
             }
         }
         return result
-    }
-}
-
-/// Colours as the daemon publishes them. Anything that is not exactly `#RRGGBB` is
-/// dropped rather than passed on, so a colour can never carry markup into a bar.
-public enum ProjectColor {
-    /// `#rrggbb` lower-cased, or nil when `text` is not a `#RRGGBB` colour.
-    public static func normalized(_ text: String) -> String? {
-        let scalars = Array(text.unicodeScalars)
-        guard scalars.count == 7, scalars[0] == "#" else { return nil }
-        for scalar in scalars.dropFirst() {
-            switch scalar {
-            case "0"..."9", "a"..."f", "A"..."F": continue
-            default: return nil
-            }
-        }
-        return text.lowercased()
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// An errno, as a sentence.
-public struct SystemError: Error, CustomStringConvertible {
+public struct SystemError: Error, CustomStringConvertible, Sendable {
     public var code: Int32
     public init(code: Int32) { self.code = code }
     public var description: String { String(cString: strerror(code)) }
@@ -34,16 +34,16 @@ public func readWholeFile(_ path: String) throws(SystemError) -> [UInt8] {
 /// whole, flushed, then renamed over it, so a reader sees the old content or the new one.
 public enum AtomicFile {
     /// Writes `bytes` to `path` with permissions `mode`; a failure names the path and cause.
-    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(InstallError) {
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(FileError) {
         var template = Array((path + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw InstallError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw FileError("cannot write \(path): \(String(cString: strerror(errno)))") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let failure = fill(fd, with: bytes, mode: mode)
         guard failure == nil, rename(temporary, path) == 0 else {
             let why = String(cString: strerror(failure ?? errno))
             unlink(temporary)
-            throw InstallError("cannot write \(path): \(why)")
+            throw FileError("cannot write \(path): \(why)")
         }
     }
 }
@@ -52,18 +52,11 @@ extension AtomicFile {
     /// Gives the new file `fd` its permissions, writes `bytes` whole, flushes and closes it;
     /// nil when all went well, else the errno of the step that failed.
     fileprivate static func fill(_ fd: Int32, with bytes: [UInt8], mode: mode_t) -> Int32? {
-        var ok = fchmod(fd, mode) == 0
-        var offset = 0
-        while ok && offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            ok = n > 0
-            if ok { offset += n }
-        }
-        if ok && fsync(fd) != 0 { ok = false }
-        let cause = errno
+        var failure: Int32? = fchmod(fd, mode) == 0 ? nil : errno
+        if failure == nil { failure = writeAll(bytes, to: fd) }
+        if failure == nil && fsync(fd) != 0 { failure = errno }
         close(fd)
-        return ok ? nil : cause
+        return failure
     }
 
     /// Writes `bytes` as `name` in the directory open as `directory` (a caller's descriptor),
@@ -85,4 +78,10 @@ extension AtomicFile {
             throw SystemError(code: code)
         }
     }
+}
+
+/// A file that could not be read or written, in a sentence that names it and the cause.
+public struct FileError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
