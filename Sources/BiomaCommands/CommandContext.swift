@@ -42,13 +42,16 @@ public enum FileRequest: Equatable, Sendable {
     case read(String)
     case standardInput
     case directory(String)
+    /// The caller's standard output, for bytes that are not text (`report --pdf -`).
+    case standardOutput
 
-    /// One line of `Run`'s answer when it needs the files: `r PATH`, `i`, `d DIRECTORY`.
+    /// One line of `Run`'s answer when it needs the files: `r PATH`, `i`, `d DIRECTORY`, `o`.
     public var line: String {
         switch self {
         case .read(let path): return "r " + path
         case .standardInput: return "i"
         case .directory(let path): return "d " + path
+        case .standardOutput: return "o"
         }
     }
 
@@ -97,6 +100,12 @@ final class LocalFiles: FileAccess {
     }
 
     func write(_ bytes: [UInt8], to path: String) throws(ClientFailure) {
+        if path == "-" {
+            if let code = writeAll(bytes, to: 1) {
+                throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot write standard output: \(SystemError(code: code))")
+            }
+            return
+        }
         do {
             try AtomicFile.write(bytes, to: path)
         } catch {
@@ -157,6 +166,18 @@ public final class PassedFiles: FileAccess {
     }
 
     public func write(_ bytes: [UInt8], to path: String) throws(ClientFailure) {
+        if path == "-" {
+            // The caller's standard output: written piece by piece as it takes them, and given
+            // up after 30 s of not taking any (a pipe nobody reads holds no thread for ever).
+            let fd: Int32
+            do { fd = try (opened[.standardOutput] ?? .failure(SystemError(code: EBADF))).get() } catch {
+                throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot write standard output: \(error)")
+            }
+            if let code = writeAll(bytes, toCallers: fd, idleSeconds: 30) {
+                throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot write standard output: \(SystemError(code: code))")
+            }
+            return
+        }
         let (directory, name) = FileRequest.split(path)
         do {
             let fd = try (opened[.directory(directory)] ?? .failure(SystemError(code: EBADF))).get()

@@ -322,6 +322,8 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     }
 
     var fileRequests: [FileRequest] {
+        // A PDF is not text: for standard output it is written through the caller's own.
+        if sheet.pdf == "-" { return [.standardOutput] }
         guard let file = svg ?? sheet.target, file != "-" else { return [] }
         return [.directory(FileRequest.split(file).directory)]
     }

@@ -32,9 +32,6 @@ struct TimesheetOptions: ParsableArguments {
         if html != nil && pdf != nil { throw ValidationError("--html and --pdf are alternatives: use one.") }
         if let target, target.isEmpty { throw ValidationError("--\(html != nil ? "html" : "pdf") needs a file name (or - for standard output).") }
         if by != nil && !isEmpty { throw ValidationError("--by is for the table or --json, not --html or --pdf.") }
-        if pdf == "-" {
-            throw ValidationError("--pdf needs a file name: a PDF is not text for standard output (--html - is).")
-        }
         if paper != nil && pdf == nil { throw ValidationError("--paper goes with --pdf.") }
         if let paper, !["a4", "letter"].contains(paper.lowercased()) {
             throw ValidationError("--paper \(paper) is not a paper size: use a4 or letter.")
@@ -69,6 +66,10 @@ extension ReportCommand {
     }
 
     private func writeTimesheet() throws {
+        if sheet.pdf == "-" && CommandContext.current.stdoutTTY {
+            throw ClientFailure(
+                exitCode: ExitCode.refused, "standard output is a terminal: give --pdf a file name, or redirect it (> timesheet.pdf).")
+        }
         let text =
             try callDaemon(
                 "ReportText", [.string(period.rawValue), .string(date ?? ""), .vardict(ordered: sheet.options + extras.options)]
@@ -81,7 +82,7 @@ extension ReportCommand {
                 throw ClientFailure(exitCode: ExitCode.refused, failure.description)
             }
         }
-        guard let target = sheet.target, target != "-" else {
+        guard let target = sheet.target, target != "-" || sheet.pdf != nil else {
             writeStandardOutput(text)
             return
         }

@@ -184,11 +184,14 @@ int main(int argc, char **argv) {
                                    DBUS_TYPE_INVALID))
             return fail(BIOMATIMER_EXIT_REFUSED, "the daemon's answer to Run has the wrong type", NULL);
         if (code == BIOMATIMER_EXIT_FILES && requests < 0) {
-            // One request a line: "r PATH" read it, "i" standard input, "d DIR" write into DIR.
+            // One request a line: "r PATH" read it, "i" standard input, "d DIR" write into DIR,
+            // "o" standard output (bytes that are not text).
             requests = 0;
             for (char *line = strtok(strdup(out), "\n"); line && requests < MAX_FILES; line = strtok(NULL, "\n")) {
-                int fd = line[0] == 'i' ? dup(0) : open(line + 2, O_RDONLY | O_CLOEXEC | (line[0] == 'd' ? O_DIRECTORY : 0));
-                reading |= fd >= 0 && line[0] != 'd';
+                int fd = line[0] == 'i'   ? dup(0)
+                         : line[0] == 'o' ? dup(1)
+                                          : open(line + 2, O_RDONLY | O_CLOEXEC | (line[0] == 'd' ? O_DIRECTORY : 0));
+                reading |= fd >= 0 && (line[0] == 'r' || line[0] == 'i');
                 errors[requests++] = fd < 0 ? errno : 0;
                 if (fd >= 0) fds[nfds++] = fd;
             }

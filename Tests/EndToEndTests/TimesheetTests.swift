@@ -123,7 +123,7 @@ struct TimesheetTests {
         }
         // Bad input: a clear error and no file.
         for (arguments, message) in [
-            (["--pdf", "-"], "needs a file name"), (["--pdf", "x.pdf", "--paper", "a3"], "not a paper size"),
+            (["--pdf", ""], "needs a file name"), (["--pdf", "x.pdf", "--paper", "a3"], "not a paper size"),
             (["--html", "x.html", "--client", "Initech"], "No client named"), (["--html", "x.html", "--tag", "a b"], "not a word"),
             (["--html", "x.html", "--from", "2026-11-20", "--to", "2026-11-01"], "ends (2026-11-01) before it starts"),
             (["--client", "c1", "--chart"], "go with the table, --json, --html or --pdf"), (["--by", "week"], "--by"),
@@ -133,5 +133,26 @@ struct TimesheetTests {
         }
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.html").path))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.pdf").path))
+    }
+
+    /// `--pdf -`: the PDF goes to standard output through the caller's own descriptor (the
+    /// front passes it), and from biomatimer-tool straight; a terminal is refused.
+    @Test func aPdfForStandardOutputGoesThroughTheCallersOwn() throws {
+        let d = try Self.setUp()
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let env = fakeTime(d.env, at: NotesEndToEndTests.start)
+        for program in [DaemonFixture.binary, productsDirectory.appendingPathComponent("biomatimer-tool").path] {
+            let file = dir.appendingPathComponent("\(URL(fileURLWithPath: program).lastPathComponent).pdf")
+            let r = try runProcess(
+                "/bin/sh", ["-c", "\"$0\" report --week --round 15m --client c1 --pdf - > \"$1\"", program, file.path], environment: env)
+            #expect(r.status == 0, "\(program): \(r.stderr)")
+            #expect(try Data(contentsOf: file).starts(with: Array("%PDF-".utf8)), "\(program)")
+            let text = try runProcess("/usr/bin/pdftotext", ["-layout", file.path, "-"]).requireSuccess("pdftotext").stdout
+            #expect(text.contains("442.75 EUR"), "\(program): \(text.prefix(2000))")
+        }
+        let tty = try runProcess(
+            "/usr/bin/script", ["-qec", "\(DaemonFixture.binary) report --week --pdf -", "/dev/null"], environment: env)
+        #expect(tty.status != 0 && tty.stdout.contains("standard output is a terminal"), "\(tty.stdout)")
     }
 }
