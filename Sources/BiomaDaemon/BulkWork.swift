@@ -130,8 +130,10 @@ final class BulkWork: @unchecked Sendable {
             }
             worker.close()
             if long { malloc_trim(0) }
-            // The answer is the one piece of work the held loop runs before it is released.
-            loop.perform(whileHeld: true) { [self] in
+            // The answer is the one piece of work the held loop runs before it is released; a
+            // loop that has stopped (the daemon exiting) takes none, and the work is left as it
+            // ended (an interrupted write rolled back).
+            loop.performIfRunning(whileHeld: true) { [self] in
                 ended(result, state)
                 guard holding else { return }
                 writing = false

@@ -91,6 +91,26 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
         wake()
     }
 
+    /// `perform(whileHeld:)` for work that must run on the loop or not at all (a handler, the
+    /// end of bulk work): once the loop has stopped, `work` is dropped and false returned,
+    /// instead of being run on the caller's thread beside the process's tear-down.
+    @discardableResult
+    public func performIfRunning(whileHeld: Bool = false, _ work: @escaping @Sendable () -> Void) -> Bool {
+        if isLoopThread {
+            work()
+            return true
+        }
+        lock.lock()
+        if finished || stopping {
+            lock.unlock()
+            return false
+        }
+        queue.append((work, whileHeld))
+        lock.unlock()
+        wake()
+        return true
+    }
+
     /// Runs `work` on the loop thread at its next turn, even when called from the loop thread:
     /// after the handler running now has returned and its reply has been handed to libdbus.
     /// Dropped when the loop has stopped (there is no turn left to run it on).
@@ -138,8 +158,10 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
         return isLoopThreadLocked
     }
 
+    /// Once the loop has finished its thread is gone, and a thread made later may be given
+    /// the same id: no thread is the loop's then.
     var isLoopThreadLocked: Bool {
-        pthread_equal(loopThread, pthread_self()) != 0
+        !finished && pthread_equal(loopThread, pthread_self()) != 0
     }
 
     /// Polls `fd` for `events` (POLLIN by default) and runs `handler` on the loop thread with

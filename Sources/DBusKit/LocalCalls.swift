@@ -34,13 +34,16 @@ extension Bus {
         }
         // Looked at on the loop: a call that does not only read waits for a held loop's release
         // (work queued meanwhile runs after it, in order).
-        perform(whileHeld: true) { [self] in
+        let queued = loop.performIfRunning(whileHeld: true) { [self] in
             if loop.held && !readsLocally(path, interface, member) {
                 loop.later { [self] in dispatchLocally(path, interface, member, arguments, sender: sender, answer: answer) }
             } else {
                 dispatchLocally(path, interface, member, arguments, sender: sender, answer: answer)
             }
         }
+        // A loop that has stopped (the daemon exiting) runs no handler: not on this thread
+        // either, beside the tear-down.
+        guard queued else { throw BusError.disconnected("the daemon is stopping") }
         done.wait()
         return try box.result!.get()
     }

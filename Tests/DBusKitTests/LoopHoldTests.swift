@@ -152,4 +152,35 @@ struct LoopHoldTests {
         fails("Write", [.string("a\u{0}b")], "NUL")
         #expect(try service.callLocally(path: Self.path, interface: Self.iface, member: "Read", arguments: [], sender: "") == [.uint32(1)])
     }
+
+    /// Once the loop has stopped (the daemon exiting), a call made in process from another
+    /// thread runs nowhere: it is refused, and its handler never runs beside the tear-down.
+    @Test func aLocalCallAfterTheLoopStoppedIsRefused() throws {
+        let daemon = try PrivateBus()
+        let service = try Bus(.address(daemon.address))
+        let journal = Journal()
+        try Self.start(service, journal)
+        service.close()
+        let refused = NSCondition()
+        nonisolated(unsafe) var failure: String?
+        Thread {
+            let text: String
+            do {
+                _ = try service.callLocally(path: Self.path, interface: Self.iface, member: "Write", arguments: [.string("late")], sender: "")
+                text = "accepted"
+            } catch {
+                text = "\(error)"
+            }
+            refused.withLock {
+                failure = text
+                refused.signal()
+            }
+        }.start()
+        let text = refused.withLock {
+            while failure == nil { refused.wait() }
+            return failure!
+        }
+        #expect(text.contains("stopping"), "\(text)")
+        #expect(journal.entries.isEmpty)
+    }
 }
