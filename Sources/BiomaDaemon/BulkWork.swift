@@ -90,7 +90,6 @@ final class BulkWork: @unchecked Sendable {
         }
         let stamped = Stamped()
         worker.onSyncOperations = { stamped.add($0) }
-        if holding { worker.cancelled = { [weak self] in self?.isStopped ?? true } }
         /// On the loop, once the work has ended: the worker's state is the loop's, the
         /// operations it stamped are handed on, and `done` is told.
         let ended: @Sendable (Result<T, any Error>, Tracker.State) -> Void = { [self] result, state in

@@ -156,11 +156,13 @@ public final class Tracker: @unchecked Sendable {
     /// the caller sets (the loop appends them to the folder once the work is adopted).
     ///
     /// The store may be busy (another connection writing): the worker waits for it up to
-    /// `workerBusyWait`, and stops waiting at once when `stopped` says so (its work then fails).
+    /// `workerBusyWait`, and stops waiting at once when `stopped` says so (its work then fails);
+    /// `stopped` also refuses its commit (`cancelled`).
     public init(workerFor other: Tracker, stopped: @escaping @Sendable () -> Bool) throws {
         (dataDirectory, path, rules, bootID) = (other.dataDirectory, other.path, other.rules, other.bootID)
         (model, sync) = (other.model, other.sync)
         (lastDailyBackup, lastDailyBackupAttempt) = (other.lastDailyBackup, other.lastDailyBackupAttempt)
+        cancelled = stopped
         var configuration = Tracker.configuration
         let pause: UInt32 = 2_000  // µs between tries
         let tries = Int(Tracker.workerBusyWait / Micros(pause))

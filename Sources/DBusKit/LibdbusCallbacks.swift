@@ -77,16 +77,20 @@ extension Bus {
         case .signal:
             return message.sender == "org.freedesktop.DBus" || message.interface == "org.freedesktop.DBus.Local"
         case .methodCall:
-            switch message.interface {
-            case "org.freedesktop.DBus.Properties": return message.member == "Get" || message.member == "GetAll"
-            case "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer": return true
-            default:
-                guard let path = message.path, let object = objects[path] else { return true }
-                // An unknown method is answered with its error at once.
-                return Self.method(in: object, message.interface, message.member ?? "")?.reads ?? true
-            }
+            return onlyReads(message.path ?? "", message.interface, message.member ?? "")
         default:
             return true
+        }
+    }
+
+    /// Whether a call only reads, the rule for a message and for a call made in process alike:
+    /// property reads, `Introspect`, `Peer`, methods declared `reads`, and a call to an object
+    /// or method that does not exist (answered with its error at once).
+    func onlyReads(_ path: String, _ interface: String?, _ member: String) -> Bool {
+        switch interface {
+        case "org.freedesktop.DBus.Properties": return member == "Get" || member == "GetAll"
+        case "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer": return true
+        default: return objects[path].flatMap { Self.method(in: $0, interface, member) }?.reads ?? true
         }
     }
 

@@ -35,7 +35,7 @@ extension Bus {
         // Looked at on the loop: a call that does not only read waits for a held loop's release
         // (work queued meanwhile runs after it, in order).
         let queued = loop.performIfRunning(whileHeld: true) { [self] in
-            if loop.held && !readsLocally(path, interface, member) {
+            if loop.held && !onlyReads(path, interface, member) {
                 loop.later { [self] in dispatchLocally(path, interface, member, arguments, sender: sender, answer: answer) }
             } else {
                 dispatchLocally(path, interface, member, arguments, sender: sender, answer: answer)
@@ -46,13 +46,6 @@ extension Bus {
         guard queued else { throw BusError.disconnected("the daemon is stopping") }
         done.wait()
         return try box.result!.get()
-    }
-
-    /// Whether such a call only reads (served while the loop is held), as `admittedWhileHeld`
-    /// says of a message. On the loop thread.
-    private func readsLocally(_ path: String, _ interface: String, _ member: String) -> Bool {
-        if interface == "org.freedesktop.DBus.Properties" { return member == "Get" || member == "GetAll" }
-        return objects[path].flatMap { Self.method(in: $0, interface, member) }?.reads ?? true
     }
 
     /// On the loop thread: the call dispatched as `handleMethodCall` does, `answer` told once.
