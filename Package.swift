@@ -55,7 +55,11 @@ let package = Package(
         // The SQLite store (GRDB) and the tracker facade the daemon drives.
         .target(
             name: "BiomaStore",
-            dependencies: ["BiomaCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "BiomaCore", .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's own functions, for values bound straight to a bulk insert (`DirectBinding`).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             exclude: ["README.md"]
         ),
         // The published state and the renderers for the status bars; one folder per bar under

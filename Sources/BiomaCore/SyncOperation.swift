@@ -91,6 +91,11 @@ public struct SyncOperation: Equatable, Sendable {
     /// Reads a line written by `line`, checking every part; the error says what is wrong.
     public init(line: String) throws(SyncLineError) {
         guard line.utf8.count <= Self.maxLineBytes else { throw SyncLineError("the line is longer than 64 KiB") }
+        // The form this program writes, read straight from the bytes; any other through the tree.
+        if let read = SyncLineReader.operation(line) {
+            self = read
+            return
+        }
         let json: StrictJSON
         do { json = try StrictJSON.parse(line) } catch { throw SyncLineError("not JSON: \(error)") }
         guard case .object = json else { throw SyncLineError("not a JSON object") }
@@ -126,6 +131,7 @@ public struct SyncOperation: Equatable, Sendable {
 
     /// Reads a `set` object's text (as the store keeps recorded changes).
     public static func fields(text: String) throws(SyncLineError) -> [String: SyncValue] {
+        if let read = SyncLineReader.fields(text) { return read }
         let json: StrictJSON
         do { json = try StrictJSON.parse(text) } catch { throw SyncLineError("not JSON: \(error)") }
         return try fields(json)
@@ -218,6 +224,10 @@ public struct StampedFields: Equatable, Sendable {
 
     /// Reads `text` written by `text`.
     public init(text: String) throws(SyncLineError) {
+        if let read = SyncLineReader.stampedFields(text) {
+            fields = read
+            return
+        }
         let json: StrictJSON
         do { json = try StrictJSON.parse(text) } catch { throw SyncLineError("not JSON: \(error)") }
         guard case .object(let members) = json else { throw SyncLineError("stamped fields must be an object") }
@@ -230,12 +240,30 @@ public struct StampedFields: Equatable, Sendable {
         }
     }
 
+    /// Written byte by byte (a merge writes one per operation it applies).
     public var text: String {
-        "{"
-            + fields.keys.sorted().map { name in
-                let field = fields[name]!
-                return JSON.quoted(name) + ":[" + field.value.text + "," + String(field.stamp) + "]"
-            }.joined(separator: ",") + "}"
+        var out: [UInt8] = []
+        out.reserveCapacity(2 + 48 * fields.count)
+        out.append(UInt8(ascii: "{"))
+        for name in fields.keys.sorted() {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            let field = fields[name]!
+            // An operation's field names need no escaping (`SyncOperation.isFieldName`).
+            if name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_") }) {
+                out.append(UInt8(ascii: "\""))
+                out.append(contentsOf: name.utf8)
+                out.append(UInt8(ascii: "\""))
+            } else {
+                out.append(contentsOf: JSON.quoted(name).utf8)
+            }
+            out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: "[")])
+            field.value.json.write(to: &out)
+            out.append(UInt8(ascii: ","))
+            out.append(contentsOf: String(field.stamp).utf8)
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     public var values: [String: SyncValue] { fields.mapValues(\.value) }

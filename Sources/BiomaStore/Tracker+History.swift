@@ -2,7 +2,8 @@ import BiomaCore
 import Foundation
 import GRDB
 
-/// Recorded time as a whole: reset, CSV export and import, bulk appends.
+/// Recorded time as a whole: reset, CSV export, bulk appends (and the insert every import
+/// goes through).
 extension Tracker {
     /// Deletes all recorded time, after a backup and journaled (`undo` restores every row). A
     /// running timer goes on from `now`.
@@ -76,50 +77,6 @@ extension Tracker {
         if !rows.isEmpty { try write(IntervalCSV.encodeRows(rows, timeZone: timeZone, rounding: rounding)) }
     }
 
-    /// Imports `exportCSV`'s format, all or nothing; returns the number of intervals added.
-    /// Projects are matched by name (ignoring case) or created with the row's colour. A row equal
-    /// to recorded time is skipped; a row overlapping other recorded time is an error.
-    public func importCSV(_ csv: String, at now: Micros) throws -> Int {
-        let rows = try IntervalCSV.decode(csv)
-        var count = 0
-        try change(at: now) { model, db in
-            var items: [(interval: Interval, line: Int)] = []
-            items.reserveCapacity(rows.count)
-            var notes: [Int: String] = [:]
-            // Projects by name key, and names as written to their project: the many rows of
-            // one project look it up once (a scan of the projects per row, each name folded
-            // again, was a third of a ten-year import).
-            var byKey: [String: String] = [:]
-            for project in model.projects { byKey[Project.nameKey(project.name)] = project.id }
-            var byName: [String: String] = [:]
-            for row in rows {
-                if let note = row.note { notes[row.line] = note }
-                var projectID: String?
-                if let name = row.projectName {
-                    if let id = byName[name] {
-                        projectID = id
-                    } else {
-                        let key = Project.nameKey(name)
-                        let id = try byKey[key] ?? Tracker.insertProject(name: name, color: row.color ?? "", into: &model, db)
-                        (byKey[key], byName[name]) = (id, id)
-                        projectID = id
-                    }
-                }
-                items.append((Interval(start: row.start, end: row.end, projectID: projectID), row.line))
-            }
-            let firstID = try Tracker.nextID(db)
-            let added = try Tracker.insertHistory(items, state: model.state, rules: rules, note: { notes[$0] }, db)
-            count = added.count
-            try Tracker.tagImported(rows.map { ($0.start, $0.end, $0.tags) }, idsFrom: firstID, db)
-            if count > 0 {
-                // Every row added is one of this transaction's from `firstID` on: one INSERT … SELECT.
-                try Tracker.journalAdded(idsFrom: firstID, what: "import of \(count) interval\(count == 1 ? "" : "s") (csv)", at: now, db)
-            }
-            return []
-        }
-        return count
-    }
-
     /// Adds recorded intervals of existing projects in one transaction, with the checks of
     /// `importCSV` (used by it, by tools and by the benchmark). Returns the number added.
     public func appendHistory(_ intervals: [Interval], at now: Micros) throws -> Int {
@@ -142,7 +99,7 @@ extension Tracker {
     /// `name(line)` when given, else as "`label` `line`". Returns the rowids of the intervals added.
     static func insertHistory(
         _ items: [(interval: Interval, line: Int)], state: WorkTimer, rules: DayRules, label: String = "CSV line",
-        name: ((Int) -> String)? = nil, note: ((Int) -> String?)? = nil, _ db: Database
+        name: ((Int) -> String)? = nil, note: ((Int) -> String?)? = nil, tags: ((Int) -> String?)? = nil, _ db: Database
     ) throws -> [Int64] {
         let sorted = items.sorted { ($0.interval.start, $0.line) < ($1.interval.start, $1.line) }
         guard let first = sorted.first else { return [] }
@@ -186,22 +143,28 @@ extension Tracker {
         added.reserveCapacity(kept.count)
         // Rows go in `insertRows` to a statement: SQLite's work per statement (its journal,
         // the AUTOINCREMENT counter) is paid once per group rather than once per row. The rows
-        // of one statement take consecutive ids, its last being the last inserted.
+        // of one statement take consecutive ids, its last being the last inserted. Values are
+        // bound straight to the statement (`DirectBinding`).
         func insertSQL(_ rows: Int) -> String {
-            "INSERT INTO interval (start_us, end_us, project_id, note, uuid) VALUES "
-                + repeatElement("(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+            "INSERT INTO interval (start_us, end_us, project_id, note, tags, uuid) VALUES "
+                + repeatElement("(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
         }
         let whole = insertSQL(insertRows)
         var start = 0
         while start < kept.count {
             let group = kept[start..<min(kept.count, start + insertRows)]
-            let insert = try db.cachedStatement(sql: group.count == insertRows ? whole : insertSQL(group.count))
-            var values: [(any DatabaseValueConvertible)?] = []
-            values.reserveCapacity(group.count * 5)
+            let insert = DirectBinding(try db.cachedStatement(sql: group.count == insertRows ? whole : insertSQL(group.count)))
+            var index: Int32 = 1
             for item in group {
-                values += [item.interval.start, item.interval.end, item.interval.projectID, note?(item.line), bulk?.nextUUID()]
+                try insert.bind(item.interval.start, at: index)
+                try insert.bind(item.interval.end, at: index + 1)
+                try insert.bind(item.interval.projectID, at: index + 2)
+                try insert.bind(note?(item.line), at: index + 3)
+                try insert.bind(tags?(item.line), at: index + 4)
+                try insert.bind(bulk?.nextUUID(), at: index + 5)
+                index += 6
             }
-            try insert.execute(arguments: StatementArguments(values))
+            try insert.execute()
             let last = db.lastInsertedRowID
             added += (last - Int64(group.count) + 1)...last
             start += group.count
@@ -210,7 +173,7 @@ extension Tracker {
         return added
     }
 
-    /// Rows per INSERT statement of `insertHistory` (five values each, well under SQLite's
+    /// Rows per INSERT statement of `insertHistory` (six values each, well under SQLite's
     /// limit of 32 766 bound values).
     static let insertRows = 64
 

@@ -1,0 +1,331 @@
+import BiomaCore
+import Foundation
+import GRDB
+
+/// Writes entities from their merged fields (`sync_entity`), with this device's local ids.
+/// Its writes are not recorded as operations (the merge turns recording off), except the cuts
+/// that keep intervals apart, which it records itself.
+struct SyncMaterializer {
+    let db: Database
+    /// Entities this merge saw for the first time, with all their fields (no need to read them).
+    let fresh: [String: [String: SyncValue]]
+    /// Intervals that name a project this merge made: written again now that it exists.
+    var referencing: Set<String> = []
+
+    init(db: Database, fresh: [String: [String: SyncValue]] = [:]) {
+        self.db = db
+        self.fresh = fresh
+    }
+
+    func fields(_ entity: SyncEntity, _ id: String) throws -> [String: SyncValue] {
+        if let known = fresh[id] { return known }
+        return try Tracker.mergedFields(db, entity, id)?.values ?? [:]
+    }
+
+    /// Project UUID → local id, as read in this merge (projects are written before intervals).
+    private final class ProjectIDs { var known: [String: String?] = [:] }
+    private let projectIDs = ProjectIDs()
+
+    /// The local id of the project `value` names, for `entity` `id`; an entity naming a
+    /// project not here yet waits for it (`sync_waiting`) and is written again when it comes.
+    func localProject(_ value: SyncValue?, for entity: SyncEntity, _ id: String) throws -> String? {
+        guard case .string(let uuid)? = value else { return nil }
+        let local: String?
+        if let known = projectIDs.known[uuid] {
+            local = known
+        } else {
+            local = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM project WHERE uuid = ?"), arguments: [uuid])
+            projectIDs.known[uuid] = local
+        }
+        if local == nil {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO sync_waiting (project, kind, uuid) VALUES (?, ?, ?)")
+                .execute(arguments: [uuid, entity.rawValue, id])
+        }
+        return local
+    }
+
+    func databaseValue(_ value: SyncValue?, _ column: SyncTable.Column, for entity: SyncEntity, _ id: String) throws
+        -> (any DatabaseValueConvertible)?
+    {
+        if column.projectReference { return try localProject(value, for: entity, id) }
+        if column.clientReference {
+            // Clients are written before projects; one not here (deleted meanwhile) is none.
+            guard case .string(let uuid)? = value else { return nil }
+            return try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM client WHERE uuid = ?"), arguments: [uuid])
+        }
+        switch value {
+        case .int(let n)?: return n
+        case .string(let s)?: return s
+        case .bool(let b)?: return b ? 1 : 0
+        case .null?, nil: return nil
+        }
+    }
+
+    /// Writes one project, preset, task or weekday target from its fields: deleted, updated,
+    /// or made under a new local id once its required fields are known.
+    mutating func write(_ table: SyncTable, _ id: String) throws {
+        if table.entity == .project { projectIDs.known = [:] }
+        let fields = try fields(table.entity, id)
+        let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?", arguments: [id]) ?? false
+        if fields[SyncOperation.deletedField] == .bool(true) {
+            if exists { try db.cachedStatement(sql: "DELETE FROM \(table.table) WHERE uuid = ?").execute(arguments: [id]) }
+            return
+        }
+        var columns: [String] = []
+        var values: [(any DatabaseValueConvertible)?] = []
+        for column in table.columns {
+            guard let value = fields[column.field] else {
+                if column.required && !exists { return }
+                continue
+            }
+            if column.required && value == .null { return }
+            columns.append(column.column)
+            values.append(try databaseValue(value, column, for: table.entity, id))
+        }
+        if table.nameKey, case .string(let name)? = fields["name"] {
+            let (local, key) = try uniqueName(name, table: table.table, uuid: id)
+            if let index = columns.firstIndex(of: "name") { values[index] = local }
+            columns.append("name_key")
+            values.append(key)
+        }
+        if exists {
+            guard !columns.isEmpty else { return }
+            try db.execute(
+                sql: "UPDATE \(table.table) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE uuid = ?",
+                arguments: StatementArguments(values + [id]))
+            return
+        }
+        if let localID = try newLocalID(table) {
+            columns.append("id")
+            values.append(localID)
+        }
+        if table.entity == .project || table.entity == .client, !columns.contains("position") {
+            columns.append("position")
+            values.append(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.table)") ?? 0)
+        }
+        try db.execute(
+            sql: "INSERT INTO \(table.table) (\(columns.joined(separator: ", ")), uuid) VALUES (\(Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")))",
+            arguments: StatementArguments(values + [id]))
+        if table.entity == .project {
+            let waiting = try Row.fetchAll(db, sql: "SELECT kind, uuid FROM sync_waiting WHERE project = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM sync_waiting WHERE project = ?", arguments: [id])
+            for row in waiting {
+                let (kind, uuid): (String, String) = (row[0], row[1])
+                if kind == SyncEntity.interval.rawValue {
+                    referencing.insert(uuid)
+                } else if kind == SyncEntity.task.rawValue {
+                    try write(SyncTable.named(.task), uuid)
+                }
+            }
+        }
+    }
+
+    /// A local id for a new row: `p<n>`, `t<n>`, `f<n>` as the commands make them; nil where
+    /// the database gives it (intervals) or the fields hold it (a weekday).
+    func newLocalID(_ table: SyncTable) throws -> String? {
+        let (prefix, counter): (String, String?)
+        switch table.entity {
+        case .project: (prefix, counter) = ("p", "next_project_number")
+        case .task: (prefix, counter) = ("t", "next_task_number")
+        case .preset: (prefix, counter) = ("f", nil)
+        case .client: (prefix, counter) = ("c", nil)
+        case .interval, .setting: return nil
+        }
+        let highest = try Int.fetchOne(
+            db, sql: "SELECT max(CAST(substr(id, 2) AS INTEGER)) FROM \(table.table)") ?? 0
+        var number = highest + 1
+        if let counter {
+            number = max(number, try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [counter]).flatMap { Int($0) } ?? 1)
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [counter, String(number + 1)])
+        }
+        return prefix + String(number)
+    }
+
+    /// Names are unique (by their key) on each device. Two devices that made one name each
+    /// under its own UUID: the smaller UUID keeps the name, the other shows as `Name (2)` —
+    /// the same on every device, since each decides by the UUIDs alone.
+    func uniqueName(_ name: String, table: String, uuid: String) throws -> (name: String, key: String) {
+        func key(_ text: String) -> String { table == "project" ? Project.nameKey(text) : text.lowercased() }
+        func holder(_ text: String) throws -> String? {
+            try String.fetchOne(
+                db, sql: "SELECT uuid FROM \(table) WHERE name_key = ? AND uuid <> ?", arguments: [key(text), uuid])
+        }
+        func free(after text: String, for owner: String) throws -> String {
+            var number = 2
+            while true {
+                let candidate = "\(text) (\(number))"
+                let other = try String.fetchOne(
+                    db, sql: "SELECT uuid FROM \(table) WHERE name_key = ? AND uuid <> ?", arguments: [key(candidate), owner])
+                if other == nil { return candidate }
+                number += 1
+            }
+        }
+        guard let other = try holder(name) else { return (name, key(name)) }
+        if other < uuid {
+            let local = try free(after: name, for: uuid)
+            return (local, key(local))
+        }
+        // The other's own name as merged (not a suffixed one it shows here already).
+        let kind = SyncTable.all.first { $0.table == table }?.entity ?? .preset
+        let merged = try fields(kind, other)["name"]
+        var otherName = try String.fetchOne(db, sql: "SELECT name FROM \(table) WHERE uuid = ?", arguments: [other]) ?? name
+        if case .string(let text)? = merged { otherName = text }
+        let moved = try free(after: otherName, for: other)
+        try db.execute(
+            sql: "UPDATE \(table) SET name = ?, name_key = ? WHERE uuid = ?", arguments: [moved, key(moved), other])
+        return (name, key(name))
+    }
+
+    /// Writes `rows` intervals by uuid: each made, or updated where it is here already.
+    static func writeSQL(_ rows: Int) -> String {
+        "INSERT INTO interval (start_us, end_us, project_id, note, tags, uuid) VALUES "
+            + repeatElement("(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+            + """
+                 ON CONFLICT (uuid) DO UPDATE SET start_us = excluded.start_us, end_us = excluded.end_us,
+                    project_id = excluded.project_id, note = excluded.note, tags = excluded.tags
+                """
+    }
+
+    /// Writes intervals from their merged fields, keeping every interval apart from the
+    /// others: of two that overlap, the later-started keeps the time and the earlier one is
+    /// cut at its start (a running one is stopped there). A cut is recorded as this device's
+    /// operation. Returns the overlaps both devices had timed.
+    mutating func writeIntervals(_ ids: Set<String>) throws -> [(kept: String, cut: String, from: Micros, to: Micros)] {
+        guard !ids.isEmpty else { return [] }
+        struct Target {
+            var start: Micros
+            var end: Micros?
+            var project: String?
+            var note: String?
+            var tags: String?
+        }
+        var targets: [String: Target] = [:]
+        var gone: Set<String> = []
+        // In any order: each is read on its own (a project not here yet waits whatever the order).
+        for id in ids {
+            let fields = try fields(.interval, id)
+            guard fields[SyncOperation.deletedField] != .bool(true), case .int(let start)? = fields["start"] else {
+                gone.insert(id)
+                continue
+            }
+            var end: Micros?
+            if case .int(let value)? = fields["end"] { end = value }
+            if let end, end <= start {
+                gone.insert(id)
+                continue
+            }
+            var note: String?
+            if case .string(let text)? = fields["note"] { note = text }
+            var tags: String?
+            if case .string(let text)? = fields["tags"] { tags = Tags.stored(Tags.parse(text)) }
+            targets[id] = Target(
+                start: start, end: end, project: try localProject(fields["project"], for: .interval, id), note: note,
+                tags: tags)
+        }
+        // The merge's view: the intervals written here, and every interval already here that
+        // overlaps one of them.
+        var stretches: [String: SyncMerge.Stretch] = [:]
+        for (id, target) in targets { stretches[id] = SyncMerge.Stretch(id: id, start: target.start, end: target.end) }
+        // Intervals here never overlap each other, so those overlapping the span the written
+        // ones cover are the ones ending inside it, the first ending after it, and the open
+        // one: index ranges, read once per merge. Each is kept if it overlaps one of them.
+        if let low = targets.values.map(\.start).min() {
+            let high = targets.values.map { $0.end ?? .max }.max() ?? .max
+            let spans = targets.values.map { ($0.start, $0.end ?? .max) }.sorted { $0.0 < $1.0 }
+            // The latest end among spans starting at or before each one's start.
+            var reach: [Micros] = []
+            for span in spans { reach.append(max(reach.last ?? .min, span.1)) }
+            func overlapsATarget(_ start: Micros, _ end: Micros) -> Bool {
+                // The spans starting before `end`; one of them reaching past `start` overlaps.
+                var (lo, hi) = (0, spans.count)
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if spans[mid].0 < end { lo = mid + 1 } else { hi = mid }
+                }
+                return lo > 0 && reach[lo - 1] > start
+            }
+            func consider(_ row: Row) {
+                let id: String = row[0]
+                let start: Micros = row[1]
+                let end: Micros? = row[2]
+                guard targets[id] == nil, !gone.contains(id), overlapsATarget(start, end ?? .max) else { return }
+                stretches[id] = SyncMerge.Stretch(id: id, start: start, end: end)
+            }
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? AND end_us <= ?"),
+                arguments: [low, high])
+            while let row = try rows.next() { consider(row) }
+            if high < .max,
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"),
+                    arguments: [high])
+            {
+                consider(row)
+            }
+            if let row = try Row.fetchOne(db, sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL") {
+                consider(row)
+            }
+        }
+        let (ends, overlaps) = SyncMerge.withoutOverlaps(Array(stretches.values))
+        var cuts: [(id: String, end: Micros?)] = []
+        for (id, stretch) in stretches where ends[id] != stretch.end {
+            cuts.append((id, ends[id] ?? nil))
+        }
+        // Deletes, then ends that close, then the rest: no moment with two open intervals.
+        for id in gone.sorted() { try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [id]) }
+        let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
+        for cut in cuts.sorted(by: { $0.id < $1.id }) {
+            let start = stretches[cut.id]!.start
+            let kept = cut.end.map { $0 > start } ?? true
+            try record.execute(arguments: [cut.id, (kept ? JSON.object(["end": cut.end.map(JSON.int) ?? .null]) : .object(["deleted": .bool(true)])).text])
+            if targets[cut.id] != nil {
+                // Written below with the rest of its fields.
+                if kept { targets[cut.id]?.end = cut.end } else {
+                    targets[cut.id] = nil
+                    try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
+                }
+            } else if kept {
+                try db.cachedStatement(sql: "UPDATE interval SET end_us = ? WHERE uuid = ?").execute(arguments: [cut.end, cut.id])
+            } else {
+                try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
+            }
+        }
+        let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }
+        // Many intervals (a peer's history): the insert and update triggers set aside while
+        // they are written. Recording is off in a merge, so for these rows the triggers do
+        // nothing but cost a sub-program each (their uuid is given); set aside, the rows go in
+        // `Tracker.insertRows` to a statement, values bound straight to it.
+        var asides: [TriggerAside] = []
+        if ordered.count >= Tracker.bulkRows, try !SyncTable.isRecording(db) {
+            asides = [try TriggerAside("sync_interval_insert", db), try TriggerAside("sync_interval_update", db)]
+        }
+        var start = 0
+        while start < ordered.count {
+            let group = ordered[start..<min(ordered.count, start + Tracker.insertRows)]
+            let write = DirectBinding(try db.cachedStatement(sql: Self.writeSQL(group.count)))
+            var index: Int32 = 1
+            for (id, target) in group {
+                try write.bind(target.start, at: index)
+                try write.bind(target.end, at: index + 1)
+                try write.bind(target.project, at: index + 2)
+                try write.bind(target.note, at: index + 3)
+                try write.bind(target.tags, at: index + 4)
+                try write.bind(id, at: index + 5)
+                index += 6
+            }
+            try write.execute()
+            start += group.count
+        }
+        for aside in asides { try aside.restore() }
+        // Said once: the time both devices timed (a run stopped by a newer start is not news).
+        var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+        for overlap in overlaps {
+            guard let to = overlap.to else { continue }
+            let kept = try Tracker.starter(ofInterval: overlap.kept, db) ?? ""
+            let cut = try Tracker.starter(ofInterval: overlap.cut, db) ?? ""
+            timedTwice.append((kept, cut, overlap.from, to))
+        }
+        return timedTwice
+    }
+}

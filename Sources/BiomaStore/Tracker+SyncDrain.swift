@@ -1,0 +1,70 @@
+import BiomaCore
+import Foundation
+import GRDB
+
+// Sync, part 4 (continued): this device's changes stamped into operations inside every write.
+extension Tracker {
+    // MARK: Inside every write
+
+    /// Makes the oldest `limit` changes the triggers recorded (in this transaction or, for a
+    /// backlog, in earlier ones) into this device's next operations: stamped with the hybrid
+    /// clock, kept in the outbox (until the folder has them) and as the fields' stamps. Returns
+    /// them, to append to the folder after the commit. `enough`, asked after each operation,
+    /// ends the slice early (a time budget). What is left stays in `sync_change`, in order, for
+    /// the next write (`journal.backlog`).
+    static func drainChanges(
+        _ db: Database, _ journal: inout SyncJournal, physical: Micros, limit: Int? = Tracker.drainSlice,
+        enough: (() -> Bool)? = nil
+    ) throws -> [SyncOperation] {
+        guard journal.recording, var clock = journal.clock, var device = journal.device else { return [] }
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT seq, kind, uuid, fields FROM sync_change ORDER BY seq LIMIT ?"),
+            arguments: [limit ?? -1])
+        journal.backlog = false
+        guard !rows.isEmpty else { return [] }
+        var lastSeq: Int64 = 0
+        var generator = SystemRandomNumberGenerator()
+        var operations: [SyncOperation] = []
+        operations.reserveCapacity(rows.count)
+        let outbox = try db.cachedStatement(sql: "INSERT INTO sync_outbox (seq, line) VALUES (?, ?)")
+        let stamp = try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
+        for row in rows {
+            let kind: String = row[1]
+            let text: String = row[3]
+            guard let entity = SyncEntity(rawValue: kind) else { throw TrackerError.storage("A recorded change names `\(kind)`.") }
+            let fields: [String: SyncValue]
+            do { fields = try SyncOperation.fields(text: text) } catch {
+                throw TrackerError.storage("A recorded change is damaged: \(error)")
+            }
+            let time = clock.tick(physical: physical)
+            let operation = SyncOperation(
+                sequence: device.lastSequence + 1, id: UUIDText.version7(millis: time.wall / 1000, using: &generator),
+                clock: time, entity: entity, entityID: row[2], fields: fields)
+            device.lastSequence = operation.sequence
+            device.lastOperation = operation.id
+            try outbox.execute(arguments: [operation.sequence, operation.line])
+            try stamp.execute(arguments: [time.wall, Int64(time.counter), time.device, operation.id])
+            let stampID = db.lastInsertedRowID
+            if !fields.isEmpty {
+                var merged = try mergedFields(db, entity, operation.entityID) ?? StampedFields()
+                merged.set(fields, stamp: stampID)
+                try keep(merged, entity, operation.entityID, db)
+            }
+            operations.append(operation)
+            lastSeq = row[0]
+            if let enough, enough() { break }
+        }
+        try db.cachedStatement(sql: "DELETE FROM sync_change WHERE seq <= ?").execute(arguments: [lastSeq])
+        try db.cachedStatement(sql: "DELETE FROM sync_outbox WHERE seq <= ?").execute(arguments: [journal.written])
+        try db.cachedStatement(
+            sql: "UPDATE sync_self SET last_seq = ?, last_op = ?, hlc_wall = ?, hlc_counter = ? WHERE id = 1"
+        ).execute(arguments: [device.lastSequence, device.lastOperation, clock.wall, Int64(clock.counter)])
+        // A slice its budget ended left rows it read; a full one may have left more.
+        journal.backlog =
+            try operations.count < rows.count
+            || (rows.count == limit && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sync_change)") ?? false)
+        journal.clock = clock
+        journal.device = device
+        return operations
+    }
+}

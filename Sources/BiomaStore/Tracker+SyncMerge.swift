@@ -1,0 +1,234 @@
+import BiomaCore
+import Foundation
+import GRDB
+
+// Sync, part 4 (continued): a peer's operations merged, and the merged fields kept per entity.
+extension Tracker {
+    /// Merges a batch of `device`'s operations, read up to `peer` (its new cursor), in one
+    /// transaction: operations applied before are skipped; each field keeps the value with
+    /// the greatest stamp; entities are written from their merged fields; intervals are kept
+    /// apart (the later start keeps an overlap, and a cut here is written as this device's
+    /// operation); what runs here follows. Nothing raises a notification here: the caller
+    /// says what the merge did, once.
+    public func mergeSync(_ operations: [SyncOperation], peer: SyncPeerState, at now: Micros) throws -> SyncMerged {
+        try drainWholeSyncBacklog()
+        guard var clock = sync.clock else { throw TrackerError.invalidArgument("Sync is off.") }
+        // Every later tick here (the cuts this merge records, too) orders after what it read.
+        for operation in operations { clock.observe(operation.clock, physical: now) }
+        sync.clock = clock
+        var merged = SyncMerged()
+        let before = model
+        var after = model
+        var stoppedAt: Micros?
+        try writeOrThrow { db in
+            try db.execute(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1")
+            var touched: [SyncEntity: Set<String>] = [:]
+            // Entities first seen in this batch, with their fields: written from memory.
+            var fresh: [String: [String: SyncValue]] = [:]
+            // Closed intervals first seen in this batch (their span as created), and an end the
+            // peer then moved earlier in the same batch: its own cut, read with the creation.
+            var created: [String: (start: Micros, end: Micros)] = [:]
+            var movedEnd: [String: Micros] = [:]
+            // The merged fields this batch changed, written all at once after it (`keepAll`), in
+            // the order the entities first came (a peer's log makes them in uuid order).
+            var kept: [EntityKey: StampedFields] = [:]
+            var keptOrder: [EntityKey] = []
+            let seen = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
+            for operation in operations {
+                let clock = operation.clock
+                let stamp = DirectBinding(seen)
+                try stamp.bind(clock.wall, at: 1)
+                try stamp.bind(Int64(clock.counter), at: 2)
+                try stamp.bind(clock.device, at: 3)
+                try stamp.bind(operation.id, at: 4)
+                try stamp.execute()
+                // Applied before (its stamp is here): nothing to do.
+                guard db.changesCount == 1 else { continue }
+                let stampID = db.lastInsertedRowID
+                merged.operations += 1
+                if operation.entity == .interval, case .int(let end)? = operation.fields["end"] {
+                    if let span = created[operation.entityID] {
+                        if end < span.end { movedEnd[operation.entityID] = end }
+                    } else if case .int(let start)? = operation.fields["start"] {
+                        created[operation.entityID] = (start, end)
+                    }
+                }
+                var merged: StampedFields
+                let key = EntityKey(entity: operation.entity, id: operation.entityID)
+                if let current = try kept[key] ?? Self.mergedFields(db, operation.entity, operation.entityID) {
+                    let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current))
+                    fresh[operation.entityID] = nil
+                    guard !winners.isEmpty else { continue }
+                    merged = current
+                    merged.set(winners, stamp: stampID)
+                } else {
+                    guard !operation.fields.isEmpty else { continue }
+                    fresh[operation.entityID] = operation.fields
+                    merged = StampedFields(operation.fields, stamp: stampID)
+                }
+                if kept.updateValue(merged, forKey: key) == nil { keptOrder.append(key) }
+                touched[operation.entity, default: []].insert(operation.entityID)
+            }
+            try Self.keepAll(keptOrder.map { ($0, kept[$0]!) }, db)
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO sync_peer (device, segment, offset, sequence, last_op_us, problem)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    peer.device, peer.segment, peer.offset, peer.sequence,
+                    operations.last?.clock.wall ?? peer.lastOperation, peer.problem,
+                ])
+            var materializer = SyncMaterializer(db: db, fresh: fresh)
+            for table in SyncTable.all where table.entity != .interval {
+                for id in (touched[table.entity] ?? []).sorted() { try materializer.write(table, id) }
+            }
+            let openBefore = try Self.openInterval(db)
+            var intervals = touched[.interval] ?? []
+            intervals.formUnion(materializer.referencing)
+            merged.overlaps = try materializer.writeIntervals(intervals)
+            merged.overlaps += try Self.timedBeforeACut(created, movedEnd, db)
+            try db.execute(
+                sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1",
+                arguments: [clock.wall, Int64(clock.counter)])
+            let (loaded, _, _, _) = try Self.load(db)
+            after.projects = loaded.projects
+            after.nextProjectNumber = loaded.nextProjectNumber
+            after.tasks = loaded.tasks
+            after.nextTaskNumber = loaded.nextTaskNumber
+            after.presets = loaded.presets
+            let openAfter = try Self.openInterval(db)
+            if openAfter?.uuid != openBefore?.uuid || openAfter?.segment != openBefore?.segment {
+                if let openBefore, openAfter?.uuid != openBefore.uuid {
+                    stoppedAt = try Int64.fetchOne(
+                        db, sql: "SELECT end_us FROM interval WHERE uuid = ?", arguments: [openBefore.uuid]) ?? openBefore.segment.start
+                }
+                after.state.follow(open: openAfter?.segment, stoppedAt: stoppedAt, rules: rules)
+                merged.runChanged = true
+                try Self.persist(before: before, after: after, bootID: bootID, now: now, db)
+            }
+        }
+        model = after
+        todayCache = nil
+        focusCompletedCache = nil
+        workBeforeTodayCache = nil
+        return merged
+    }
+
+    /// Whether the interval running here was started by another device (with sync on): this
+    /// machine's reboot does not end it.
+    func openIntervalRunsOnAPeer() throws -> Bool {
+        guard let me = sync.device, me.folder != nil else { return false }
+        return try readOrThrow { db in
+            guard let open = try Self.openInterval(db), let starter = try Self.starter(ofInterval: open.uuid, db) else {
+                return false
+            }
+            return starter != me.id
+        }
+    }
+
+    /// The device that started `interval`: the writer of its merged `start`; nil when no
+    /// operation has named it here.
+    /// The time both devices timed, when a peer's log says it in two operations read at once:
+    /// the peer created an interval and then cut it at the start of one of ours (the later-
+    /// started keeps the time), so that once merged nothing overlaps any more. The peer said
+    /// so when it cut; this device says so too, as it would have had it read the creation
+    /// alone. (An end moved to where nothing here starts is an edit, not a cut.)
+    static func timedBeforeACut(
+        _ created: [String: (start: Micros, end: Micros)], _ movedEnd: [String: Micros], _ db: Database
+    ) throws -> [(kept: String, cut: String, from: Micros, to: Micros)] {
+        var found: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+        for (id, cutAt) in movedEnd.sorted(by: { $0.key < $1.key }) {
+            guard let span = created[id], cutAt > span.start,
+                try Micros.fetchOne(db.cachedStatement(sql: "SELECT end_us FROM interval WHERE uuid = ?"), arguments: [id]) == cutAt,
+                let other = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT uuid, end_us FROM interval WHERE start_us = ? AND uuid != ?"),
+                    arguments: [cutAt, id])
+            else { continue }
+            let (keptID, keptEnd): (String, Micros?) = (other[0], other[1])
+            let to = min(span.end, keptEnd ?? span.end)
+            guard to > cutAt else { continue }
+            found.append((try starter(ofInterval: keptID, db) ?? "", try starter(ofInterval: id, db) ?? "", cutAt, to))
+        }
+        return found
+    }
+
+    static func starter(ofInterval interval: String, _ db: Database) throws -> String? {
+        guard let stamp = try mergedFields(db, .interval, interval)?.fields["start"]?.stamp else { return nil }
+        return try String.fetchOne(db.cachedStatement(sql: "SELECT device FROM sync_stamp WHERE id = ?"), arguments: [stamp])
+    }
+
+    static func openInterval(_ db: Database) throws -> (uuid: String, segment: OpenSegment)? {
+        try Row.fetchOne(db, sql: "SELECT uuid, start_us, project_id FROM interval WHERE end_us IS NULL").map {
+            ($0[0], OpenSegment(start: $0[1], projectID: $0[2]))
+        }
+    }
+
+    /// An entity's merged fields with their stamps; nil when no operation has named it here.
+    static func mergedFields(_ db: Database, _ entity: SyncEntity, _ id: String) throws -> StampedFields? {
+        let query = DirectBinding(try db.cachedStatement(sql: "SELECT fields FROM sync_entity WHERE kind = ? AND uuid = ?"))
+        try query.bind(entity.rawValue, at: 1)
+        try query.bind(id, at: 2)
+        let text = try String.fetchOne(query.statement)
+        guard let text else { return nil }
+        do { return try StampedFields(text: text) } catch {
+            throw TrackerError.storage("The merged fields of \(entity.rawValue) \(id) are damaged: \(error)")
+        }
+    }
+
+    /// Keeps `fields` as the entity's merged fields: one row.
+    static func keep(_ fields: StampedFields, _ entity: SyncEntity, _ id: String, _ db: Database) throws {
+        let write = DirectBinding(try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_entity (kind, uuid, fields) VALUES (?, ?, ?)"))
+        try write.bind(entity.rawValue, at: 1)
+        try write.bind(id, at: 2)
+        try write.bind(fields.text, at: 3)
+        try write.execute()
+    }
+
+    /// An entity, as `sync_entity` keys it.
+    struct EntityKey: Hashable {
+        var entity: SyncEntity
+        var id: String
+    }
+
+    /// `keep` for many entities, `insertRows` to a statement.
+    static func keepAll(_ entries: [(key: EntityKey, fields: StampedFields)], _ db: Database) throws {
+        var start = 0
+        while start < entries.count {
+            let group = entries[start..<min(entries.count, start + insertRows)]
+            let write = DirectBinding(
+                try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO sync_entity (kind, uuid, fields) VALUES "
+                        + repeatElement("(?, ?, ?)", count: group.count).joined(separator: ", ")))
+            var index: Int32 = 1
+            for (key, fields) in group {
+                try write.bind(key.entity.rawValue, at: index)
+                try write.bind(key.id, at: index + 1)
+                try write.bind(fields.text, at: index + 2)
+                index += 3
+            }
+            try write.execute()
+            start += group.count
+        }
+    }
+
+    /// The operation (clock and id) behind each of `fields`.
+    static func stamps(_ db: Database, of fields: StampedFields) throws -> [String: FieldStamp] {
+        let statement = try db.cachedStatement(sql: "SELECT wall, counter, device, op FROM sync_stamp WHERE id = ?")
+        var read: [Int64: FieldStamp] = [:]
+        var stamps: [String: FieldStamp] = [:]
+        for (name, field) in fields.fields {
+            if read[field.stamp] == nil {
+                guard let row = try Row.fetchOne(statement, arguments: [field.stamp]) else {
+                    throw TrackerError.storage("A merged field names stamp \(field.stamp), which is not kept.")
+                }
+                let counter: Int64 = row[1]
+                read[field.stamp] = FieldStamp(
+                    clock: HybridTime(wall: row[0], counter: UInt32(clamping: counter), device: row[2]), operation: row[3])
+            }
+            stamps[name] = read[field.stamp]
+        }
+        return stamps
+    }
+}
