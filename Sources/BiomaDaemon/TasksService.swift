@@ -236,7 +236,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
 }
 
 /// An `a{sv}` of options: unknown keys and values of the wrong type are `InvalidArgument`.
-struct Options {
+struct Options: Sendable {
     let values: [String: DBusValue]
 
     init(_ values: [String: DBusValue], allowed: [String]) throws {

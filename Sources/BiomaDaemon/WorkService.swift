@@ -360,13 +360,22 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                     let ref = call.arguments[0].string!
                     try change { try tracker.deleteProject(ref, at: $0) }
                 },
-                DBusMethod(BIOMATIMER_TIMER1_REPORT, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
-                    [self] call in
-                    [Self.encode(try report(period: call.arguments[0].string!, day: call.arguments[1].string!))]
+                DBusMethod.deferred(BIOMATIMER_TIMER1_REPORT, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
+                    [self] call, reply in
+                    let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
+                    let bulk = Self.bulkPeriods.contains(period)
+                    report(bulk: bulk, reply) { [Self.encode(try $0.report(period: period, day: day))] }
                 },
-                DBusMethod(BIOMATIMER_TIMER1_REPORT_TEXT, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
+                DBusMethod.deferred(BIOMATIMER_TIMER1_REPORT_TEXT, in: [.init("period", "s"), .init("day", "s"), .init("options", "a{sv}")],
                     out: [.init("text", "s")]
-                ) { [self] in try reportText($0) },
+                ) { [self] call, reply in
+                    let options = try Options(
+                        call.arguments[2].vardict ?? [:], allowed: ReportMaker.tableKeys + ReportMaker.extraKeys + ReportMaker.timesheetKeys)
+                    let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
+                    report(bulk: ReportMaker.isBulk(period: period, options), reply) {
+                        [.string(try $0.text(period: period, day: day, options))]
+                    }
+                },
                 DBusMethod.deferred(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
                     [self] call, reply in try export(call, reply) { try $0.exportCSV(from: $1, to: $2, at: $3) }
                 }.reading(),
@@ -414,36 +423,25 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
     }
 
-    /// The picture of the day (and the report's text), drawn here where the store is:
-    /// `biomatimer report` calls it, in process when the front's Run runs the command, over
-    /// the bus from biomatimer-tool.
-    private func reportText(_ call: MethodCall) throws -> [DBusValue] {
-        let options = try Options(
-            call.arguments[2].vardict ?? [:], allowed: ["Color", "Json", "Chart", "Svg"] + Self.reportExtraKeys + Self.timesheetKeys)
-        let json = try options.bool("Json") == true
-        let color = try options.bool("Color") == true
-        let (period, day) = (call.arguments[0].string!, call.arguments[1].string!)
-        if let sheet = try timesheetText(period: period, day: day, options, extras: try ReportExtras(options)) {
-            return [.string(sheet)]
+    static let bulkPeriods: Set<String> = [ReportPeriod.month.rawValue, ReportPeriod.year.rawValue]
+
+    /// A report (`Report`, `ReportText`): `make` from a `ReportMaker` on the loop's tracker,
+    /// or, for `bulk` work (a month or more, a timesheet), on a worker's while the loop
+    /// answers others; what the work took is given back after the reply.
+    private func report(
+        bulk isBulk: Bool, _ reply: PendingReply, _ make: @escaping @Sendable (ReportMaker) throws -> [DBusValue]
+    ) {
+        let (now, targets) = (clock.now(), targets)
+        let today = tracker.rules.day(containing: now)
+        let context = ReportContext(now: now, targets: targets, balanceSince: targets.isSet ? balanceSince(today: today) : today)
+        let answer: @Sendable (Result<[DBusValue], any Error>) -> Void = { result in
+            reply.finish(result.mapError { $0 as? DBusMethodError ?? DaemonAPI.dbusError($0) })
         }
-        switch (json, try options.bool("Chart") == true, try options.bool("Svg") == true) {
-        case (_, false, false): break
-        case (false, true, false): return [.string(try chartText(period: period, day: day, color: color))]
-        case (false, false, true): return [.string(try svgText(period: period, day: day))]
-        default: throw DaemonAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
+        guard isBulk else { return answer(Result { try make(ReportMaker(tracker: tracker, context: context)) }) }
+        bulk.read({ try make(ReportMaker(tracker: $0, context: context)) }) { [self] result in
+            answer(result)
+            releaseMemoryAfterBulkWork(bytes: 1 << 20)
         }
-        let extras = try ReportExtras(options)
-        // A month's or a year's intervals are bulk work: given back after the reply.
-        defer { if period == "month" || period == "year" { releaseMemoryAfterBulkWork(bytes: 1 << 20) } }
-        let report = try report(period: period, day: day)
-        let targets = try targetReport(report)
-        if !extras.isEmpty || billingConfigured() {
-            return [.string(try reportWithExtras(report, extras, targets: targets, json: json, color: color))]
-        }
-        let text =
-            json
-            ? ReportText.json(report, targets: targets) : ReportText.table(report, style: Terminal(color: color), targets: targets)
-        return [.string(text)]
     }
 
     /// `Start` (and the away notification's "Resume").
@@ -471,21 +469,6 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 addBilling(&row, billing[p.id], clients: clients)
                 return row
             })
-    }
-
-    private func report(period: String, day: String) throws -> Report {
-        guard let period = ReportPeriod(rawValue: period) else {
-            throw DaemonAPI.invalidArgument(
-                "Unknown period \(quoted(period)): use day, week, month or year.")
-        }
-        let day = try Self.optionalDay(day, "day")
-        let report: Report
-        do {
-            report = try tracker.report(period, containing: day, at: clock.now())
-        } catch {
-            throw DaemonAPI.dbusError(error)
-        }
-        return report
     }
 
     public static func encode(_ report: Report) -> DBusValue {
