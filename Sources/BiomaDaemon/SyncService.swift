@@ -193,8 +193,12 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         guard name.count <= 100, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             return done(.failure(DaemonAPI.invalidArgument("A device name is one line of at most 100 characters.")))
         }
-        let now = clock.now()
-        publication.begin(at: now)
+        let now: Micros
+        do {
+            now = try publication.beginChange(clock)
+        } catch {
+            return done(.failure(error))
+        }
         let finish: @Sendable (Result<Void, any Error>) -> Void = { [self] result in
             publication.end(at: now)
             done(result.mapError { $0 is DBusMethodError ? $0 : DaemonAPI.dbusError($0) })
@@ -232,9 +236,9 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// Turns sync off: nothing more is written or read; the folder stays as it is.
     func disable() throws {
-        try publishing(at: clock.now()) {
+        try publication.change(clock) { _ in
             stop()
-            do { try tracker.disableSync() } catch { throw DaemonAPI.dbusError(error) }
+            try tracker.disableSync()
         }
     }
 
@@ -457,11 +461,18 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             mergeRun = nil
             return publishing(at: clock.now()) { merged(run, in: folder) }
         }
+        // A peer's operations are a change like any other: the same rules first (a sleep not
+        // yet noticed, an absence that counts by now), then the slice on a worker.
+        let now: Micros
+        do {
+            now = try publication.beginChange(clock)
+        } catch {
+            log("sync: cannot merge \(reading.device)'s operations now (\(error)); trying again at its next change")
+            return mergeRun = nil
+        }
         run.reading = nil
         mergeRun = run
-        let now = clock.now()
         let limit = Self.mergeSliceBytes
-        publication.begin(at: now)
         bulk.write({ worker -> MergedSlice in
             var state = reading
             let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)

@@ -185,37 +185,13 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
 
     // MARK: - Changes
 
-    /// Runs one state-changing operation at one instant; the object's publication step then
-    /// publishes what it changed. A sleep not yet noticed is recorded first, on its own.
+    /// Runs one state-changing operation at one instant, on the object's one change path
+    /// (`Publication.change`, with this part's rules); every part then publishes what changed.
     func change<T>(_ body: (Micros) throws -> T) throws -> T {
-        checkSuspend()
-        let now = clock.now()
-        do {
-            // Today's work must be readable before anything changes (a `Storage` answer).
-            _ = try tracker.snapshot(at: now)
-        } catch {
-            throw DaemonAPI.dbusError(error)
-        }
-        return try publishing(at: now) {
-            do {
-                // A rule tied to a deadline is applied at every change too: the deadline is
-                // only a wake-up (an absence that counts by now is removed before anything
-                // else; what it did is published even if the operation then fails).
-                try applyAway(at: now)
-            } catch {
-                throw DaemonAPI.dbusError(error)
-            }
-            do {
-                return try body(now)
-            } catch let error as DBusMethodError {
-                throw error
-            } catch {
-                throw DaemonAPI.dbusError(error)
-            }
-        }
+        try publication.change(clock, body)
     }
 
-    /// `change` for bulk work (an import, a history reset): the same steps, with `body` run on
+    /// `change` for bulk work (an import, a history reset): the same path, with `body` run on
     /// a worker tracker while the loop is held (`BulkWork`), and `reply` finished with
     /// `answer` of its result once the loop has the worker's state and has published it.
     /// `size`: the bytes the work takes in (an import's data), for the memory given back after.
@@ -223,19 +199,11 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         reply: PendingReply, size: Int, _ body: @escaping @Sendable (Tracker, Micros) throws -> T,
         answer: @escaping @Sendable (T) -> [DBusValue]
     ) {
-        checkSuspend()
-        let now = clock.now()
+        let now: Micros
         do {
-            _ = try tracker.snapshot(at: now)
+            now = try publication.beginChange(clock)
         } catch {
-            return reply.finish(.failure(DaemonAPI.dbusError(error)))
-        }
-        publication.begin(at: now)
-        do {
-            try applyAway(at: now)
-        } catch {
-            publication.end(at: now)
-            return reply.finish(.failure(DaemonAPI.dbusError(error)))
+            return reply.finish(.failure(error as? DBusMethodError ?? DaemonAPI.dbusError(error)))
         }
         // A caller that leaves the bus meanwhile (the front killed, Ctrl-C) takes the work
         // with it: rolled back, nothing of it applied.
@@ -244,7 +212,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             if let gone { bus.unsubscribe(gone) }
             publication.end(at: now)
             releaseMemoryAfterBulkWork(bytes: size)
-            reply.finish(result.map(answer).mapError { $0 is DBusMethodError ? $0 : DaemonAPI.dbusError($0) })
+            reply.finish(result.map(answer).mapError { $0 as? DBusMethodError ?? DaemonAPI.dbusError($0) })
         }
     }
 
