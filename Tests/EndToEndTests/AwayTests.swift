@@ -204,8 +204,9 @@ struct SuspendGapTests {
         let tracker = try Tracker(dataDirectory: data, rules: berlin, now: t0, bootID: "b")
         let service = try Bus(.address(bus.address))
         defer { service.close() }
-        let timer = WorkService(tracker: tracker, bus: service, clock: clock, suspendClock: suspend)
-        try DaemonObject([timer]).export(on: service)
+        let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data, suspendClock: suspend)
+        let timer = parts.timer
+        try parts.object.export(on: service)
         try service.requestName(DaemonAPI.busName)
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String) throws -> [DBusValue] {
@@ -260,10 +261,7 @@ struct ChangePathTests {
         let tracker = try Tracker(dataDirectory: data, rules: berlin, now: t0, bootID: "b")
         let service = try Bus(.address(bus.address))
         defer { service.close() }
-        let notifier = Notifier(bus: service, enabled: false, log: { _ in })
-        let timer = WorkService(tracker: tracker, bus: service, clock: clock, notifier: notifier, suspendClock: suspend)
-        let tasks = TasksService(tracker: tracker, bus: service, clock: clock, notifier: notifier, log: { _ in })
-        try DaemonObject([timer, tasks]).export(on: service)
+        try DaemonParts(tracker: tracker, bus: service, clock: clock, data: data, suspendClock: suspend).object.export(on: service)
         try service.requestName(DaemonAPI.busName)
         let client = try BlockingBus(.address(bus.address))
         _ = try client.call(destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "Start")

@@ -30,8 +30,9 @@ struct BulkWorkTests {
             clock = ManualClock(rules.start(of: Day("2026-03-10")!) + 12 * 3_600_000_000)
             tracker = try Tracker(dataDirectory: data, rules: rules, now: clock.now(), bootID: "test-boot")
             service = try Bus(.address(bus.address))
-            timer = WorkService(tracker: tracker, bus: service, clock: clock)
-            try DaemonObject([timer]).export(on: service)
+            let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data)
+            timer = parts.timer
+            try parts.object.export(on: service)
             try service.requestName(DaemonAPI.busName)
         }
 
@@ -129,7 +130,7 @@ struct BulkWorkTests {
         let seen = SignalLog()
         try listener.subscribe(
             MatchRule(path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
-        ) { seen.add($0.arguments[1].vardict ?? [:]) }
+        ) { if $0.arguments[0].string == DaemonAPI.interface { seen.add($0.arguments[1].vardict ?? [:]) } }
 
         let lock = try WriteLock(s.tracker.path)
         let csv = Self.csv([("2026-03-10T08:00:00+01:00", "2026-03-10T09:00:00+01:00"), ("2026-03-10T09:30:00+01:00", "2026-03-10T11:00:00+01:00")])
