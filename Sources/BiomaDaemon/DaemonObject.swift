@@ -20,6 +20,8 @@ public protocol ObjectInterface: AnyObject, Sendable {
 
 extension ObjectInterface {
     public func willChange(at now: Micros) {}
+    /// A part without deadlines registers none.
+    public func attach(_ deadlines: Deadlines) {}
     /// Publishes every part once after `body`, which changes nothing of the record (a
     /// deadline's wake-up, a new day, sync's own status): nested ones publish with the
     /// outermost one. A change goes through `Publication.change`.
