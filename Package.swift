@@ -163,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "biomatimerd",
             dependencies: [
-                "BiomaCore", "BiomaDaemon",
+                "BiomaCore", "BiomaDaemon", "BiomaSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["README.md"]
