@@ -31,27 +31,49 @@ enum ImportRules {
         _ text: String, _ format: ImportFormat, tagMap: TagMap, what: String, example: String, labelNoun: String,
         _ read: (inout Entry, StrictJSON) throws(TrackerError) -> EntryTime
     ) throws(TrackerError) -> [ImportedInterval] {
-        var result: [ImportedInterval] = []
-        var validated: [String: String] = [:]
-        // Each distinct list of the other tracker's tags made into tags once: a history has few.
-        var words: [[String]: [String]] = [:]
+        var collected = Collected(format: format, tagMap: tagMap, labelNoun: labelNoun)
         try forEachElement(text, what: what, example: example) { (place, value) throws(TrackerError) in
             var entry = Entry(format: format, place: place)
             let time = try read(&entry, value)
+            try collected.add(time, entry)
+        }
+        return try collected.finish()
+    }
+
+    /// The intervals of a file's entries as they are read, in order, and the rules every entry
+    /// shares: an entry with no length is left out, the others get their project from their
+    /// labels, their tags made tags here; `finish` refuses overlaps.
+    struct Collected {
+        let format: ImportFormat
+        let tagMap: TagMap
+        let labelNoun: String
+        private(set) var intervals: [ImportedInterval] = []
+        private var validated: [String: String] = [:]
+        // Each distinct list of the other tracker's tags made into tags once: a history has few.
+        private var words: [[String]: [String]] = [:]
+
+        init(format: ImportFormat, tagMap: TagMap, labelNoun: String) {
+            (self.format, self.tagMap, self.labelNoun) = (format, tagMap, labelNoun)
+        }
+
+        mutating func add(_ time: EntryTime, _ entry: Entry) throws(TrackerError) {
             if time.end == time.start { return }
-            let project = try project(time.labels, tagMap, entry.bad, noun: labelNoun, validated: &validated)
+            let project = try ImportRules.project(time.labels, tagMap, entry.bad, noun: labelNoun, validated: &validated)
             var item = ImportedInterval(
-                start: time.start, end: time.end, projectName: project, entry: place, entryID: entry.id, note: time.note)
+                start: time.start, end: time.end, projectName: project, entry: entry.place, entryID: entry.id, note: time.note)
             if let known = words[time.tags] {
                 item.tags = known
             } else {
-                item.tags = tags(time.tags)
+                item.tags = ImportRules.tags(time.tags)
                 words[time.tags] = item.tags
             }
-            result.append(item)
+            intervals.append(item)
         }
-        try checkOverlaps(result, format)
-        return result
+
+        func finish() throws(TrackerError) -> [ImportedInterval] {
+            try ImportRules.checkOverlaps(intervals, format)
+            return intervals
+        }
     }
 
     /// Another tracker's tags as tags here: each made a word (a character a tag cannot hold

@@ -10,7 +10,7 @@ enum SyncLineReader {
     static func operation(_ line: String) -> SyncOperation? {
         var line = line
         return line.withUTF8 { bytes in
-            var reader = Cursor(bytes: bytes)
+            var reader = JSONByteCursor(bytes: bytes)
             return reader.operation()
         }
     }
@@ -19,7 +19,7 @@ enum SyncLineReader {
     static func fields(_ text: String) -> [String: SyncValue]? {
         var text = text
         return text.withUTF8 { bytes in
-            var reader = Cursor(bytes: bytes)
+            var reader = JSONByteCursor(bytes: bytes)
             guard reader.literal("{"), let fields = reader.fields(), reader.literal("}"), reader.index == bytes.count else {
                 return nil
             }
@@ -31,7 +31,7 @@ enum SyncLineReader {
     static func stampedFields(_ text: String) -> [String: StampedFields.Field]? {
         var text = text
         return text.withUTF8 { bytes in
-            var reader = Cursor(bytes: bytes)
+            var reader = JSONByteCursor(bytes: bytes)
             var fields: [String: StampedFields.Field] = [:]
             guard reader.literal("{") else { return nil }
             if reader.peek != UInt8(ascii: "}") {
@@ -49,122 +49,65 @@ enum SyncLineReader {
             return fields
         }
     }
+}
 
-    private struct Cursor {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var index = 0
+/// The parts of an operation line.
+extension JSONByteCursor {
+    mutating func operation() -> SyncOperation? {
+        guard literal("{\"v\":1,\"seq\":"), let sequence = integer(), sequence >= 1,
+            literal(",\"op\":"), let id = uuid(),
+            literal(",\"hlc\":["), let wall = integer(), wall >= 0, literal(","), peek != UInt8(ascii: "-"),
+            let counterValue = integer(),
+            counterValue >= 0, counterValue <= Int64(UInt32.max), literal("],\"dev\":"), let device = uuid(),
+            literal(",\"kind\":"), let kind = string(), let entity = SyncEntity(rawValue: kind),
+            literal(",\"id\":"), let entityID = uuid(),
+            literal(",\"set\":{"), let fields = fields(), literal("}}"), index == bytes.count
+        else { return nil }
+        return SyncOperation(
+            sequence: sequence, id: id, clock: HybridTime(wall: wall, counter: UInt32(counterValue), device: device),
+            entity: entity, entityID: entityID, fields: fields)
+    }
 
-        mutating func operation() -> SyncOperation? {
-            guard literal("{\"v\":1,\"seq\":"), let sequence = integer(), sequence >= 1,
-                literal(",\"op\":"), let id = uuid(),
-                literal(",\"hlc\":["), let wall = integer(), wall >= 0, literal(","), peek != UInt8(ascii: "-"),
-                let counterValue = integer(),
-                counterValue >= 0, counterValue <= Int64(UInt32.max), literal("],\"dev\":"), let device = uuid(),
-                literal(",\"kind\":"), let kind = string(), let entity = SyncEntity(rawValue: kind),
-                literal(",\"id\":"), let entityID = uuid(),
-                literal(",\"set\":{"), let fields = fields(), literal("}}"), index == bytes.count
+    /// The `set` object's members up to its closing brace (not taken).
+    mutating func fields() -> [String: SyncValue]? {
+        var fields: [String: SyncValue] = [:]
+        if peek == UInt8(ascii: "}") { return fields }
+        while true {
+            guard let name = string(), SyncOperation.isFieldName(name), fields[name] == nil, literal(":"),
+                let value = value()
             else { return nil }
-            return SyncOperation(
-                sequence: sequence, id: id, clock: HybridTime(wall: wall, counter: UInt32(counterValue), device: device),
-                entity: entity, entityID: entityID, fields: fields)
-        }
-
-        /// The `set` object's members up to its closing brace (not taken).
-        mutating func fields() -> [String: SyncValue]? {
-            var fields: [String: SyncValue] = [:]
+            fields[name] = value
+            guard fields.count <= SyncOperation.maxFields else { return nil }
             if peek == UInt8(ascii: "}") { return fields }
-            while true {
-                guard let name = string(), SyncOperation.isFieldName(name), fields[name] == nil, literal(":"),
-                    let value = value()
-                else { return nil }
-                fields[name] = value
-                guard fields.count <= SyncOperation.maxFields else { return nil }
-                if peek == UInt8(ascii: "}") { return fields }
-                guard literal(",") else { return nil }
-            }
+            guard literal(",") else { return nil }
         }
+    }
 
-        mutating func value() -> SyncValue? {
-            switch peek {
-            case UInt8(ascii: "\""): return string().map(SyncValue.string)
-            case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
-            case UInt8(ascii: "f"): return literal("false") ? .bool(false) : nil
-            case UInt8(ascii: "n"): return literal("null") ? .null : nil
-            default: return integer().map(SyncValue.int)
-            }
+    mutating func value() -> SyncValue? {
+        switch peek {
+        case UInt8(ascii: "\""): return string().map(SyncValue.string)
+        case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
+        case UInt8(ascii: "f"): return literal("false") ? .bool(false) : nil
+        case UInt8(ascii: "n"): return literal("null") ? .null : nil
+        default: return integer().map(SyncValue.int)
         }
+    }
 
-        var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-        mutating func literal(_ text: StaticString) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard index + count <= bytes.count else { return false }
-            let base = text.utf8Start
-            for offset in 0..<count where bytes[index + offset] != base[offset] { return false }
-            index += count
-            return true
+    /// A lowercase UUID string (`UUIDText.isValid`).
+    mutating func uuid() -> String? {
+        guard index + 38 <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[index + 37] == UInt8(ascii: "\"") else {
+            return nil
         }
-
-        /// `-?(0|[1-9][0-9]*)` that fits an Int64, followed by no fraction or exponent.
-        mutating func integer() -> Int64? {
-            let negative = peek == UInt8(ascii: "-")
-            var at = index + (negative ? 1 : 0)
-            let first = at
-            var magnitude: UInt64 = 0
-            while at < bytes.count, bytes[at] >= 0x30, bytes[at] <= 0x39 {
-                let (times, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
-                let (sum, overflow2) = times.addingReportingOverflow(UInt64(bytes[at] - 0x30))
-                guard !overflow1, !overflow2 else { return nil }
-                magnitude = sum
-                at += 1
-            }
-            let digits = at - first
-            guard digits > 0, digits == 1 || bytes[first] != 0x30 else { return nil }
-            if at < bytes.count, bytes[at] == UInt8(ascii: ".") || bytes[at] == UInt8(ascii: "e") || bytes[at] == UInt8(ascii: "E") {
-                return nil
-            }
-            let value: Int64
-            if negative {
-                guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
-                value = magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)
+        for offset in 0..<36 {
+            let byte = bytes[index + 1 + offset]
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
             } else {
-                guard magnitude <= UInt64(Int64.max) else { return nil }
-                value = Int64(magnitude)
+                guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return nil }
             }
-            index = at
-            return value
         }
-
-        /// A string with no escape and no control character.
-        mutating func string() -> String? {
-            guard peek == UInt8(ascii: "\"") else { return nil }
-            var at = index + 1
-            while at < bytes.count, bytes[at] != UInt8(ascii: "\"") {
-                guard bytes[at] >= 0x20, bytes[at] != UInt8(ascii: "\\") else { return nil }
-                at += 1
-            }
-            guard at < bytes.count else { return nil }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<at]), as: UTF8.self)
-            index = at + 1
-            return text
-        }
-
-        /// A lowercase UUID string (`UUIDText.isValid`).
-        mutating func uuid() -> String? {
-            guard index + 38 <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[index + 37] == UInt8(ascii: "\"") else {
-                return nil
-            }
-            for offset in 0..<36 {
-                let byte = bytes[index + 1 + offset]
-                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                    guard byte == UInt8(ascii: "-") else { return nil }
-                } else {
-                    guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return nil }
-                }
-            }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(index + 37)]), as: UTF8.self)
-            index += 38
-            return text
-        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<(index + 37)]), as: UTF8.self)
+        index += 38
+        return text
     }
 }

@@ -96,6 +96,11 @@ public struct SyncOperation: Equatable, Sendable {
             self = read
             return
         }
+        try self.init(tree: line)
+    }
+
+    /// Reads any line through the JSON tree, checking every part.
+    init(tree line: String) throws(SyncLineError) {
         let json: StrictJSON
         do { json = try StrictJSON.parse(line) } catch { throw SyncLineError("not JSON: \(error)") }
         guard case .object = json else { throw SyncLineError("not a JSON object") }
@@ -132,6 +137,11 @@ public struct SyncOperation: Equatable, Sendable {
     /// Reads a `set` object's text (as the store keeps recorded changes).
     public static func fields(text: String) throws(SyncLineError) -> [String: SyncValue] {
         if let read = SyncLineReader.fields(text) { return read }
+        return try fields(tree: text)
+    }
+
+    /// `fields(text:)` through the JSON tree.
+    static func fields(tree text: String) throws(SyncLineError) -> [String: SyncValue] {
         let json: StrictJSON
         do { json = try StrictJSON.parse(text) } catch { throw SyncLineError("not JSON: \(error)") }
         return try fields(json)
@@ -225,9 +235,14 @@ public struct StampedFields: Equatable, Sendable {
     /// Reads `text` written by `text`.
     public init(text: String) throws(SyncLineError) {
         if let read = SyncLineReader.stampedFields(text) {
-            fields = read
+            self.init(read)
             return
         }
+        try self.init(tree: text)
+    }
+
+    /// `init(text:)` through the JSON tree.
+    init(tree text: String) throws(SyncLineError) {
         let json: StrictJSON
         do { json = try StrictJSON.parse(text) } catch { throw SyncLineError("not JSON: \(error)") }
         guard case .object(let members) = json else { throw SyncLineError("stamped fields must be an object") }

@@ -9,6 +9,15 @@ import Foundation
 /// are ignored. The annotation becomes the interval's note (it must be one a note can be). An interval with no length (end equal to start) holds no time and is left out.
 public enum TimewarriorImport {
     public static func parse(_ text: String, tagMap: TagMap = TagMap()) throws(TrackerError) -> [ImportedInterval] {
+        // `timew export`'s own form read straight from the bytes (the tree of a ten-year export
+        // was half its import); any other text, and any entry refused, through the JSON tree,
+        // which says what is wrong.
+        if let read = try? exportForm(text, tagMap: tagMap) { return read }
+        return try parse(tree: text, tagMap: tagMap)
+    }
+
+    /// Any text through the JSON tree, entry by entry.
+    static func parse(tree text: String, tagMap: TagMap) throws(TrackerError) -> [ImportedInterval] {
         try ImportRules.intervals(
             text, .timewarrior, tagMap: tagMap, what: "Timewarrior export", example: "`timew export` writes", labelNoun: "tag"
         ) { (entry, value) throws(TrackerError) in
@@ -54,6 +63,39 @@ public enum TimewarriorImport {
         }
     }
 
+    /// The intervals of an export exactly as `timew export` writes it (entries `{"id":…,
+    /// "start":…,"end":…,"tags":[…],"annotation":…}` in that order, `id`, `tags` and
+    /// `annotation` optional, white space only between entries); nil for any other text. An
+    /// error is what the JSON tree would find too (the caller leaves the text to it to say so).
+    static func exportForm(_ text: String, tagMap: TagMap) throws(TrackerError) -> [ImportedInterval]? {
+        var text = text
+        return try text.withUTF8 { bytes in
+            Result { () throws(TrackerError) -> [ImportedInterval]? in
+                var cursor = JSONByteCursor(bytes: bytes)
+                var collected = ImportRules.Collected(format: .timewarrior, tagMap: tagMap, labelNoun: "tag")
+                cursor.skipSpace()
+                guard cursor.literal("[") else { return nil }
+                cursor.skipSpace()
+                var place = 0
+                if !cursor.literal("]") {
+                    while true {
+                        place += 1
+                        var entry = ImportRules.Entry(format: .timewarrior, place: place)
+                        guard let time = try cursor.timewarriorEntry(&entry) else { return nil }
+                        try collected.add(time, entry)
+                        cursor.skipSpace()
+                        if cursor.literal("]") { break }
+                        guard cursor.literal(",") else { return nil }
+                        cursor.skipSpace()
+                    }
+                }
+                cursor.skipSpace()
+                guard cursor.atEnd else { return nil }
+                return try collected.finish()
+            }
+        }.get()
+    }
+
     /// `YYYYMMDDTHHMMSSZ` (UTC), the only form `timew export` writes.
     public static func parseTime(_ text: String) -> Micros? {
         var text = text
@@ -85,5 +127,37 @@ public enum TimewarriorImport {
         let s = seconds % 86_400
         let date = day.description.replacingOccurrences(of: "-", with: "")
         return "\(date)T\(IntervalCSV.pad(s / 3600))\(IntervalCSV.pad(s / 60 % 60))\(IntervalCSV.pad(s % 60))Z"
+    }
+}
+
+extension JSONByteCursor {
+    /// One entry of `timew export`'s own form (see `TimewarriorImport.exportForm`).
+    mutating func timewarriorEntry(_ entry: inout ImportRules.Entry) throws(TrackerError) -> ImportRules.EntryTime? {
+        guard literal("{") else { return nil }
+        if literal("\"id\":") {
+            guard let number = integer(), number >= 0, literal(",") else { return nil }
+            entry.id = "@\(number)"
+        }
+        guard literal("\"start\":"), let startText = stringBytes(), let start = TimewarriorImport.parseTime(bytes: startText),
+            literal(",\"end\":"), let endText = stringBytes(), let end = TimewarriorImport.parseTime(bytes: endText), end >= start
+        else { return nil }
+        var tags: [String] = []
+        if literal(",\"tags\":[") {
+            if !literal("]") {
+                while true {
+                    guard let tag = string() else { return nil }
+                    tags.append(tag)
+                    if literal("]") { break }
+                    guard literal(",") else { return nil }
+                }
+            }
+        }
+        var note: String?
+        if literal(",\"annotation\":") {
+            guard let text = string() else { return nil }
+            note = try ImportRules.note(text, entry.bad, noun: "annotation")
+        }
+        guard literal("}") else { return nil }
+        return ImportRules.EntryTime(start: start, end: end, labels: tags, note: note, tags: tags)
     }
 }
