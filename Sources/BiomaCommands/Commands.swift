@@ -322,8 +322,9 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     }
 
     var fileRequests: [FileRequest] {
-        // A PDF is not text: for standard output it is written through the caller's own.
-        if sheet.pdf == "-" { return [.standardOutput] }
+        // A PDF is not text, and a timesheet of years can be larger than one D-Bus message:
+        // for standard output either is written through the caller's own.
+        if sheet.target == "-" { return [.standardOutput] }
         guard let file = svg ?? sheet.target, file != "-" else { return [] }
         return [.directory(FileRequest.split(file).directory)]
     }
