@@ -20,28 +20,24 @@ struct ProjectList: ParsableCommand {
     @Flag(help: "JSON for scripts.") var json = false
     func run() throws {
         let projects = ProjectListing.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_PROJECTS).first)
-        if json {
-            let items = JSON.objects(projects) { p in
-                [
-                    "id": .string(p.id), "name": .string(p.name), "color": .string(p.color),
-                    "position": .integer(p.position), "running": .bool(p.running), "session_time": .int(p.sessionTime),
-                    "daily_total": .int(p.dailyTotal), "budget": p.budget > 0 ? .int(p.budget) : .null,
-                    "budget_period": p.budget > 0 ? .string(p.budgetPeriod) : .null,
-                    "budget_used": p.budget > 0 ? .int(p.budgetUsed) : .null,
-                    "client": p.client.isEmpty ? .null : .string(p.client),
-                    "client_name": p.client.isEmpty ? .null : .string(p.clientName),
-                    "rate": p.rate > 0 ? .int(p.rate) : .null, "currency": p.currency.isEmpty ? .null : .string(p.currency),
-                    "billable": .bool(p.billable),
-                ]
-            }
-            say(items.text)
-            return
+        let none = "No projects yet. Add one with: biomatimer project add NAME [--color #RRGGBB]"
+        sayRows(projects, asJSON: json, json: Self.rowsJSON, none: none) { ProjectLines.say($0, style: terminalStyle()) }
+    }
+
+    static func rowsJSON(_ projects: [ProjectListing]) -> JSON {
+        JSON.objects(projects) { p in
+            [
+                "id": .string(p.id), "name": .string(p.name), "color": .string(p.color),
+                "position": .integer(p.position), "running": .bool(p.running), "session_time": .int(p.sessionTime),
+                "daily_total": .int(p.dailyTotal), "budget": p.budget > 0 ? .int(p.budget) : .null,
+                "budget_period": p.budget > 0 ? .string(p.budgetPeriod) : .null,
+                "budget_used": p.budget > 0 ? .int(p.budgetUsed) : .null,
+                "client": p.client.isEmpty ? .null : .string(p.client),
+                "client_name": p.client.isEmpty ? .null : .string(p.clientName),
+                "rate": p.rate > 0 ? .int(p.rate) : .null, "currency": p.currency.isEmpty ? .null : .string(p.currency),
+                "billable": .bool(p.billable),
+            ]
         }
-        if projects.isEmpty {
-            say("No projects yet. Add one with: biomatimer project add NAME [--color #RRGGBB]")
-            return
-        }
-        ProjectLines.say(projects, style: terminalStyle())
     }
 }
 
