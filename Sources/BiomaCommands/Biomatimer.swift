@@ -3,6 +3,7 @@ import CContract
 import DBusCore
 import TimerControl
 
+/// The command tree's root: `biomatimer` and its groups of commands, each in its own file.
 public struct Biomatimer: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "biomatimer",
@@ -29,6 +30,7 @@ public struct Biomatimer: ParsableCommand {
 func callDaemon(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
     try daemonClient().call(member, arguments)
 }
+
 extension CompletionKind {
     /// The projects' names, from the daemon, for shells completing a PROJECT (nothing when
     /// no daemon answers).

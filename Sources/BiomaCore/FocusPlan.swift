@@ -1,4 +1,4 @@
-/// Focus timers' settings: the kinds, the phases, a plan and what is out of range.
+// Focus timers' settings: the kinds, the phases, a plan and what is out of range.
 
 /// The three kinds of focus timer.
 public enum FocusKind: String, Sendable, Codable, CaseIterable {

@@ -1,4 +1,4 @@
-/// What a focus timer's operations return: the stretches that ran and the phases that ended.
+// What a focus timer's operations return: the stretches that ran and the phases that ended.
 
 /// One stretch of a phase that ran: the history's unit. A phase paused and resumed is one
 /// stretch per run; the last says whether the phase ran to its end.

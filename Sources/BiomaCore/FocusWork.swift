@@ -1,4 +1,4 @@
-/// Work and focus in agreement: each timer follows the other's changes.
+// Work and focus in agreement: each timer follows the other's changes.
 
 extension WorkTimer {
     /// Makes work follow a focus timer that went from `before` to `after`: while a phase that
