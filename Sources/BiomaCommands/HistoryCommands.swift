@@ -27,8 +27,9 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     }
 
     var fileRequests: [FileRequest] {
-        // A PDF is not text: for standard output it is written through the caller's own.
-        if sheet.pdf == "-" { return [.standardOutput] }
+        // A PDF is not text, and a timesheet of years can be larger than one D-Bus message:
+        // for standard output either is written through the caller's own.
+        if sheet.target == "-" { return [.standardOutput] }
         guard let file = svg ?? sheet.target, file != "-" else { return [] }
         return [.directory(FileRequest.split(file).directory)]
     }
@@ -75,7 +76,12 @@ struct Export: ParsableCommand, UsesFiles {
     @Option(help: "csv or ics.") var format: ExportFormat = .csv
     @Option(help: "Round each interval's duration in a `rounded` column: 6m, 15m or 30m.") var round: RoundStep?
     @Option(help: "up (the default) or nearest.") var rounding: RoundMode?
-    var fileRequests: [FileRequest] { output.map { $0 == "-" ? [] : [.directory(FileRequest.split($0).directory)] } ?? [] }
+    /// The file's folder, or the caller's standard output: an export of years can be larger
+    /// than one D-Bus message, so it never goes back in `Run`'s reply.
+    var fileRequests: [FileRequest] {
+        guard let output, output != "-" else { return [.standardOutput] }
+        return [.directory(FileRequest.split(output).directory)]
+    }
 
     enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
         case csv, ics
@@ -102,12 +108,7 @@ struct Export: ParsableCommand, UsesFiles {
         } else {
             csv = try callDaemon(BIOMATIMER_TIMER1_EXPORT_CSV, days).first?.string ?? ""
         }
-        let output = output == "-" ? nil : output
-        if let output {
-            try CommandContext.current.files.write(Array(csv.utf8), to: output)
-        } else {
-            writeStandardOutput(csv)
-        }
+        try CommandContext.current.files.write(Array(csv.utf8), to: output ?? "-")
     }
 }
 
