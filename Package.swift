@@ -159,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "biomatimerd",
             dependencies: [
-                "BiomaCore", "BiomaDaemon",
+                "BiomaCore", "BiomaDaemon", "BiomaSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["README.md"]

@@ -25,6 +25,8 @@ final class BulkWork: @unchecked Sendable {
     private let tracker: Tracker
     // Loop thread only.
     private var writing = false
+    /// How many pieces of work that only read have gone to a worker.
+    private(set) var readsStarted = 0
     private var queued: [() -> Void] = []
     // Any thread.
     private let lock = NSLock()
@@ -50,6 +52,7 @@ final class BulkWork: @unchecked Sendable {
     func read<T: Sendable>(
         _ work: @escaping @Sendable (Tracker) throws -> T, done: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
+        readsStarted += 1
         start(holding: false, work, done)
     }
 

@@ -39,8 +39,6 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         limits = InputLimits(maximumBytes: CommandRunner.maximumInput, idleSeconds: inputIdleSeconds)
     }
 
-    public func attach(_ deadlines: Deadlines) {}
-
     /// Command1 has no properties: the commands it runs publish through the other parts.
     public func publish(at now: Micros) {}
 

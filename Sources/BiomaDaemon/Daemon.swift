@@ -187,27 +187,9 @@ struct Startup: Sendable {
             } catch {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
-            let notifier = Notifier(bus: bus, enabled: options.settings.notifications, log: log)
-            let timer = WorkService(
-                tracker: tracker, bus: bus, clock: clock, away: options.settings.away, notifier: notifier,
-                goals: TargetSettings(targets: options.settings.targets, balanceSince: options.settings.balanceSince), log: log)
-            timer.calendarPath = options.settings.exportICS
-            let parts: [any ObjectInterface] = [
-                timer, TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log),
-                FocusService(
-                    tracker: tracker, bus: bus, clock: clock, timer: timer, notifier: notifier,
-                    phaseEndCommand: options.settings.phaseEndCommand, log: log),
-                SyncService(
-                    tracker: tracker, bus: bus, clock: clock, notifier: notifier, configuredFolder: options.settings.syncDirectory,
-                    bulk: timer.bulk, log: log),
-            ]
-            // Hooks follow the publication of all the others' changes.
-            let hooks = HooksService(
-                directory: options.hooksDirectory, limits: HookLimits(seconds: options.settings.hookSeconds), tracker: tracker, bus: bus,
-                clock: clock, work: timer, stateParts: parts, log: log)
-            // The command line the front carries runs against the other parts, in process.
-            let object = DaemonObject(
-                parts + [hooks, CommandService(bus: bus, inputIdleSeconds: options.settings.inputIdleSeconds)])
+            let parts = DaemonParts(
+                tracker: tracker, bus: bus, clock: clock, settings: options.settings, hooksDirectory: options.hooksDirectory, log: log)
+            let (object, timer, notifier) = (parts.object, parts.timer, parts.notifier)
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
             try notifier.start()

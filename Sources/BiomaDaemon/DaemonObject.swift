@@ -20,11 +20,26 @@ public protocol ObjectInterface: AnyObject, Sendable {
 
 extension ObjectInterface {
     public func willChange(at now: Micros) {}
-    /// Runs one change at `now` and publishes every part once after it (nested changes
-    /// publish with the outermost one).
+    /// A part without deadlines registers none.
+    public func attach(_ deadlines: Deadlines) {}
+    /// Publishes every part once after `body`, which changes nothing of the record (a
+    /// deadline's wake-up, a new day, sync's own status): nested ones publish with the
+    /// outermost one. A change goes through `Publication.change`.
     func publishing<T>(at now: Micros, _ body: () throws -> T) rethrows -> T {
         try publication.run(at: now, body)
     }
+}
+
+/// The rules every change obeys, whichever part makes it (a command, a peer's operations
+/// merged, a task done): supplied by the work part. A sleep not yet noticed is recorded first,
+/// on its own; today's work must be readable; an absence that counts by now is removed before
+/// anything else.
+protocol ChangeRules: AnyObject {
+    /// Before the change, outside it: its instant, or the error that refuses it.
+    func instantOfChange() throws -> Micros
+    /// The first step inside the change; what it did is published even if the change then
+    /// fails.
+    func beginningChange(at now: Micros) throws
 }
 
 /// Told of every publication of the daemon's object (the hooks): what held before a change,
@@ -65,6 +80,8 @@ public final class Publication: @unchecked Sendable {
     private var occurrences: [Occurrence] = []
     /// The hooks, when the daemon runs them.
     public weak var observer: (any PublicationObserver)?
+    /// The rules of every change (the work part), when the object has one.
+    weak var rules: (any ChangeRules)?
 
     private struct Weak {
         weak var part: (any ObjectInterface)?
@@ -81,6 +98,41 @@ public final class Publication: @unchecked Sendable {
         begin(at: now)
         defer { end(at: now) }
         return try body()
+    }
+
+    /// The one change path of every part: the rules' steps, then `body` at the change's
+    /// instant (from the rules, else `clock`); every part publishes once after it. An error
+    /// is answered as the contract's (a `DBusMethodError` as it is, a store's by its kind).
+    func change<T>(_ clock: any TimeSource, _ body: (Micros) throws -> T) throws -> T {
+        let now = try beginChange(clock)
+        defer { end(at: now) }
+        return try Self.answered { try body(now) }
+    }
+
+    /// `change`'s first steps for a change whose work ends at a later turn (bulk work on a
+    /// worker): the change is begun and its instant returned; `end(at:)` it once the work is
+    /// done. When it throws, nothing is begun.
+    func beginChange(_ clock: any TimeSource) throws -> Micros {
+        let now = try Self.answered { try rules?.instantOfChange() ?? clock.now() }
+        begin(at: now)
+        do {
+            try Self.answered { try rules?.beginningChange(at: now) }
+        } catch {
+            end(at: now)
+            throw error
+        }
+        return now
+    }
+
+    /// `body`'s error as the contract's.
+    static func answered<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DBusMethodError {
+            throw error
+        } catch {
+            throw DaemonAPI.dbusError(error)
+        }
     }
 
     /// A change at `now` starts; with the outermost, every part notes what holds before it.
@@ -130,6 +182,7 @@ public struct DaemonObject: Sendable {
             part.publication = publication
             publication.join(part)
             if let observer = part as? any PublicationObserver { publication.observer = observer }
+            if let rules = part as? any ChangeRules { publication.rules = rules }
         }
     }
 

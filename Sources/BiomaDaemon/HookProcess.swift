@@ -81,39 +81,29 @@ final class HookProcess: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (target, fd) in childEnds.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(target)) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // No signal blocked (the daemon blocks its termination signals for its signalfd), the
-        // ones the daemon ignores or catches back at their default (SIGPIPE is ignored here,
-        // and an ignored signal stays ignored across exec), and a process group of its own, so
-        // the limit reaches whatever the hook started.
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        // A batch task, which never preempts the daemon or the bar's next call when it wakes.
-        var batch = sched_param()
-        posix_spawnattr_setschedpolicy(&attributes, CSYSTEM_SCHED_BATCH)
-        posix_spawnattr_setschedparam(&attributes, &batch)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSCHEDULER))
-        let arguments = [strdup(path)] + [nil]
-        let cEnvironment = environment.map { strdup($0) } + [nil]
-        defer {
-            for pointer in arguments { free(pointer) }
-            for pointer in cEnvironment { free(pointer) }
+        // No signal blocked, the ones the daemon ignores or catches back at their default
+        // (SIGPIPE is ignored here, and an ignored signal stays ignored across exec), and a
+        // process group of its own, so the limit reaches whatever the hook started.
+        let started = Spawn.start([path], environment: environment, actions: &actions) { attributes in
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setpgroup(&attributes, 0)
+            // A batch task, which never preempts the daemon or the bar's next call when it wakes.
+            var batch = sched_param()
+            posix_spawnattr_setschedpolicy(&attributes, CSYSTEM_SCHED_BATCH)
+            posix_spawnattr_setschedparam(&attributes, &batch)
+            return POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSCHEDULER
         }
-        let rc = posix_spawn(&pid, path, &actions, &attributes, arguments, cEnvironment)
         for fd in childEnds { close(fd) }
         let (stdinEnd, stdoutEnd, stderrEnd) = (pipes[0][1], pipes[1][0], pipes[2][0])
-        guard rc == 0 else {
+        switch started {
+        case .success(let child):
+            pid = child
+        case .failure(let error):
             for fd in [stdinEnd, stdoutEnd, stderrEnd] { close(fd) }
-            let reason = rc == EACCES || rc == ENOEXEC ? "not executable" : "cannot start: \(String(cString: strerror(rc)))"
+            let reason = error.code == EACCES || error.code == ENOEXEC ? "not executable" : "cannot start: \(error.description)"
             return finish(HookResult(exit: nil, outcome: reason, stderrTail: ""))
         }
         // Below the daemon and its callers: on a busy machine the bar's next call comes first.

@@ -33,37 +33,37 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     /// How many events may wait for one hook; past it the oldest is dropped (logged).
     static let queueLimit = 64
 
-    private let directory: String
-    private let limits: HookLimits
-    private let tracker: Tracker
-    private let bus: Bus
-    private let clock: any TimeSource
-    private let work: WorkService
-    private let stateParts: [any ObjectInterface]
-    private let log: @Sendable (String) -> Void
+    let directory: String
+    let limits: HookLimits
+    let tracker: Tracker
+    let bus: Bus
+    let clock: any TimeSource
+    let work: WorkService
+    let stateParts: [any ObjectInterface]
+    let log: @Sendable (String) -> Void
     public lazy var publication = Publication(self)
 
     /// The interfaces the published state is read from, made once.
-    private var stateInterfaces: [DBusInterface]?
+    var stateInterfaces: [DBusInterface]?
     /// The folder's hook files as last listed, and the modification time they were listed at.
-    private var listing: (modified: timespec, names: [String])?
+    var listing: (modified: timespec, names: [String])?
     /// What held before the change in progress; nil while the folder holds no hook.
-    private var before: Facts?
+    var before: Facts?
 
-    private struct Pending {
+    struct Pending {
         var sequence: Int
         var event: HookEvent
         var payload: [UInt8]
     }
-    private var queues: [String: [Pending]] = [:]
-    private var running: [String: HookProcess] = [:]
-    private var nextSequence = 0
-    private var pumpQueued = false
+    var queues: [String: [Pending]] = [:]
+    var running: [String: HookProcess] = [:]
+    var nextSequence = 0
+    var pumpQueued = false
     /// Each hook's last run since the daemon started.
-    private var lastRuns: [String: HookListing] = [:]
+    var lastRuns: [String: HookListing] = [:]
     /// The daemon's environment as it started, which hooks inherit (read once: building it
     /// from `environ` at every start cost more than the start itself).
-    private let environment = ProcessInfo.processInfo.environment.filter { $0.key != "BIOMATIMER_EVENT" }
+    let environment = ProcessInfo.processInfo.environment.filter { $0.key != "BIOMATIMER_EVENT" }
         .map { "\($0.key)=\($0.value)" }
 
     public init(
@@ -76,8 +76,6 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
         // ignores it already; this says so here, where pipes are written).
         signal(SIGPIPE, SIG_IGN)
     }
-
-    public func attach(_ deadlines: Deadlines) {}
 
     /// Hooks1 has no properties.
     public func publish(at now: Micros) {}
@@ -149,7 +147,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     }
 
     /// The events of one change, in `HookEvent`'s order, queued for their hooks.
-    private func emit(_ events: [(HookEvent, JSON)], at now: Micros) {
+    func emit(_ events: [(HookEvent, JSON)], at now: Micros) {
         guard !events.isEmpty else { return }
         let order = HookEvent.allCases
         let sorted = events.enumerated().sorted {
@@ -160,7 +158,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
 
     /// Makes each event's payload (the state read once for all of them) and queues it for
     /// each of its hooks.
-    private func enqueue(_ events: [(HookEvent, JSON)], at now: Micros, sample: Bool, names: (HookEvent) -> [String]) {
+    func enqueue(_ events: [(HookEvent, JSON)], at now: Micros, sample: Bool, names: (HookEvent) -> [String]) {
         var state: JSON?
         for (event, about) in events {
             let targets = names(event)
@@ -193,7 +191,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     /// Starts the oldest waiting event whose hook is free, if fewer than `concurrent` run, and
     /// comes back at the next turn for the next: one start a turn, so a call that arrives
     /// meanwhile is answered between two starts.
-    private func pump() {
+    func pump() {
         if running.count < Self.concurrent {
             var next: (name: String, sequence: Int)?
             for (name, queue) in queues where running[name] == nil {
@@ -211,7 +209,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     }
 
     /// The pump at the loop's next turn: a run that ends inside `launch` does not re-enter it.
-    private func pumpLater() {
+    func pumpLater() {
         guard !pumpQueued else { return }
         pumpQueued = true
         bus.loop.later { [self] in
@@ -220,7 +218,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
         }
     }
 
-    private func launch(_ name: String, _ pending: Pending) {
+    func launch(_ name: String, _ pending: Pending) {
         let path = path(name)
         let startedAt = clock.now()
         let base = {
@@ -268,16 +266,16 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
 
     // MARK: - The folder
 
-    private func path(_ name: String) -> String { directory + "/" + name }
+    func path(_ name: String) -> String { directory + "/" + name }
 
     /// The hook files of `event`, in name order.
-    private func hooks(for event: HookEvent) -> [String] {
+    func hooks(for event: HookEvent) -> [String] {
         hookNames().filter { HookEvent.of(fileName: $0) == event }
     }
 
     /// The names in the folder that start with an event's name, sorted byte-wise; listed again
     /// only when the folder's modification time changed (or is too recent to tell).
-    private func hookNames() -> [String] {
+    func hookNames() -> [String] {
         var info = stat()
         guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             listing = nil
@@ -294,175 +292,4 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
         listing = (modified, names)
         return names
     }
-
-    // MARK: - Events
-
-    /// What the hooks compare before and after a change.
-    struct Facts {
-        var running: Bool
-        var project: Project?
-        var session: Micros
-        var focus: FocusTimer?
-        var away: (reason: AwayReason, since: Micros)?
-    }
-
-    private func facts(at now: Micros) -> Facts {
-        let timer = tracker.workTimer
-        let project = timer.activeProject.flatMap { id in tracker.projects.first { $0.id == id } }
-        return Facts(
-            running: timer.running, project: project, session: timer.workSessionTime(at: now), focus: tracker.focus,
-            away: work.away.map { ($0.reason, $0.since) })
-    }
-
-    /// The events a change made, by comparing what held before and after it.
-    static func changes(from before: Facts, to after: Facts, tracker: Tracker, at now: Micros) -> [(HookEvent, JSON)] {
-        var events: [(HookEvent, JSON)] = []
-        if let away = before.away, after.away == nil {
-            let fields: [(String, JSON)] = [
-                ("reason", .string(away.reason.rawValue)), ("since", .int(away.since)), ("away_time", .int(now - away.since)),
-            ]
-            events.append((.back, .fields(fields)))
-        }
-        if let focus = before.focus, after.focus == nil { events.append((.focusStop, focusAbout(focus))) }
-        if before.away == nil, let away = after.away {
-            events.append((.away, .fields([("reason", .string(away.reason.rawValue)), ("since", .int(away.since))])))
-        }
-        if before.running && !after.running {
-            events.append((.stop, .fields(projectFields(before.project) + [("session_time", .int(before.session))])))
-        }
-        if before.project?.id != after.project?.id {
-            let fields: [(String, JSON)] = [
-                ("old", .fields(projectFields(before.project))), ("new", .fields(projectFields(after.project))),
-            ]
-            events.append((.project, .fields(fields)))
-        }
-        if !before.running && after.running { events.append((.start, .fields(projectFields(after.project)))) }
-        if let focus = after.focus, focus.state == .running, focus.phase.isFocus, !samePhase(before.focus, focus) {
-            events.append((.focusStart, focusAbout(focus)))
-        }
-        return events
-    }
-
-    /// Whether `before` is the phase `after` runs, already begun (a resume, an extension).
-    private static func samePhase(_ before: FocusTimer?, _ after: FocusTimer) -> Bool {
-        guard let before, before.state == .running || before.state == .paused else { return false }
-        return before.phase == after.phase && before.round == after.round && before.plan.kind == after.plan.kind
-            && before.phaseStart == after.phaseStart
-    }
-
-    static func projectFields(_ project: Project?) -> [(String, JSON)] {
-        [("project", .string(project?.id ?? "")), ("project_name", .string(project?.name ?? ""))]
-    }
-
-    static func focusAbout(_ focus: FocusTimer) -> JSON {
-        .fields([
-            ("kind", .string(focus.plan.kind.rawValue)), ("phase", .string(focus.phase.rawValue)),
-            ("round", .integer(focus.round)),
-            ("label", .string(focus.plan.label)), ("project", .string(focus.plan.project ?? "")),
-            ("phase_duration", .int(focus.phaseDuration)), ("ends_at", focus.endsAt.map { .int($0) } ?? .null),
-        ])
-    }
-
-    /// An occurrence as an event and what it is about.
-    private func about(_ occurrence: Occurrence, at now: Micros) -> (HookEvent, JSON) {
-        switch occurrence {
-        case .phaseEnded(let end):
-            return (
-                .phaseEnd,
-                .fields([
-                    ("kind", .string(end.kind.rawValue)), ("phase", .string(end.phase.rawValue)), ("round", .integer(end.round)),
-                    ("label", .string(end.label)), ("project", .string(end.project ?? "")), ("start", .int(end.start)),
-                    ("end", .int(end.end)), ("completed", .bool(end.completed)), ("late", .bool(end.late)),
-                    ("next", .string(end.next?.rawValue ?? "")),
-                ])
-            )
-        case .targetReached(let day, let target, let worked):
-            let fields: [(String, JSON)] = [("day", .string(day.description)), ("target", .int(target)), ("worked", .int(worked))]
-            return (.targetReached, .fields(fields))
-        case .budget(let project, let threshold, let budget, let used):
-            return (
-                .budget,
-                .fields(
-                    Self.projectFields(project) + [
-                        ("threshold", .integer(threshold.rawValue)), ("budget", .int(budget.amount)),
-                        ("period", .string(budget.period.rawValue)), ("used", .int(used)),
-                    ])
-            )
-        case .taskDue(let task, let late):
-            return (.taskDue, Self.taskAbout(task, late: late))
-        case .merged(let operations, let devices):
-            return (.merge, .fields([("operations", .integer(operations)), ("devices", .array(devices.map { .string($0) }))]))
-        }
-    }
-
-    static func taskAbout(_ task: TaskItem, late: Bool) -> JSON {
-        .fields([
-            ("id", .string(task.id)), ("title", .string(task.title)), ("project", .string(task.projectID ?? "")),
-            ("due", task.due.map { .int($0) } ?? .null), ("late", .bool(late)),
-        ])
-    }
-
-    /// What a sample event (`hooks run EVENT`) is about: the fields its real payload has, from
-    /// the state there is where it says something, else made up.
-    static func sampleAbout(_ event: HookEvent, _ facts: Facts, tracker: Tracker, now: Micros) -> JSON {
-        let project = facts.project ?? tracker.projects.first
-        switch event {
-        case .start: return .fields(projectFields(project))
-        case .stop: return .fields(projectFields(project) + [("session_time", .int(facts.session))])
-        case .project: return .fields([("old", .fields(projectFields(nil))), ("new", .fields(projectFields(project)))])
-        case .focusStart, .focusStop:
-            let focus = facts.focus ?? (try? FocusTimer.start(FocusPlan(kind: .pomodoro), at: now))
-            return focus.map(focusAbout) ?? .fields([])
-        case .phaseEnd:
-            return .fields([
-                ("kind", .string("pomodoro")), ("phase", .string("work")), ("round", .int(1)), ("label", .string("")),
-                ("project", .string(project?.id ?? "")), ("start", .int(now - 25 * 60 * microsPerSecond)), ("end", .int(now)),
-                ("completed", .bool(true)), ("late", .bool(false)), ("next", .string("short-break")),
-            ])
-        case .targetReached:
-            return .fields([
-                ("day", .string(tracker.rules.day(containing: now).description)), ("target", .int(8 * 3600 * microsPerSecond)),
-                ("worked", .int(8 * 3600 * microsPerSecond)),
-            ])
-        case .budget:
-            return .fields(
-                projectFields(project) + [
-                    ("threshold", .int(80)), ("budget", .int(10 * 3600 * microsPerSecond)), ("period", .string("week")),
-                    ("used", .int(8 * 3600 * microsPerSecond)),
-                ])
-        case .taskDue:
-            let task = tracker.tasks.first { !$0.done } ?? TaskItem(id: "k0", title: "A sample task", due: now)
-            return taskAbout(task, late: false)
-        case .away: return .fields([("reason", .string("lock")), ("since", .int(now))])
-        case .back:
-            let away = 600 * microsPerSecond
-            return .fields([("reason", .string("lock")), ("since", .int(now - away)), ("away_time", .int(away))])
-        case .merge:
-            return .fields([("operations", .int(1)), ("devices", .array([.string("00000000-0000-7000-8000-000000000000")]))])
-        }
-    }
-
-    // MARK: - The published state
-
-    /// The whole published state as `status --json` prints it: the bars' interfaces read as
-    /// `GetAll` reads them, decoded into a `WidgetState`, rendered by the json format.
-    private func publishedState(at now: Micros) -> JSON {
-        if stateInterfaces == nil {
-            stateInterfaces = stateParts.map { $0.interface() }.filter { WidgetState.interfaces.contains($0.name) }
-        }
-        var properties: [String: [String: DBusValue]] = [:]
-        for interface in stateInterfaces ?? [] {
-            do {
-                let values = try interface.propertyValues?()
-                var entries: [String: DBusValue] = [:]
-                for property in interface.properties { entries[property.name] = try values?[property.name] ?? property.get() }
-                properties[interface.name] = entries
-            } catch {
-                log("hooks: cannot read \(interface.name)'s properties (\(error)); the payload's state leaves them out")
-            }
-        }
-        return JSONStateRenderer().object(WidgetState(properties: properties), now: now)
-    }
-
-    static func monotonic() -> Int64 { csystem_clock_us(CLOCK_MONOTONIC) }
 }

@@ -18,52 +18,52 @@ import Foundation
 /// are appended at the next change, or at the next try (2 s after the failure, then twice as
 /// long each time, up to 5 min: the only wake-ups sync makes, and only while it fails).
 public final class SyncService: ObjectInterface, @unchecked Sendable {
-    private let tracker: Tracker
-    private let bus: Bus
-    private let clock: any TimeSource
-    private let notifier: Notifier
-    private let configuredFolder: String?
+    let tracker: Tracker
+    let bus: Bus
+    let clock: any TimeSource
+    let notifier: Notifier
+    let configuredFolder: String?
     /// `enable`'s first snapshot of years of history is written on a worker.
-    private let bulk: BulkWork
-    private let log: @Sendable (String) -> Void
+    let bulk: BulkWork
+    let log: @Sendable (String) -> Void
     public lazy var publication = Publication(self)
-    private var published = SyncStatus()
+    var published = SyncStatus()
 
-    private var folder: SyncFolder?
-    private var watch: FolderWatch?
-    private var watchHandle: EventLoop.WatchHandle?
+    var folder: SyncFolder?
+    var watch: FolderWatch?
+    var watchHandle: EventLoop.WatchHandle?
     /// Why this device's operations are not in the folder now (they wait in the store).
-    private var writeProblem: String?
+    var writeProblem: String?
     /// While `writeProblem` lasts: the next try to write what waits, without a change to
     /// bring it (a folder mounted again while nobody works). Nothing is armed otherwise.
-    private var retry: Deadlines.Handle?
+    var retry: Deadlines.Handle?
     private weak var deadlines: Deadlines?
     /// How long after a failed write the folder is tried again: 2 s, doubling up to 5 min
     /// while it keeps failing.
-    private var retryAfter = SyncService.firstRetry
+    var retryAfter = SyncService.firstRetry
     static let firstRetry: Micros = 2_000_000
     /// The time one slice of a backlog may take to make operations (µs), on a worker; its
     /// commit and its append to the folder come on top.
     static let drainBudget: Int64 = 20_000
     static let lastRetry: Micros = 300_000_000
     /// A message about this device (a copied data folder that took a new id).
-    private var notice: String?
+    var notice: String?
     /// Why the start-up identity check failed: sync is then not started (it might write under
     /// another machine's id); `attach` says it.
-    private var identityError: (any Error)?
+    var identityError: (any Error)?
     /// Peers' operations in the folder not merged (damage or a line still being copied).
-    private var behind: UInt32 = 0
+    var behind: UInt32 = 0
     /// The peers' rows of `Devices`, as of the last read of the folder (names from their
     /// `device.json`, cursors from the store): publications use them without any I/O.
-    private var peerRows: [SyncDeviceRow] = []
+    var peerRows: [SyncDeviceRow] = []
     /// A slice of the tracker's backlog is queued for the loop's next turn.
-    private var drainQueued = false
+    var drainQueued = false
     /// Peers whose logs changed while the backlog was being stamped: merged after it.
-    private var peersWaiting: Set<String> = []
+    var peersWaiting: Set<String> = []
     /// The read of peers' logs in progress (`mergeSlice`), if any, and whether its next slice
     /// is queued.
-    private var mergeRun: MergeRun?
-    private var mergeQueued = false
+    var mergeRun: MergeRun?
+    var mergeQueued = false
     /// Lines of a peer's log merged per turn of the loop: about 125 operations, some 15 ms on
     /// this kind of machine with the slice's publication (a read takes at least one line,
     /// however long: up to 64 KiB).
@@ -73,14 +73,14 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// read (its cursor), and what the read did so far.
     /// What a slice of a peer's log did, on the worker: the peer's cursor after it, whether
     /// more follows, a problem newly found, and what was merged (nil: nothing new to merge).
-    private struct MergedSlice: Sendable {
+    struct MergedSlice: Sendable {
         var state: SyncPeerState
         var more: Bool
         var problem: String?
         var merged: SyncMerged?
     }
 
-    private struct MergeRun {
+    struct MergeRun {
         var peers: [String]
         var reading: SyncPeerState?
         var count = 0
@@ -165,7 +165,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     }
 
     /// Reads the peers' rows again: after the folder was read (start-up, a peer's change).
-    private func refreshPeerRows(_ cursors: [SyncPeerState]) {
+    func refreshPeerRows(_ cursors: [SyncPeerState]) {
         guard let folder, let me = tracker.knownSyncDevice else { return peerRows = [] }
         peerRows = folder.peers(except: me.id).map { id in
             var row = SyncDeviceRow()
@@ -193,8 +193,12 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         guard name.count <= 100, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             return done(.failure(DaemonAPI.invalidArgument("A device name is one line of at most 100 characters.")))
         }
-        let now = clock.now()
-        publication.begin(at: now)
+        let now: Micros
+        do {
+            now = try publication.beginChange(clock)
+        } catch {
+            return done(.failure(error))
+        }
         let finish: @Sendable (Result<Void, any Error>) -> Void = { [self] result in
             publication.end(at: now)
             done(result.mapError { $0 is DBusMethodError ? $0 : DaemonAPI.dbusError($0) })
@@ -232,16 +236,16 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// Turns sync off: nothing more is written or read; the folder stays as it is.
     func disable() throws {
-        try publishing(at: clock.now()) {
+        try publication.change(clock) { _ in
             stop()
-            do { try tracker.disableSync() } catch { throw DaemonAPI.dbusError(error) }
+            try tracker.disableSync()
         }
     }
 
     /// Starts writing to and reading from `root`, whose identity check is done (at start-up by
     /// `renewIfCopied`, by `enable` when asked) and which the store has on: operations waiting
     /// in the store are appended, peers are merged, and the folder is watched.
-    private func start(folder root: String) throws {
+    func start(folder root: String) throws {
         let folder = SyncFolder(root: root)
         let device = try tracker.syncDevice()
         self.folder = folder
@@ -260,7 +264,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// At start-up, before the daemon takes its name (so no client reads the copied id), for
     /// the folder `attach` will start: when this device's log there went on without this
     /// store, a new id is taken and said, with nobody to answer. (`enable` answers it instead.)
-    private func renewIfCopied() {
+    func renewIfCopied() {
         do {
             let device = try tracker.syncDevice()
             guard let root = device.folder, configuredFolder == nil || configuredFolder == root else { return }
@@ -277,12 +281,12 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     }
 
     /// Whether `device`'s log in `folder` went on without this store (a copied data folder).
-    private static func isCopy(_ device: SyncDevice, in folder: SyncFolder) -> Bool {
+    static func isCopy(_ device: SyncDevice, in folder: SyncFolder) -> Bool {
         let local = device.lastOperation.map { (sequence: device.lastSequence, operation: $0) }
         return SyncMerge.identityIsShared(localLast: local, folderLast: folder.lastOperation(of: device.id))
     }
 
-    private func stop() {
+    func stop() {
         if let watchHandle { bus.loop.unwatch(watchHandle) }
         watchHandle = nil
         watch = nil
@@ -301,7 +305,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// Appends this device's new operations (right after the commit that made them, before
     /// the call is answered); if the folder cannot take them they wait in the store.
-    private func append(_ operations: [SyncOperation]) {
+    func append(_ operations: [SyncOperation]) {
         guard let folder, let device = tracker.knownSyncDevice else { return }
         if writeProblem != nil {
             catchUp()
@@ -322,7 +326,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// peer's change is served between slices, and reads during them. A slice that fails (a
     /// full disk) leaves the rest in the store, in order, for the next write. `ReadUpTo` is
     /// published once, when the last slice is in the folder.
-    private func drainBacklog() {
+    func drainBacklog() {
         guard folder != nil, tracker.hasSyncBacklog, !drainQueued else { return }
         drainQueued = true
         bus.loop.later { [weak self] in
@@ -344,7 +348,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// After a slice of the backlog: the next is queued by its append; after the last, the
     /// peers that waited are merged and `ReadUpTo` is published.
-    private func drained() {
+    func drained() {
         guard folder != nil, !tracker.hasSyncBacklog else { return }
         let waiting = peersWaiting
         peersWaiting = []
@@ -358,7 +362,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     }
 
     /// Appends whatever the folder does not have yet of this device's log.
-    private func catchUp() {
+    func catchUp() {
         guard let folder, let device = tracker.knownSyncDevice else { return }
         do {
             // Not knowing what is there (a link in its place, a last line unread) is a
@@ -377,7 +381,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         drainBacklog()
     }
 
-    private func failed(_ error: any Error) {
+    func failed(_ error: any Error) {
         let text = "cannot write to the sync folder (\(error)); changes are kept here and written when it can be"
         if writeProblem == nil { log("sync: " + text) }
         writeProblem = text
@@ -388,150 +392,5 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             deadlines.schedule(retry, at: clock.now() + retryAfter)
             retryAfter = min(retryAfter * 2, Self.lastRetry)
         }
-    }
-
-    // MARK: - Reading
-
-    /// The peers' cursors from the store; nil (logged) when it cannot be read: nothing is
-    /// merged then, and the next change of a peer's file tries again.
-    private func readPeers() -> [SyncPeerState]? {
-        do {
-            return try tracker.syncPeers()
-        } catch {
-            log("sync: cannot read how far the peers were read (\(error))")
-            return nil
-        }
-    }
-
-    private func peersChanged() {
-        guard let watch else { return }
-        merge(peers: watch.changes())
-    }
-
-    /// Reads `peers`' new whole lines and merges them a slice per turn of the loop (at most
-    /// `mergeSliceBytes` of lines, one transaction each), so that a peer's years of history
-    /// never hold the other callers. Says once what the whole read did: the `Merged` signal,
-    /// and a notification when two devices had timed the same minutes. Peers that change
-    /// while a read runs join it.
-    private func merge(peers: Set<String>) {
-        guard folder != nil, !peers.isEmpty else { return }
-        // A merge weighs a peer's fields against the stamps here: while this device's own
-        // backlog is being stamped, the peers wait for its last slice (their lines stay in the
-        // folder) rather than the merge stamping the rest in one go.
-        guard !tracker.hasSyncBacklog else { return peersWaiting.formUnion(peers) }
-        if var run = mergeRun {
-            for peer in peers.sorted() where !run.peers.contains(peer) { run.peers.append(peer) }
-            mergeRun = run
-            return
-        }
-        mergeRun = MergeRun(peers: peers.sorted())
-        mergeSlice()
-    }
-
-    private func queueMergeSlice() {
-        guard !mergeQueued else { return }
-        mergeQueued = true
-        bus.loop.later { [weak self] in
-            self?.mergeQueued = false
-            self?.mergeSlice()
-        }
-    }
-
-    /// One slice of the read in progress; the next is queued for the loop's next turn, and
-    /// the last says what the read did. The slice is read and merged on a worker while the
-    /// loop is held (`BulkWork`): reads are answered meanwhile, changes after it. A bulk
-    /// change made meanwhile pauses the read until its backlog is stamped (`drainBacklog`
-    /// resumes it).
-    private func mergeSlice() {
-        guard var run = mergeRun, let folder else { return mergeRun = nil }
-        guard !tracker.hasSyncBacklog else { return }
-        if run.reading == nil, !run.peers.isEmpty {
-            if let known = readPeers() {
-                let peer = run.peers.removeFirst()
-                run.reading = known.first { $0.device == peer } ?? SyncPeerState(device: peer)
-            } else {
-                run.peers = []
-            }
-        }
-        guard let reading = run.reading else {
-            mergeRun = nil
-            return publishing(at: clock.now()) { merged(run, in: folder) }
-        }
-        run.reading = nil
-        mergeRun = run
-        let now = clock.now()
-        let limit = Self.mergeSliceBytes
-        publication.begin(at: now)
-        bulk.write({ worker -> MergedSlice in
-            var state = reading
-            let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
-            let batch = folder.read(state.device, from: from, limit: limit)
-            let problemChanged = batch.problem != state.problem
-            (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
-            state.problem = batch.problem
-            var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil)
-            guard batch.cursor != from || problemChanged else { return slice }
-            slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
-            if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
-            return slice
-        }) { [self] result in
-            defer { publication.end(at: now) }
-            guard var run = mergeRun else { return }
-            switch result {
-            case .success(let slice):
-                if let problem = slice.problem { log("sync: \(slice.state.device): \(problem)") }
-                if let merged = slice.merged {
-                    run.count += merged.operations
-                    if merged.operations > 0 { run.devices.insert(slice.state.device) }
-                    run.overlaps += merged.overlaps
-                    if slice.more { run.reading = slice.state }
-                }
-            case .failure(let error):
-                log("sync: cannot merge \(reading.device)'s operations (\(error)); trying again at its next change")
-            }
-            mergeRun = run
-            queueMergeSlice()
-        }
-    }
-
-    /// The end of a read: how far behind the peers are, their rows, `Merged`, the notification.
-    private func merged(_ run: MergeRun, in folder: SyncFolder) {
-        behind = 0
-        let cursors = readPeers() ?? []
-        for peer in folder.peers(except: tracker.knownSyncDevice?.id ?? "") {
-            let read = cursors.first { $0.device == peer }?.sequence ?? 0
-            if let last = folder.lastOperation(of: peer)?.sequence, last > read {
-                behind += UInt32(clamping: last - read)
-            }
-        }
-        refreshPeerRows(cursors)
-        if run.count > 0 {
-            publication.occurred(.merged(operations: run.count, devices: run.devices.sorted()), at: clock.now())
-            do {
-                try bus.emit(
-                    path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,
-                    [.uint32(UInt32(clamping: run.count)), .array(.string, run.devices.sorted().map { .string($0) })])
-            } catch {
-                log("sync: cannot send Merged (\(error))")
-            }
-        }
-        if let first = run.overlaps.first { announce(first, more: run.overlaps.count - 1, in: folder) }
-    }
-
-    /// "Laptop and Desktop both timed 10:00–10:30: kept Laptop's" — once per read.
-    private func announce(_ overlap: (kept: String, cut: String, from: Micros, to: Micros), more: Int, in folder: SyncFolder) {
-        func name(_ device: String) -> String {
-            if let me = tracker.knownSyncDevice, device == me.id { return me.name }
-            return folder.name(of: device) ?? String(device.prefix(8))
-        }
-        let rules = tracker.rules
-        let now = clock.now()
-        // "10:00–10:30" today; "2026-11-19 10:00–10:30" another day (the end's date only when
-        // it is not the start's).
-        let span =
-            "\(TasksService.localTime(overlap.from, rules: rules, now: now))–\(TasksService.localTime(overlap.to, rules: rules, now: overlap.from))"
-        var body = "\(name(overlap.kept)) and \(name(overlap.cut)) both timed \(span): kept \(name(overlap.kept))'s."
-        if more > 0 { body += " (\(more) more like it)" }
-        notifier.show(Notifier.Notice(summary: "Time timed on two machines", body: body), onAction: { _ in })
     }
 }

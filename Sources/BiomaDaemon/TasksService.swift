@@ -140,17 +140,11 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
 
     // MARK: - Changes
 
-    /// One operation at one instant; the object's publication step then publishes what
-    /// changed and moves the deadlines.
+    /// One operation at one instant, on the object's one change path (`Publication.change`);
+    /// every part then publishes what changed and moves its deadlines.
     private func change<T>(_ body: (Micros) throws -> T) throws -> T {
-        let now = clock.now()
-        return try publishing(at: now) {
-            let result: T
-            do {
-                result = try body(now)
-            } catch {
-                throw DaemonAPI.dbusError(error)
-            }
+        try publication.change(clock) { now in
+            let result = try body(now)
             // Done or deleted tasks take their notification with them.
             let open = Set(tracker.tasks.filter { !$0.done }.map(\.id))
             for (id, notification) in notices where !open.contains(id) {
@@ -236,7 +230,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
 }
 
 /// An `a{sv}` of options: unknown keys and values of the wrong type are `InvalidArgument`.
-struct Options {
+struct Options: Sendable {
     let values: [String: DBusValue]
 
     init(_ values: [String: DBusValue], allowed: [String]) throws {

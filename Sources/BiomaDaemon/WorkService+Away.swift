@@ -215,3 +215,19 @@ extension WorkService {
         }
     }
 }
+
+/// The rules of every change on the object (`Publication.change`), whichever part makes it.
+extension WorkService: ChangeRules {
+    /// A sleep not yet noticed is recorded first, on its own; today's work must be readable
+    /// before anything changes (else a `Storage` answer).
+    func instantOfChange() throws -> Micros {
+        checkSuspend()
+        let now = clock.now()
+        _ = try tracker.snapshot(at: now)
+        return now
+    }
+
+    /// A rule tied to a deadline is applied at every change too (the deadline is only a
+    /// wake-up): an absence that counts by now is removed before anything else.
+    func beginningChange(at now: Micros) throws { try applyAway(at: now) }
+}

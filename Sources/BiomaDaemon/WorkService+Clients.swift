@@ -90,11 +90,6 @@ extension WorkService {
         row.clientName = billing.clientID.flatMap { clients[$0]?.name } ?? ""
         (row.rate, row.currency, row.billable) = (billing.rate ?? 0, billing.currency ?? "", billing.billable)
     }
-
-    /// Whether any project has a client or a rate (then `report` shows earnings).
-    func billingConfigured() -> Bool {
-        ((try? tracker.billing()) ?? [:]).values.contains { $0.clientID != nil || $0.rate != nil }
-    }
 }
 
 extension Options {
@@ -105,24 +100,5 @@ extension Options {
             throw DaemonAPI.invalidArgument("\(key) must be of type as, not \(value.signature).")
         }
         return items.compactMap(\.string)
-    }
-}
-
-extension WorkService {
-    /// The report's earnings when any project has a client or a rate: the report's rounding
-    /// (or the exact time) per project, billed at its rate.
-    func earnings(_ intervals: [Interval], report: Report, rounding: Rounding?) throws -> (Earnings, [Client])? {
-        guard billingConfigured() else { return nil }
-        do {
-            let billing = try tracker.billing()
-            let clients = try tracker.clients()
-            // Without --round the exact time per day and project is billed.
-            let per = rounding ?? Rounding(minutes: 6, mode: .up, per: .day)
-            let totals = RoundedTotals(intervals: intervals, from: report.from, to: report.to, rules: tracker.rules, rounding: per)
-            let earnings = Earnings(totals, rounded: rounding != nil) { id in id.flatMap { billing[$0] } ?? Billing() }
-            return (earnings, clients)
-        } catch {
-            throw DaemonAPI.dbusError(error)
-        }
     }
 }

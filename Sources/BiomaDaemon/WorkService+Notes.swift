@@ -5,8 +5,8 @@ import BiomaReports
 import BiomaText
 import DBusKit
 
-/// `SetNote` (the running interval's note), `ExportICS` (recorded time as a calendar),
-/// `ExportCSVRounded`, and the report's `Notes` and `Round` options.
+/// `SetNote` (the running interval's note), `ExportICS` (recorded time as a calendar) and
+/// `ExportCSVRounded`.
 extension WorkService {
     func noteMethods() -> [DBusMethod] {
         [
@@ -52,68 +52,5 @@ extension WorkService {
             releaseMemoryAfterBulkWork(bytes: (try? result.get())?.utf8.count ?? 0)
             reply.finish(result.map { [.string($0)] }.mapError { DaemonAPI.dbusError($0) })
         }
-    }
-
-    static let reportExtraKeys = ["Notes", "Round", "Rounding", "RoundPer"]
-
-    /// `Notes` b and `Round` s (with `Rounding`, `RoundPer`) of `ReportText`.
-    struct ReportExtras {
-        var notes = false
-        var rounding: Rounding?
-        var isEmpty: Bool { !notes && rounding == nil }
-
-        init(_ options: Options) throws {
-            notes = try options.bool("Notes") == true
-            let (mode, per) = (try options.string("Rounding"), try options.string("RoundPer"))
-            if let round = try options.string("Round") {
-                do {
-                    rounding = try Rounding(round: round, rounding: mode, per: per)
-                } catch {
-                    throw DaemonAPI.dbusError(error)
-                }
-            } else if mode != nil || per != nil {
-                throw DaemonAPI.invalidArgument("Rounding and RoundPer go with Round (6m, 15m or 30m).")
-            }
-        }
-    }
-
-    /// The report with its notes and/or rounded totals, as text or JSON.
-    func reportWithExtras(
-        _ report: Report, _ extras: ReportExtras, targets: TargetReport?, json: Bool, color: Bool
-    ) throws -> String {
-        let now = clock.now()
-        let rows: [IntervalRow]
-        do {
-            rows = try tracker.intervals(from: report.from, to: report.to)
-        } catch {
-            throw DaemonAPI.dbusError(error)
-        }
-        let projects = tracker.projects
-        let order = projects.map(\.id)
-        let names = Dictionary(projects.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        let digest = extras.notes ? NoteDigest(rows: rows, rules: tracker.rules, projectOrder: order) : nil
-        let closed = rows.compactMap { row in
-            let end = row.end ?? now
-            return end > row.start ? Interval(start: row.start, end: end, projectID: row.projectID) : nil
-        }
-        let totals = extras.rounding.map { rounding in
-            RoundedTotals(intervals: closed, from: report.from, to: report.to, rules: tracker.rules, rounding: rounding)
-        }
-        let earned = try earnings(closed, report: report, rounding: extras.rounding)
-        if json {
-            var more: [(String, JSON)] = []
-            if let totals { more.append(ReportText.roundedJSON(totals)) }
-            if let earned { more.append(ReportText.earningsJSON(earned.0, clients: earned.1)) }
-            if let digest { more.append(ReportText.notesJSON(digest)) }
-            return ReportText.json(report, targets: targets, adding: more)
-        }
-        var text = ReportText.table(report, style: Terminal(color: color), targets: targets)
-        if let totals { text += ReportText.roundedTable(totals, projectOrder: order, name: { names[$0] }) }
-        if let earned {
-            text += ReportText.earningsTable(
-                earned.0, rounding: extras.rounding, clients: earned.1, projectOrder: order, name: { names[$0] })
-        }
-        if let digest { text += ReportText.notesTable(digest, name: { names[$0] }) }
-        return text
     }
 }

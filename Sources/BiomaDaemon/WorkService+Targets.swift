@@ -118,30 +118,6 @@ extension WorkService {
         return listing.dbusValue
     }
 
-    /// The report's target rows up to today (days still to come owe nothing yet) and the
-    /// balance at the end of the last of them; nil with no target set.
-    func targetReport(_ report: Report) throws -> TargetReport? {
-        let targets = targets
-        guard targets.isSet else { return nil }
-        let now = clock.now()
-        let today = tracker.rules.day(containing: now)
-        let since = balanceSince(today: today)
-        var counted = report
-        counted.days = report.days.filter { $0.day <= today }
-        do {
-            // The balance at the start of the report's first day: the days from `since` before it.
-            var carriedIn: Micros = 0
-            if since < report.from {
-                let work = try tracker.workTotal(since: since, at: min(now, tracker.rules.start(of: report.from)))
-                // Days to come owe nothing yet (a period after today carries today's balance).
-                carriedIn = work - targets.total(from: since, to: min(report.from.adding(days: -1), today))
-            }
-            return TargetReport(report: counted, targets: targets, since: since, carriedIn: carriedIn)
-        } catch {
-            throw DaemonAPI.dbusError(error)
-        }
-    }
-
     static let targetKeys = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 
     /// The weekdays (1 Sunday … 7 Saturday) and their new targets; a bad key, type or value is

@@ -90,6 +90,8 @@ extension Tracker {
                 client.name = name
             }
             if let code {
+                // Projects with a rate of their own read in this client's currency keep it.
+                if let old = client.currency, old != code { try Tracker.pinProjectCurrencies(of: client.id, old, db) }
                 // A rate kept in another currency is read again in this one's minor unit.
                 if client.rate != nil, changes.rate == nil, let old = client.currency,
                     Currency.digits(old) != Currency.digits(code)
@@ -119,6 +121,7 @@ extension Tracker {
     public func deleteClient(_ ref: String, at now: Micros) throws {
         try change(at: now) { _, db in
             let client = try Tracker.clients(db).resolve(ref)
+            if let currency = client.currency { try Tracker.pinProjectCurrencies(of: client.id, currency, db) }
             try db.execute(sql: "UPDATE project SET client_id = NULL WHERE client_id = ?", arguments: [client.id])
             try db.execute(sql: "DELETE FROM client WHERE id = ?", arguments: [client.id])
             return []
@@ -134,21 +137,35 @@ extension Tracker {
         else { throw TrackerError.noSuchProject(projectID) }
         let clients = try Tracker.clients(db)
         var (client, rate, currency, billable): (String?, Int64?, String?, Bool) = (row[0], row[1], row[2], row[3])
+        let clientCurrency = { (id: String?) in id.flatMap { id in clients.first { $0.id == id }?.currency } }
+        // A rate of the project's own is in the currency it was given in, whatever the client
+        // becomes: the currency is written beside it.
+        if rate != nil, currency == nil { currency = clientCurrency(client) }
         if let ref = changes.client { client = try ref.map { try clients.resolve($0).id } }
         if let code = changes.currency { currency = try code.map { raw throws(TrackerError) in try Currency.validated(raw) } }
         if let raw = changes.rate {
             if let raw {
-                guard let code = currency ?? client.flatMap({ id in clients.first { $0.id == id }?.currency }) else {
+                guard let code = currency ?? clientCurrency(client) else {
                     throw TrackerError.invalidArgument(
                         "A rate needs its currency: add --currency, or give the project's client one.")
                 }
                 rate = try Currency.parseRate(raw, currency: code)
+                currency = code
             } else {
                 rate = nil
             }
         }
         if let value = changes.billable { billable = value }
         return (client, rate, currency, billable)
+    }
+
+    /// Writes `currency` beside the rate of each of `clientID`'s projects that has a rate of its
+    /// own read in the client's currency, before that currency changes or the client goes: the
+    /// rate keeps the meaning it was given.
+    static func pinProjectCurrencies(of clientID: String, _ currency: String, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE project SET currency = ? WHERE client_id = ? AND rate_minor IS NOT NULL AND currency IS NULL",
+            arguments: [currency, clientID])
     }
 
     static func writeBilling(

@@ -15,3 +15,17 @@ public func processEnvironment() -> [String: String] {
     }
     return result
 }
+
+/// The process's arguments, the program first, as the kernel keeps them
+/// (`/proc/self/cmdline`). Swift's `CommandLine.arguments` is sometimes empty when a library
+/// is preloaded beside the program (libfaketime, which the end-to-end tests use to move the
+/// clock, left it empty in about one start in five), and a command run without its arguments
+/// is another command; this reads them where they always are.
+public func processArguments() -> [String] {
+    if let bytes = try? readWholeFile("/proc/self/cmdline"), !bytes.isEmpty {
+        var arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        if bytes.last == 0 { arguments.removeLast() }
+        return arguments
+    }
+    return CommandLine.arguments
+}

@@ -1,4 +1,5 @@
 import BiomaCommands
+import BiomaSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -11,4 +12,4 @@ import Glibc
 // The local commands' bodies (the watcher, the tray, the installer) are supplied here.
 let context = CommandContext.process()
 context.local = LocalBodies()
-exit(CommandRunner.run(Array(CommandLine.arguments.dropFirst()), in: context))
+exit(CommandRunner.run(Array(processArguments().dropFirst()), in: context))

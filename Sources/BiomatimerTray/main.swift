@@ -4,7 +4,8 @@ import Glibc
 
 // `biomatimer tray`, the front's hand-over when the command is exactly that: the tray alone,
 // without the command tree, ArgumentParser or Foundation, so its process stays small.
-guard CommandLine.arguments.count == 2, CommandLine.arguments[1] == "tray" else {
+let arguments = processArguments()
+guard arguments.count == 2, arguments[1] == "tray" else {
     writeError("usage: biomatimer tray (biomatimer-tray is started by biomatimer)\n")
     exit(2)
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BiomaCore
 import BiomaDaemon
+import BiomaSystem
 import Foundation
 
 // `biomatimerd`: the daemon, on its own. Users start it as `biomatimer daemon` (which execs
@@ -80,7 +81,7 @@ struct DaemonFailure: Error {
 }
 
 do {
-    var command = try DaemonCommand.parseAsRoot()
+    var command = try DaemonCommand.parseAsRoot(Array(processArguments().dropFirst()))
     try command.run()
     exit(0)
 } catch let failure as DaemonFailure {

@@ -34,6 +34,22 @@ import Testing
         }
     }
 
+    /// A history reset restarts the running interval now, under its project, with its note
+    /// and its tags (they were dropped); undo brings the history back.
+    @Test func aResetKeepsTheRunningIntervalsNoteAndTags() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: Self.at(8), bootID: boot)
+            _ = try tracker.addProject(name: "Website", color: "", at: Self.at(8))
+            try tracker.startProject("Website", at: Self.at(9))
+            _ = try tracker.changeRunningTags(add: ["meeting", "call"], remove: [], at: Self.at(9.1))
+            _ = try tracker.setRunningNote("with ACME", at: Self.at(9.2))
+            try tracker.resetHistory(at: Self.at(10))
+            let rows = try tracker.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!)
+            #expect(rows.count == 1 && rows[0].start == Self.at(10) && rows[0].end == nil)
+            #expect(rows[0].tags == "meeting call" && rows[0].note == "with ACME", "\(rows)")
+        }
+    }
+
     @Test func badTagsChangeNothing() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: Self.at(8), bootID: boot)
@@ -90,7 +106,34 @@ import Testing
             try pair.a.deleteClient("ACME", at: Self.at(10.5))
             try pair.exchange(at: Self.at(11))
             #expect(try pair.b.clients().isEmpty)
-            #expect(try Self.billing(pair.b) == ["Website - 0 - true", "Hosting - 12050 - false"])
+            #expect(try Self.billing(pair.b) == ["Website - 0 - true", "Hosting - 12050 EUR false"])
+        }
+    }
+
+    /// A project's own rate is in the currency it was given in: its client changing currency,
+    /// the project moving to another client, or its client going, leaves rate and currency
+    /// as they were (before, a removed client took the currency and so the amount with it).
+    @Test func aProjectsOwnRateKeepsItsCurrency() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: Self.at(8), bootID: boot)
+            _ = try tracker.addClient(name: "ACME", rate: "90", currency: "EUR", at: Self.at(8))
+            _ = try tracker.addClient(name: "Initech", rate: "70", currency: "GBP", at: Self.at(8))
+            for name in ["Hosting", "Website", "Design"] {
+                _ = try tracker.addProject(name: name, color: "", at: Self.at(8.1))
+                try tracker.updateProjectBilling(name, .init(client: .some("ACME")), at: Self.at(8.2))
+            }
+            try tracker.updateProjectBilling("Hosting", .init(rate: .some("120.50")), at: Self.at(8.3))
+            try tracker.updateProjectBilling("Design", .init(rate: .some("60")), at: Self.at(8.3))
+            #expect(try Self.billing(tracker) == ["Hosting ACME 12050 EUR true", "Website ACME 9000 EUR true", "Design ACME 6000 EUR true"])
+            try tracker.updateClient("ACME", .init(currency: "USD"), at: Self.at(8.4))
+            try tracker.updateProjectBilling("Design", .init(client: .some("Initech")), at: Self.at(8.5))
+            #expect(try Self.billing(tracker) == ["Hosting ACME 12050 EUR true", "Website ACME 9000 USD true", "Design Initech 6000 EUR true"])
+            try tracker.deleteClient("ACME", at: Self.at(8.6))
+            try tracker.deleteClient("Initech", at: Self.at(8.7))
+            #expect(try Self.billing(tracker) == ["Hosting - 12050 EUR true", "Website - 0 - true", "Design - 6000 EUR true"])
+            // The hours still earn: an hour of Hosting is 120.50 EUR.
+            let hosting = try tracker.billing()[tracker.projects.resolve("Hosting").id]!
+            #expect(Currency.amount(hour, rate: hosting.rate!) == 12050 && hosting.currency == "EUR")
         }
     }
 }

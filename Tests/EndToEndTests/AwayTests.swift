@@ -204,8 +204,9 @@ struct SuspendGapTests {
         let tracker = try Tracker(dataDirectory: data, rules: berlin, now: t0, bootID: "b")
         let service = try Bus(.address(bus.address))
         defer { service.close() }
-        let timer = WorkService(tracker: tracker, bus: service, clock: clock, suspendClock: suspend)
-        try DaemonObject([timer]).export(on: service)
+        let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data, suspendClock: suspend)
+        let timer = parts.timer
+        try parts.object.export(on: service)
         try service.requestName(DaemonAPI.busName)
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String) throws -> [DBusValue] {
@@ -242,5 +243,39 @@ struct SuspendGapTests {
         clock.set(t0 + 16 * hour + minute)
         _ = try call("Stop")
         #expect(try workTotal(day("2026-11-24")) == minute)
+    }
+}
+
+/// One change path for every part: a change made through another interface (here a task
+/// added through Tasks1) obeys the same rules as the work timer's own, so a sleep nobody
+/// announced is recorded before it, and work stops where the sleep began.
+@Suite(.ownThread, .timeLimit(.minutes(1)))
+struct ChangePathTests {
+    @Test func aTasksChangeRecordsAnUnnoticedSleepFirst() throws {
+        let bus = try PrivateBus()
+        let data = try makeTemporaryDirectory("biomatimer-change-path")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let t0 = t("2026-11-23T09:00:00+01:00")
+        let clock = ManualClock(t0)
+        let suspend = FakeSuspend()
+        let tracker = try Tracker(dataDirectory: data, rules: berlin, now: t0, bootID: "b")
+        let service = try Bus(.address(bus.address))
+        defer { service.close() }
+        try DaemonParts(tracker: tracker, bus: service, clock: clock, data: data, suspendClock: suspend).object.export(on: service)
+        try service.requestName(DaemonAPI.busName)
+        let client = try BlockingBus(.address(bus.address))
+        _ = try client.call(destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "Start")
+        // An hour of work, then the machine sleeps two hours; the next change is a task's.
+        clock.set(t0 + hour)
+        suspend.sleep(2 * hour)
+        clock.set(t0 + 3 * hour)
+        _ = try client.call(
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.biomatimer.Tasks1", member: "AddTask",
+            [.string("Write the report"), .vardict([:])])
+        let (running, worked) = try service.sync { () throws(BusError) in
+            Result { (tracker.workTimer.running, try tracker.report(.day, containing: day("2026-11-23"), at: clock.now()).workTotal) }
+        }.get()
+        #expect(!running, "the sleep stopped work before the task was added")
+        #expect(worked == hour, "the sleep is not work: \(worked / minute) min")
     }
 }

@@ -1,5 +1,5 @@
 import BiomaCore
-import BiomaDaemon
+@testable import BiomaDaemon
 import BiomaStore
 import DBusCore
 import DBusKit
@@ -21,6 +21,7 @@ struct BulkWorkTests {
         let clock: ManualClock
         let tracker: Tracker
         let service: Bus
+        let timer: WorkService
         let rules = DayRules(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 0)
 
         init() throws {
@@ -29,8 +30,9 @@ struct BulkWorkTests {
             clock = ManualClock(rules.start(of: Day("2026-03-10")!) + 12 * 3_600_000_000)
             tracker = try Tracker(dataDirectory: data, rules: rules, now: clock.now(), bootID: "test-boot")
             service = try Bus(.address(bus.address))
-            let timer = WorkService(tracker: tracker, bus: service, clock: clock)
-            try DaemonObject([timer]).export(on: service)
+            let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data)
+            timer = parts.timer
+            try parts.object.export(on: service)
             try service.requestName(DaemonAPI.busName)
         }
 
@@ -128,7 +130,7 @@ struct BulkWorkTests {
         let seen = SignalLog()
         try listener.subscribe(
             MatchRule(path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
-        ) { seen.add($0.arguments[1].vardict ?? [:]) }
+        ) { if $0.arguments[0].string == DaemonAPI.interface { seen.add($0.arguments[1].vardict ?? [:]) } }
 
         let lock = try WriteLock(s.tracker.path)
         let csv = Self.csv([("2026-03-10T08:00:00+01:00", "2026-03-10T09:00:00+01:00"), ("2026-03-10T09:30:00+01:00", "2026-03-10T11:00:00+01:00")])
@@ -167,6 +169,43 @@ struct BulkWorkTests {
         #expect(first["Running"] == nil)
         #expect(second["Running"] == .boolean(true))
         #expect(try s.service.sync { () throws(BusError) in s.tracker.workTimer.running })
+    }
+
+    /// A month's or a year's report, a timesheet and a range are made on a worker's tracker
+    /// (the loop goes on answering others meanwhile); a day's or a week's on the loop's own.
+    /// Both read the same committed store.
+    @Test func longReportsAreMadeOnAWorkerAndShortOnesOnTheLoop() throws {
+        let s = try Service()
+        defer { s.close() }
+        let client = try s.client()
+        func call(_ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
+            try client.call(
+                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member, arguments)
+        }
+        let csv = Self.csv([("2026-03-10T08:00:00+01:00", "2026-03-10T09:30:00+01:00")])
+        #expect(try call("Import", [.string("csv"), .string(csv), .vardict([:])]) == [.uint32(1)])
+        func reads() throws -> Int { try s.service.sync { () throws(BusError) in s.timer.bulk.readsStarted } }
+        func text(_ period: String, _ options: [String: DBusValue] = [:]) throws -> String {
+            try call("ReportText", [.string(period), .string("2026-03-10"), .vardict(options)]).first?.string ?? ""
+        }
+        let before = try reads()
+        let day = try text("day")
+        let week = try text("week", ["Json": .boolean(true)])
+        #expect(try reads() == before, "a day's and a week's report are made on the loop")
+        let month = try text("month")
+        let year = try text("year", ["Json": .boolean(true)])
+        let sheet = try text("week", ["Html": .boolean(true)])
+        let range = try text("day", ["From": .string("2026-03-01"), "To": .string("2026-03-31")])
+        let numbers = try call("Report", [.string("year"), .string("2026-03-10")])
+        #expect(try reads() == before + 5, "a month, a year, a timesheet, a range and the year's numbers are made on a worker")
+        // The same store behind both: the imported hour and a half is in every answer.
+        for answer in [day, month, range] { #expect(answer.contains("Imported") && answer.contains("1:30"), "\(answer)") }
+        for answer in [week, year] { #expect(answer.contains("5400000000"), "\(answer)") }
+        #expect(sheet.hasPrefix("<!DOCTYPE html>") && sheet.contains("Imported"))
+        #expect(numbers.first?.vardict?["WorkTotal"] == .int64(5_400_000_000), "\(numbers)")
+        // A bad option is refused at once, on the loop, by name, before any worker.
+        #expect(throws: BusError.self) { try text("year", ["Colour": .boolean(true)]) }
+        #expect(try reads() == before + 5)
     }
 
     @Test func aFailedImportChangesNothingAndTheCallsKeptMeanwhileStillRun() throws {

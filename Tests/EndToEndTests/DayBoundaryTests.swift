@@ -22,8 +22,9 @@ struct DayBoundaryTests {
         let tracker = try Tracker(dataDirectory: data, rules: rules, now: clock.now(), bootID: "test-boot")
         let service = try Bus(.address(bus.address))
         defer { service.close() }
-        let timer = WorkService(tracker: tracker, bus: service, clock: clock)
-        try DaemonObject([timer]).export(on: service)
+        let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data)
+        let timer = parts.timer
+        try parts.object.export(on: service)
         try service.requestName(DaemonAPI.busName)
 
         let listener = try Bus(.address(bus.address))
@@ -31,7 +32,7 @@ struct DayBoundaryTests {
         let seen = SignalLog()
         try listener.subscribe(
             MatchRule(path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
-        ) { seen.add($0.arguments[1].vardict ?? [:]) }
+        ) { if $0.arguments[0].string == DaemonAPI.interface { seen.add($0.arguments[1].vardict ?? [:]) } }
 
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String) throws {

@@ -26,11 +26,9 @@ struct FocusSleepTests {
             tracker = try Tracker(dataDirectory: data, rules: berlin, now: t0, bootID: "b")
             let service = try Bus(.address(bus.address))
             self.service = service
-            let notifier = Notifier(bus: service, enabled: false, log: { _ in })
-            timer = WorkService(tracker: tracker, bus: service, clock: clock, notifier: notifier, suspendClock: suspend)
-            let focus = FocusService(
-                tracker: tracker, bus: service, clock: clock, timer: timer, notifier: notifier, log: { _ in })
-            let object = DaemonObject([timer, focus])
+            let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data, suspendClock: suspend)
+            timer = parts.timer
+            let object = parts.object
             try object.export(on: service)
             try service.requestName(DaemonAPI.busName)
             try service.sync { () throws(BusError) in object.attach(try Deadlines(bus: service)) }

@@ -34,9 +34,9 @@ struct ProjectBudgetTests {
             clock = ManualClock(ProjectBudgetTests.at("2027-03-01T08:00:00+01:00"))  // a Monday
             tracker = try Tracker(dataDirectory: data, rules: DayRules(timeZone: zone("Europe/Berlin")), now: clock.now(), bootID: "b")
             service = try Bus(.address(bus.address))
-            let notifier = Notifier(bus: service, enabled: true, log: { _ in })
-            timer = WorkService(tracker: tracker, bus: service, clock: clock, notifier: notifier)
-            let object = DaemonObject([timer])
+            let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data, settings: .inProcess { $0.notifications = true })
+            timer = parts.timer
+            let (object, notifier) = (parts.object, parts.notifier)
             try object.export(on: service)
             try service.requestName(DaemonAPI.busName)
             let loop = service.loop

@@ -26,11 +26,13 @@ struct TargetDeadlineTests {
         let tracker = try Tracker(dataDirectory: data, rules: rules, now: clock.now(), bootID: "test-boot")
         let service = try Bus(.address(bus.address))
         defer { service.close() }
-        let notifier = Notifier(bus: service, enabled: true, log: { _ in })
-        let timer = WorkService(
-            tracker: tracker, bus: service, clock: clock, notifier: notifier,
-            goals: TargetSettings(targets: WorkTargets(everyDay: hour)))
-        let object = DaemonObject([timer])
+        let parts = DaemonParts(
+            tracker: tracker, bus: service, clock: clock, data: data,
+            settings: .inProcess {
+                $0.notifications = true
+                $0.targets = WorkTargets(everyDay: hour)
+            })
+        let (timer, object, notifier) = (parts.timer, parts.object, parts.notifier)
         try object.export(on: service)
         try service.requestName(DaemonAPI.busName)
         let deadlines = try service.sync { () throws(BusError) in

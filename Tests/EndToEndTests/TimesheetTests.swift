@@ -147,7 +147,8 @@ struct TimesheetTests {
             let r = try runProcess(
                 "/bin/sh", ["-c", "\"$0\" report --week --round 15m --client c1 --pdf - > \"$1\"", program, file.path], environment: env)
             #expect(r.status == 0, "\(program): \(r.stderr)")
-            #expect(try Data(contentsOf: file).starts(with: Array("%PDF-".utf8)), "\(program)")
+            let written = try Data(contentsOf: file)
+            #expect(written.starts(with: Array("%PDF-".utf8)), "\(program): \(written.count) bytes: \(String(decoding: written.prefix(300), as: UTF8.self))")
             let text = try runProcess("/usr/bin/pdftotext", ["-layout", file.path, "-"]).requireSuccess("pdftotext").stdout
             #expect(text.contains("442.75 EUR"), "\(program): \(text.prefix(2000))")
         }

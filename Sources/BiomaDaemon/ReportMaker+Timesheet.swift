@@ -8,7 +8,7 @@ import DBusKit
 /// `Client`, `Project`, `Tag`; the period or `From`/`To`), drawn by BiomaReports. The PDF's
 /// pages come back as SVG documents for `rsvg-convert`, run by the command in a child process:
 /// the daemon keeps nothing of the drawing.
-extension WorkService {
+extension ReportMaker {
     static let timesheetKeys = ["Html", "PdfPages", "Paper", "Client", "Project", "Tag", "From", "To", "By"]
 
     /// The page (`Html`) or the pages joined by form feeds (`PdfPages`); nil for other reports.
@@ -30,7 +30,6 @@ extension WorkService {
                 throw DaemonAPI.invalidArgument("By, Client, Project, Tag, From and To go with the table, Json, Html or PdfPages.")
             }
             // The table of the filtered time, grouped (by project unless By says otherwise).
-            defer { releaseMemoryAfterBulkWork(bytes: 1 << 20) }
             let sheet = try timesheet(period: period, day: day, options, rounding: extras.rounding)
             let grouping = by ?? .project
             return try options.bool("Json") == true ? sheet.groupedJSON(by: grouping) : sheet.groupedText(by: grouping)
@@ -45,14 +44,11 @@ extension WorkService {
             }
             paper = chosen
         }
-        // A year's timesheet is bulk work: what it took is given back after the reply.
-        defer { releaseMemoryAfterBulkWork(bytes: 1 << 20) }
         let sheet = try timesheet(period: period, day: day, options, rounding: extras.rounding)
         return html ? sheet.html() : sheet.pages(paper: paper).joined(separator: "\u{0C}")
     }
 
     func timesheet(period: String, day: String, _ options: Options, rounding: Rounding?) throws -> Timesheet {
-        let now = clock.now()
         let rules = tracker.rules
         do {
             var (from, to): (Day, Day)
@@ -68,7 +64,7 @@ extension WorkService {
                 guard let kind = ReportPeriod(rawValue: period) else {
                     throw DaemonAPI.invalidArgument("Unknown period \(quoted(period)): use day, week, month or year.")
                 }
-                let report = try tracker.report(kind, containing: try Self.optionalDay(day, "day"), at: now)
+                let report = try tracker.report(kind, containing: try WorkService.optionalDay(day, "day"), at: now)
                 (from, to) = (report.from, report.to)
             }
             let billing = try tracker.billing()

@@ -6,7 +6,7 @@ import DBusCore
 
 /// The picture of the day (`ReportText`'s `Chart` and `Svg` options): the period's intervals
 /// from the store, DayChart's segments, drawn by BiomaReports' chart renderers.
-extension WorkService {
+extension ReportMaker {
     /// `report --chart`: every day of the period as a strip, with the legend.
     func chartText(period: String, day: String, color: Bool) throws -> String {
         let (chart, legend) = try picture(period: period, day: day)
@@ -26,9 +26,8 @@ extension WorkService {
         guard let period = ReportPeriod(rawValue: period) else {
             throw DaemonAPI.invalidArgument("Unknown period \(quoted(period)): use day, week, month or year.")
         }
-        let now = clock.now()
         let rules = tracker.rules
-        let range = rules.period(period, containing: try Self.optionalDay(day, "day") ?? rules.day(containing: now))
+        let range = rules.period(period, containing: try WorkService.optionalDay(day, "day") ?? rules.day(containing: now))
         let chart: DayChart
         do {
             let intervals = try tracker.intervals(from: range.from, to: range.to, at: now)

@@ -1,0 +1,163 @@
+import BiomaCore
+import BiomaStore
+import BiomaSync
+import CContract
+import CSystem
+import DBusKit
+import Foundation
+
+/// Reading the peers' logs: a merge run over the peers whose logs changed, a slice per turn on
+/// the bulk worker, and what is said at its end (`Merged`, the peers' rows, an overlap).
+extension SyncService {
+    // MARK: - Reading
+
+    /// The peers' cursors from the store; nil (logged) when it cannot be read: nothing is
+    /// merged then, and the next change of a peer's file tries again.
+    func readPeers() -> [SyncPeerState]? {
+        do {
+            return try tracker.syncPeers()
+        } catch {
+            log("sync: cannot read how far the peers were read (\(error))")
+            return nil
+        }
+    }
+
+    func peersChanged() {
+        guard let watch else { return }
+        merge(peers: watch.changes())
+    }
+
+    /// Reads `peers`' new whole lines and merges them a slice per turn of the loop (at most
+    /// `mergeSliceBytes` of lines, one transaction each), so that a peer's years of history
+    /// never hold the other callers. Says once what the whole read did: the `Merged` signal,
+    /// and a notification when two devices had timed the same minutes. Peers that change
+    /// while a read runs join it.
+    func merge(peers: Set<String>) {
+        guard folder != nil, !peers.isEmpty else { return }
+        // A merge weighs a peer's fields against the stamps here: while this device's own
+        // backlog is being stamped, the peers wait for its last slice (their lines stay in the
+        // folder) rather than the merge stamping the rest in one go.
+        guard !tracker.hasSyncBacklog else { return peersWaiting.formUnion(peers) }
+        if var run = mergeRun {
+            for peer in peers.sorted() where !run.peers.contains(peer) { run.peers.append(peer) }
+            mergeRun = run
+            return
+        }
+        mergeRun = MergeRun(peers: peers.sorted())
+        mergeSlice()
+    }
+
+    func queueMergeSlice() {
+        guard !mergeQueued else { return }
+        mergeQueued = true
+        bus.loop.later { [weak self] in
+            self?.mergeQueued = false
+            self?.mergeSlice()
+        }
+    }
+
+    /// One slice of the read in progress; the next is queued for the loop's next turn, and
+    /// the last says what the read did. The slice is read and merged on a worker while the
+    /// loop is held (`BulkWork`): reads are answered meanwhile, changes after it. A bulk
+    /// change made meanwhile pauses the read until its backlog is stamped (`drainBacklog`
+    /// resumes it).
+    func mergeSlice() {
+        guard var run = mergeRun, let folder else { return mergeRun = nil }
+        guard !tracker.hasSyncBacklog else { return }
+        if run.reading == nil, !run.peers.isEmpty {
+            if let known = readPeers() {
+                let peer = run.peers.removeFirst()
+                run.reading = known.first { $0.device == peer } ?? SyncPeerState(device: peer)
+            } else {
+                run.peers = []
+            }
+        }
+        guard let reading = run.reading else {
+            mergeRun = nil
+            return publishing(at: clock.now()) { merged(run, in: folder) }
+        }
+        // A peer's operations are a change like any other: the same rules first (a sleep not
+        // yet noticed, an absence that counts by now), then the slice on a worker.
+        let now: Micros
+        do {
+            now = try publication.beginChange(clock)
+        } catch {
+            log("sync: cannot merge \(reading.device)'s operations now (\(error)); trying again at its next change")
+            return mergeRun = nil
+        }
+        run.reading = nil
+        mergeRun = run
+        let limit = Self.mergeSliceBytes
+        bulk.write({ worker -> MergedSlice in
+            var state = reading
+            let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
+            let batch = folder.read(state.device, from: from, limit: limit)
+            let problemChanged = batch.problem != state.problem
+            (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
+            state.problem = batch.problem
+            var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil)
+            guard batch.cursor != from || problemChanged else { return slice }
+            slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
+            if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
+            return slice
+        }) { [self] result in
+            defer { publication.end(at: now) }
+            guard var run = mergeRun else { return }
+            switch result {
+            case .success(let slice):
+                if let problem = slice.problem { log("sync: \(slice.state.device): \(problem)") }
+                if let merged = slice.merged {
+                    run.count += merged.operations
+                    if merged.operations > 0 { run.devices.insert(slice.state.device) }
+                    run.overlaps += merged.overlaps
+                    if slice.more { run.reading = slice.state }
+                }
+            case .failure(let error):
+                log("sync: cannot merge \(reading.device)'s operations (\(error)); trying again at its next change")
+            }
+            mergeRun = run
+            queueMergeSlice()
+        }
+    }
+
+    /// The end of a read: how far behind the peers are, their rows, `Merged`, the notification.
+    func merged(_ run: MergeRun, in folder: SyncFolder) {
+        behind = 0
+        let cursors = readPeers() ?? []
+        for peer in folder.peers(except: tracker.knownSyncDevice?.id ?? "") {
+            let read = cursors.first { $0.device == peer }?.sequence ?? 0
+            if let last = folder.lastOperation(of: peer)?.sequence, last > read {
+                behind += UInt32(clamping: last - read)
+            }
+        }
+        refreshPeerRows(cursors)
+        if run.count > 0 {
+            publication.occurred(.merged(operations: run.count, devices: run.devices.sorted()), at: clock.now())
+            do {
+                try bus.emit(
+                    path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,
+                    [.uint32(UInt32(clamping: run.count)), .array(.string, run.devices.sorted().map { .string($0) })])
+            } catch {
+                log("sync: cannot send Merged (\(error))")
+            }
+        }
+        if let first = run.overlaps.first { announce(first, more: run.overlaps.count - 1, in: folder) }
+    }
+
+    /// "Laptop and Desktop both timed 10:00–10:30: kept Laptop's" — once per read.
+    func announce(_ overlap: (kept: String, cut: String, from: Micros, to: Micros), more: Int, in folder: SyncFolder) {
+        func name(_ device: String) -> String {
+            if let me = tracker.knownSyncDevice, device == me.id { return me.name }
+            return folder.name(of: device) ?? String(device.prefix(8))
+        }
+        let rules = tracker.rules
+        let now = clock.now()
+        // "10:00–10:30" today; "2026-11-19 10:00–10:30" another day (the end's date only when
+        // it is not the start's).
+        let span =
+            "\(TasksService.localTime(overlap.from, rules: rules, now: now))–\(TasksService.localTime(overlap.to, rules: rules, now: overlap.from))"
+        var body = "\(name(overlap.kept)) and \(name(overlap.cut)) both timed \(span): kept \(name(overlap.kept))'s."
+        if more > 0 { body += " (\(more) more like it)" }
+        notifier.show(Notifier.Notice(summary: "Time timed on two machines", body: body), onAction: { _ in })
+    }
+}
