@@ -207,7 +207,7 @@ struct FocusStatusCommand: ParsableCommand {
     func run() throws {
         let client = try daemonClient()
         let focus = FocusStatus.table.decode(try client.properties(of: ContractNames.focusInterface), over: FocusStatus())
-        let now = SystemClock().now()
+        let now = commandNow()
         if json {
             say(FocusText.json(focus, now: now).text)
         } else {
@@ -239,7 +239,9 @@ struct FocusHistoryCommand: ParsableCommand {
                 BIOMATIMER_FOCUS1_FOCUS_HISTORY, [.string(first), .string(to ?? first)], interface: ContractNames.focusInterface
             ).first)
         let names = status.projectNames
-        say(json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names), terminator: "")
+        let dated = first != (to ?? first)
+        say(
+            json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names, dated: dated), terminator: "")
     }
 }
 

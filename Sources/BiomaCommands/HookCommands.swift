@@ -55,7 +55,7 @@ struct HooksList: ParsableCommand {
 
     static func sayLines(_ rows: [HookListing]) {
         let width = rows.map { TextEscaping.singleLine($0.name).count }.max() ?? 0
-        let now = SystemClock().now()
+        let now = commandNow()
         for row in rows {
             var line = TextEscaping.singleLine(row.name).padding(toLength: width) + "  " + row.event.padding(toLength: 17) + "  "
             if row.lastStart == 0 {

@@ -27,7 +27,7 @@ func callTasks(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusV
 /// WHEN as an instant, or a usage error that says what is accepted.
 func when(_ text: String, option: String) throws -> Int64 {
     do {
-        return try WhenText.parse(text, now: SystemClock().now(), zone: CommandContext.current.zone)
+        return try WhenText.parse(text, now: commandNow(), zone: CommandContext.current.zone)
     } catch {
         throw ValidationError("\(option) \(error.description)")
     }
@@ -82,7 +82,7 @@ struct TaskList: ParsableCommand {
     }
 
     static func sayLines(_ tasks: [TaskListing], names: [String: String]) {
-        let now = SystemClock().now()
+        let now = commandNow()
         for t in tasks {
             let due = t.due
             let state: String
