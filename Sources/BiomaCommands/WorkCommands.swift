@@ -58,10 +58,10 @@ struct Status: ParsableCommand {
         }
         if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {
             // A bar polling `status --format` shows the offline line rather than nothing.
-            say(try makeRenderer(format, ascii: ascii).render(.offline, now: SystemClock().now()))
+            say(try makeRenderer(format, ascii: ascii).render(.offline, now: commandNow()))
         }
         let state = try read.get()
-        say(try StatusText.render(state, now: SystemClock().now(), format: shown, ascii: ascii), terminator: "")
+        say(try StatusText.render(state, now: commandNow(), format: shown, ascii: ascii), terminator: "")
     }
 }
 
