@@ -31,9 +31,11 @@ STATIC := $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath 
 
 all: build
 
+# One dpkg-query for the whole list (one per package took seconds); apt-get only for what is missing.
 deps:
-	@missing=""; for p in $(DEPS); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	@installed=" $$(dpkg-query -W -f='$${Package}:$${Status}\n' $(DEPS) 2>/dev/null | sed -n 's/:install ok installed$$//p' | tr '\n' ' ')"; \
+	missing=""; for p in $(DEPS); do \
+		case "$$installed" in *" $$p "*) ;; *) missing="$$missing $$p" ;; esac; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
@@ -58,9 +60,19 @@ test: deps deb
 
 # `make deb`: .build/deb/biomatimer_<version>_<arch>.deb, which needs no Swift toolchain;
 # DebPackageTests installs it (so `make test` builds it first: a release build, minutes).
-deb: deps
+# It is made again only when something it is made from is newer than the last one made (a
+# file or a folder, whose time changes when a file is added or removed, under these; the
+# dependencies resolved): a warm `make test` spends nothing here.
+DEB_INPUTS := $(shell find Sources Widgets packaging dbus 2>/dev/null) Package.swift $(wildcard Package.resolved) README.md Makefile
+DEB_STAMP := .build/deb/.made
+deb:
+	@ls .build/deb/biomatimer_*.deb >/dev/null 2>&1 || rm -f $(DEB_STAMP)
+	@$(MAKE) --no-print-directory $(DEB_STAMP)
+
+$(DEB_STAMP): $(DEB_INPUTS) | deps
 	for p in biomatimer-tool biomatimerd biomatimer-tray biomatimer; do $(STATIC) --product $$p || exit 1; done
 	sh packaging/build-deb.sh "$$($(STATIC) --show-bin-path)" .build/deb
+	touch $@
 
 run: build
 	@bash dbus/dev-session.sh "$$($(SWIFT) build --show-bin-path)/biomatimer"

@@ -196,7 +196,13 @@ let package = Package(
         .testTarget(name: "BiomaSyncTests", dependencies: ["BiomaSync", "BiomaCore", "TestSupport"]),
         .testTarget(name: "TimerControlTests", dependencies: ["TimerControl", "TestSupport"]),
         // The command tree in process against a stand-in daemon: exact output and exit codes.
-        .testTarget(name: "BiomaCommandsTests", dependencies: ["BiomaCommands", "BiomaWidgets", "TimerControl", "DBusCore", "CContract"]),
+        // (ArgumentParser: the tree walked to find every command.)
+        .testTarget(
+            name: "BiomaCommandsTests",
+            dependencies: [
+                "BiomaCommands", "BiomaWidgets", "TimerControl", "DBusCore", "CContract",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "BiomaReportsTests", dependencies: ["BiomaReports", "BiomaCore", "BiomaText", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

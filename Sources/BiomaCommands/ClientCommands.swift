@@ -22,24 +22,22 @@ struct ClientList: ParsableCommand {
     @Flag(help: "JSON for scripts.") var json = false
     func run() throws {
         let clients = ClientListing.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_CLIENTS).first)
-        if json {
-            say(
-                JSON.objects(clients) { c in
-                    [
-                        "id": .string(c.id), "name": .string(c.name), "rate": c.rate > 0 ? .int(c.rate) : .null,
-                        "currency": c.currency.isEmpty ? .null : .string(c.currency), "projects": .integer(c.projects),
-                    ]
-                }.text)
-            return
+        let none = "No clients yet. Add one with: biomatimer client add NAME [--rate 90 --currency EUR]"
+        sayRows(clients, asJSON: json, json: Self.rowsJSON, none: none) { clients in
+            for c in clients {
+                let rate = c.rate > 0 ? "\(CurrencyText.format(c.rate, c.currency)) \(c.currency)/h" : "no rate"
+                let count = "\(c.projects) project\(c.projects == 1 ? "" : "s")"
+                say("\(Terminal.pad(TextEscaping.singleLine(c.name), 28)) \(Terminal.pad(rate, 18)) \(Terminal.pad(count, 12)) [\(c.id)]")
+            }
         }
-        if clients.isEmpty {
-            say("No clients yet. Add one with: biomatimer client add NAME [--rate 90 --currency EUR]")
-            return
-        }
-        for c in clients {
-            let rate = c.rate > 0 ? "\(CurrencyText.format(c.rate, c.currency)) \(c.currency)/h" : "no rate"
-            let count = "\(c.projects) project\(c.projects == 1 ? "" : "s")"
-            say("\(Terminal.pad(TextEscaping.singleLine(c.name), 28)) \(Terminal.pad(rate, 18)) \(Terminal.pad(count, 12)) [\(c.id)]")
+    }
+
+    static func rowsJSON(_ clients: [ClientListing]) -> JSON {
+        JSON.objects(clients) { c in
+            [
+                "id": .string(c.id), "name": .string(c.name), "rate": c.rate > 0 ? .int(c.rate) : .null,
+                "currency": c.currency.isEmpty ? .null : .string(c.currency), "projects": .integer(c.projects),
+            ]
         }
     }
 }

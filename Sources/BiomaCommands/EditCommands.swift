@@ -18,7 +18,7 @@ func checkIntervalDay(_ date: String?) throws {
 /// TIME as an instant (a bare clock on `--date`, if given), or a usage error.
 func intervalTime(_ text: String, option: String, day: String?) throws -> Int64 {
     do {
-        return try WhenText.parse(text, now: SystemClock().now(), day: day, zone: CommandContext.current.zone)
+        return try WhenText.parse(text, now: commandNow(), day: day, zone: CommandContext.current.zone)
     } catch {
         throw ValidationError("\(option) \(error.description)")
     }
@@ -58,7 +58,7 @@ struct Log: ParsableCommand {
         let rows = IntervalListing.rows(
             try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first)
         let names = try client.workStatus().projectNames
-        let now = SystemClock().now()
+        let now = commandNow()
         if json {
             let items = JSON.objects(rows) { r in
                 [
@@ -112,7 +112,7 @@ struct AddInterval: ParsableCommand {
 
     func span() throws -> (start: Int64, end: Int64) {
         do {
-            return try WhenText.parseRange(range, now: SystemClock().now(), day: date, zone: CommandContext.current.zone)
+            return try WhenText.parseRange(range, now: commandNow(), day: date, zone: CommandContext.current.zone)
         } catch {
             throw ValidationError(error.description)
         }

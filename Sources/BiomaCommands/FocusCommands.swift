@@ -30,6 +30,16 @@ func callFocus(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusV
     try daemonClient().call(member, arguments, interface: ContractNames.focusInterface)
 }
 
+/// A focus command that is one Focus1 call without arguments: what keybindings and bar
+/// clicks run.
+protocol FocusCall: ParsableCommand {
+    static var member: String { get }
+}
+
+extension FocusCall {
+    func run() throws { try callFocus(Self.member) }
+}
+
 /// DURATION as µs (1 s – 24 h), or a usage error that says what is accepted.
 func focusDuration(_ text: String, option: String, allowZero: Bool = false) throws -> Int64 {
     do {
@@ -141,26 +151,26 @@ struct FocusStart: ParsableCommand {
     func run() throws { try callFocus(BIOMATIMER_FOCUS1_START_PRESET, [.string(preset)]) }
 }
 
-struct FocusPause: ParsableCommand {
+struct FocusPause: FocusCall {
     static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause the running phase.")
-    func run() throws { try callFocus(BIOMATIMER_FOCUS1_PAUSE) }
+    static let member = BIOMATIMER_FOCUS1_PAUSE
 }
 
-struct FocusResume: ParsableCommand {
+struct FocusResume: FocusCall {
     static let configuration = CommandConfiguration(
         commandName: "resume", abstract: "Resume a paused phase (or start a waiting one).")
-    func run() throws { try callFocus(BIOMATIMER_FOCUS1_RESUME) }
+    static let member = BIOMATIMER_FOCUS1_RESUME
 }
 
-struct FocusToggle: ParsableCommand {
+struct FocusToggle: FocusCall {
     static let configuration = CommandConfiguration(
         commandName: "toggle", abstract: "Pause or resume (a waiting phase starts); for a bar click.")
-    func run() throws { try callFocus(BIOMATIMER_FOCUS1_TOGGLE_PAUSE) }
+    static let member = BIOMATIMER_FOCUS1_TOGGLE_PAUSE
 }
 
-struct FocusSkip: ParsableCommand {
+struct FocusSkip: FocusCall {
     static let configuration = CommandConfiguration(commandName: "skip", abstract: "End the phase now and move on.")
-    func run() throws { try callFocus(BIOMATIMER_FOCUS1_SKIP) }
+    static let member = BIOMATIMER_FOCUS1_SKIP
 }
 
 struct FocusExtend: ParsableCommand {
@@ -180,14 +190,14 @@ struct FocusExtend: ParsableCommand {
     func run() throws { try callFocus(BIOMATIMER_FOCUS1_EXTEND, [.int64(try value())]) }
 }
 
-struct FocusConfirm: ParsableCommand {
+struct FocusConfirm: FocusCall {
     static let configuration = CommandConfiguration(commandName: "confirm", abstract: "Start the phase that waits.")
-    func run() throws { try callFocus(BIOMATIMER_FOCUS1_CONFIRM) }
+    static let member = BIOMATIMER_FOCUS1_CONFIRM
 }
 
-struct FocusStop: ParsableCommand {
+struct FocusStop: FocusCall {
     static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop the focus timer.")
-    func run() throws { try callFocus(BIOMATIMER_FOCUS1_STOP_FOCUS) }
+    static let member = BIOMATIMER_FOCUS1_STOP_FOCUS
 }
 
 struct FocusStatusCommand: ParsableCommand {
@@ -197,7 +207,7 @@ struct FocusStatusCommand: ParsableCommand {
     func run() throws {
         let client = try daemonClient()
         let focus = FocusStatus.table.decode(try client.properties(of: ContractNames.focusInterface), over: FocusStatus())
-        let now = SystemClock().now()
+        let now = commandNow()
         if json {
             say(FocusText.json(focus, now: now).text)
         } else {
@@ -229,7 +239,9 @@ struct FocusHistoryCommand: ParsableCommand {
                 BIOMATIMER_FOCUS1_FOCUS_HISTORY, [.string(first), .string(to ?? first)], interface: ContractNames.focusInterface
             ).first)
         let names = status.projectNames
-        say(json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names), terminator: "")
+        let dated = first != (to ?? first)
+        say(
+            json ? FocusText.historyJSON(phases, names: names) : FocusText.historyTable(phases, names: names, dated: dated), terminator: "")
     }
 }
 

@@ -28,19 +28,30 @@ enum FocusText {
         ])
     }
 
-    static func historyTable(_ phases: [PhaseListing], names: [String: String]) -> String {
+    /// One line per phase: its start and end (an end on the next day says `tomorrow`); over
+    /// more than one day (`dated`) each start says its day too.
+    static func historyTable(_ phases: [PhaseListing], names: [String: String], dated: Bool = false) -> String {
         guard !phases.isEmpty else { return "No focus phases in that range.\n" }
+        let zone = CommandContext.current.zone
         var out = ""
         for p in phases {
             let project = names[p.project].map { "  " + TextEscaping.singleLine($0) } ?? ""
             let label = p.label.isEmpty ? "" : "  " + TextEscaping.singleLine(p.label)
-            out += "\(WhenText.describe(p.start, now: p.start, zone: CommandContext.current.zone)) – \(WhenText.describe(p.end, now: p.start, zone: CommandContext.current.zone))  "
+            if dated { out += day(p.start, zone) + " " }
+            out += "\(WhenText.describe(p.start, now: p.start, zone: zone)) – \(WhenText.describe(p.end, now: p.start, zone: zone))  "
             out += Terminal.pad(phaseName(p.phase), 11)
             out += " \(Terminal.padLeft(DurationFormat.clock(p.end - p.start), 8))"
             out += p.completed ? "  done" : "      "
             out += label + project + "\n"
         }
         return out
+    }
+
+    /// `2026-11-24`: the local day of an instant.
+    static func day(_ instant: Int64, _ zone: any LocalZone) -> String {
+        let local = zone.local(instant / 1_000_000)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(local.year)-\(two(local.month))-\(two(local.day))"
     }
 
     static func historyJSON(_ phases: [PhaseListing], names: [String: String]) -> String {

@@ -34,29 +34,28 @@ struct HooksList: ParsableCommand {
     func run() throws {
         let rows = HookListing.rows(
             try daemonClient().call(BIOMATIMER_HOOKS1_LIST_HOOKS, [], interface: ContractNames.hooksInterface).first)
-        if json {
-            say(
-                JSON.array(
-                    rows.map { row in
-                        .fields([
-                            ("name", .string(row.name)), ("event", .string(row.event)),
-                            ("problem", row.problem.isEmpty ? .null : .string(row.problem)),
-                            ("last_start", row.lastStart > 0 ? .int(row.lastStart) : .null),
-                            ("last_duration", row.lastStart > 0 ? .int(row.lastDuration) : .null),
-                            ("last_exit", row.lastStart > 0 && row.lastExit >= 0 ? .int(row.lastExit) : .null),
-                            ("last_outcome", row.lastStart > 0 ? .string(row.lastOutcome) : .null),
-                            ("last_stderr", row.lastStderr.isEmpty ? .null : .string(row.lastStderr)),
-                        ])
-                    }
-                ).text)
-            return
-        }
-        guard !rows.isEmpty else {
-            say("No hooks. Put executables named after an event (on-start.NAME, …) in ~/.config/biomatimer/hooks/.")
-            return
-        }
+        let none = "No hooks. Put executables named after an event (on-start.NAME, …) in ~/.config/biomatimer/hooks/."
+        sayRows(rows, asJSON: json, json: Self.rowsJSON, none: none, lines: Self.sayLines)
+    }
+
+    static func rowsJSON(_ rows: [HookListing]) -> JSON {
+        JSON.array(
+            rows.map { row in
+                .fields([
+                    ("name", .string(row.name)), ("event", .string(row.event)),
+                    ("problem", row.problem.isEmpty ? .null : .string(row.problem)),
+                    ("last_start", row.lastStart > 0 ? .int(row.lastStart) : .null),
+                    ("last_duration", row.lastStart > 0 ? .int(row.lastDuration) : .null),
+                    ("last_exit", row.lastStart > 0 && row.lastExit >= 0 ? .int(row.lastExit) : .null),
+                    ("last_outcome", row.lastStart > 0 ? .string(row.lastOutcome) : .null),
+                    ("last_stderr", row.lastStderr.isEmpty ? .null : .string(row.lastStderr)),
+                ])
+            })
+    }
+
+    static func sayLines(_ rows: [HookListing]) {
         let width = rows.map { TextEscaping.singleLine($0.name).count }.max() ?? 0
-        let now = SystemClock().now()
+        let now = commandNow()
         for row in rows {
             var line = TextEscaping.singleLine(row.name).padding(toLength: width) + "  " + row.event.padding(toLength: 17) + "  "
             if row.lastStart == 0 {

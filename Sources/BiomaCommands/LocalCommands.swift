@@ -25,6 +25,9 @@ public struct GrammarTexts: Sendable {
     public var fish: String
 }
 
+/// A command that runs in the caller's own process (`watch`, `install`, …), never in the daemon.
+protocol RunsLocally {}
+
 /// The caller's local bodies, or the refusal a caller without them (the daemon) gives.
 func localBodies() throws(ClientFailure) -> any LocalCommands {
     guard let local = CommandContext.current.local else {

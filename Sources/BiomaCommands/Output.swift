@@ -16,6 +16,18 @@ func writeStandardError(_ text: String) { CommandContext.current.error(text) }
 /// `print` for commands: a line (or `terminator`) to the caller's standard output.
 func say(_ text: String, terminator: String = "\n") { CommandContext.current.output(text + terminator) }
 
+/// What a `list` command prints: with `--json` (`asJSON`) the rows as `json` makes them, for
+/// scripts, an empty list included; with no rows, `none` (what there is to do); else `lines`.
+func sayRows<Row>(_ rows: [Row], asJSON: Bool, json: ([Row]) -> JSON, none: String, lines: ([Row]) throws -> Void) rethrows {
+    if asJSON {
+        say(json(rows).text)
+    } else if rows.isEmpty {
+        say(none)
+    } else {
+        try lines(rows)
+    }
+}
+
 /// The caller's daemon: in `biomatimer-tool` a connection to the session bus, in the daemon
 /// the handlers themselves.
 func daemonClient() throws(ClientFailure) -> any DaemonAccess { try CommandContext.current.daemon() }

@@ -74,14 +74,16 @@ struct SyncStatusCommand: ParsableCommand {
             say("Sync is off. Turn it on with: biomatimer sync enable DIR")
             return
         }
-        say("Folder: \(status.folder)")
+        say("Folder: \(TextEscaping.singleLine(status.folder))")
+        // The other devices' names, ids and problems come from the shared folder: printed as
+        // one line each, with no control character reaching the terminal.
         for row in status.devices {
             let this = row.id == status.deviceId
-            var line = "\(this ? "*" : " ") \(row.name.isEmpty ? "?" : row.name)  \(row.id)  "
+            var line = "\(this ? "*" : " ") \(row.name.isEmpty ? "?" : TextEscaping.singleLine(row.name))  \(TextEscaping.singleLine(row.id))  "
             line += this ? "wrote \(row.readUpTo)" : "read \(row.readUpTo)"
-            if row.lastOp > 0 { line += ", last change \(WhenText.describe(row.lastOp, now: SystemClock().now(), zone: CommandContext.current.zone))" }
+            if row.lastOp > 0 { line += ", last change \(WhenText.describe(row.lastOp, now: commandNow(), zone: CommandContext.current.zone))" }
             say(line)
-            if !row.problem.isEmpty { say("    problem: \(row.problem)") }
+            if !row.problem.isEmpty { say("    problem: \(TextEscaping.singleLine(row.problem))") }
         }
         if status.behind > 0 { say("Not merged yet: \(status.behind) operations.") }
     }

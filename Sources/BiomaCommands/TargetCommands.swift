@@ -69,7 +69,7 @@ struct TargetShow: ParsableCommand {
         let listing = try client.call(BIOMATIMER_TIMER1_LIST_TARGETS).first.flatMap(TargetsListing.init) ?? TargetsListing()
         let status = try client.workStatus()
         let (days, since, sinceSource) = (listing.days, listing.balanceSince, listing.balanceSinceSource)
-        let now = SystemClock().now()
+        let now = commandNow()
         let elapsed = status.running ? max(0, now - status.updatedAt) : 0
         let worked = status.dailyTotal + elapsed
         let balance = status.balance + elapsed

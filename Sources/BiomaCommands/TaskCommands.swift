@@ -27,7 +27,7 @@ func callTasks(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusV
 /// WHEN as an instant, or a usage error that says what is accepted.
 func when(_ text: String, option: String) throws -> Int64 {
     do {
-        return try WhenText.parse(text, now: SystemClock().now(), zone: CommandContext.current.zone)
+        return try WhenText.parse(text, now: commandNow(), zone: CommandContext.current.zone)
     } catch {
         throw ValidationError("\(option) \(error.description)")
     }
@@ -65,22 +65,24 @@ struct TaskList: ParsableCommand {
         let tasks = TaskListing.rows(
             try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: ContractNames.tasksInterface).first)
         let names = try client.workStatus().projectNames
-        if json {
-            let items = JSON.objects(tasks) { t in
-                [
-                    "id": .string(t.id), "title": .string(t.title), "project": .string(t.project),
-                    "project_name": .string(names[t.project] ?? ""), "due": t.due == 0 ? .null : .int(t.due),
-                    "remind": .bool(t.remind), "done": .bool(t.done), "done_at": t.doneAt == 0 ? .null : .int(t.doneAt),
-                ]
-            }
-            say(items.text)
-            return
+        let none = all ? "No tasks yet. Add one with: biomatimer task add TITLE [--due WHEN]" : "No open tasks."
+        sayRows(tasks, asJSON: json, json: { Self.rowsJSON($0, names: names) }, none: none) {
+            Self.sayLines($0, names: names)
         }
-        if tasks.isEmpty {
-            say(all ? "No tasks yet. Add one with: biomatimer task add TITLE [--due WHEN]" : "No open tasks.")
-            return
+    }
+
+    static func rowsJSON(_ tasks: [TaskListing], names: [String: String]) -> JSON {
+        JSON.objects(tasks) { t in
+            [
+                "id": .string(t.id), "title": .string(t.title), "project": .string(t.project),
+                "project_name": .string(names[t.project] ?? ""), "due": t.due == 0 ? .null : .int(t.due),
+                "remind": .bool(t.remind), "done": .bool(t.done), "done_at": t.doneAt == 0 ? .null : .int(t.doneAt),
+            ]
         }
-        let now = SystemClock().now()
+    }
+
+    static func sayLines(_ tasks: [TaskListing], names: [String: String]) {
+        let now = commandNow()
         for t in tasks {
             let due = t.due
             let state: String

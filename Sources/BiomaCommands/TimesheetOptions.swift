@@ -82,10 +82,7 @@ extension ReportCommand {
                 throw ClientFailure(exitCode: ExitCode.refused, failure.description)
             }
         }
-        guard let target = sheet.target, target != "-" || sheet.pdf != nil else {
-            writeStandardOutput(text)
-            return
-        }
+        guard let target = sheet.target else { return writeStandardOutput(text) }
         try CommandContext.current.files.write(bytes, to: target)
     }
 }

@@ -8,7 +8,7 @@ import Glibc
 /// biomatimer's GNOME Shell extension (Widgets/gnome-shell): the folder `install` writes into
 /// `gnome-shell/extensions/`. One source, two forms: GNOME 43–44 load an extension as a legacy
 /// `imports` script, GNOME 45 and later as an ES module, so `extension.js` is the shared code
-/// (`island.js`, `indicator.js`) between the form's head and tail.
+/// (`island.js`, `client.js`, `indicator.js`) between the form's head and tail.
 public enum GnomeShellExtension {
     public static let uuid = "biomatimer@biomatimer.org"
 
@@ -38,7 +38,7 @@ public enum GnomeShellExtension {
     /// The extension folder's files for `form`, by name.
     public static func files(_ form: Form) -> [(name: String, text: String)] {
         func source(_ name: String) -> String { (GnomeShellSources.files[name] ?? "") + "\n" }
-        let script = ["\(form.prefix)-head.js", "island.js", "indicator.js", "\(form.prefix)-tail.js"].map(source).joined()
+        let script = ["\(form.prefix)-head.js", "island.js", "client.js", "indicator.js", "\(form.prefix)-tail.js"].map(source).joined()
         let metadata = source("metadata.json")
             .split(separator: "@SHELL_VERSIONS@", omittingEmptySubsequences: false).joined(separator: form.shellVersions)
         return [("extension.js", script), ("metadata.json", metadata), ("stylesheet.css", source("stylesheet.css"))]

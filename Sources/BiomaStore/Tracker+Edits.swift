@@ -5,16 +5,10 @@ import GRDB
 /// Editing recorded time: list, add, change, delete and split intervals, and undo. The rules
 /// are `IntervalEdits` (BiomaCore); here each edit is one transaction that reads only the rows
 /// around it (bounded index ranges on start and end), applies the plan, moves the running
-/// stopwatch with the running interval, and writes the edit's journal entry.
-///
-/// The journal (`edit_journal`, `edit_journal_row`, migration v5-edit-journal) keeps, per
-/// edit, every row it touched before and after; `undo` takes the newest entry back and deletes
-/// it. A history reset and imports are journaled the same way (`journalAdded`). The newest
-/// `journalKept` entries are kept.
+/// stopwatch with the running interval, and writes the edit's journal entry
+/// (`Tracker+Journal`); `undo` takes the newest entry back and deletes it. The rows are read
+/// and written by `Tracker+IntervalRows`.
 extension Tracker {
-    /// Entries kept in the journal (older ones go as new ones come).
-    public static let journalKept = 100
-
     /// What `updateInterval` changes; nil leaves it. `project` `.some(nil)` removes it.
     public struct IntervalChanges: Sendable, Equatable {
         public var start: Micros?
@@ -128,11 +122,7 @@ extension Tracker {
         let note = try text.flatMap { raw throws(TrackerError) in try IntervalNote.validated(raw) }
         var id: Int64 = 0
         _ = try edit(kind: "update", at: now) { model, db in
-            guard let open = try Row.fetchOne(db.cachedStatement(sql: Tracker.rowSQL + " WHERE end_us IS NULL")).map(Tracker.intervalRow)
-            else {
-                throw TrackerError.invalidArgument(
-                    "No interval is running: start the timer first, or give a recorded interval a note with `edit ID --note`.")
-            }
+            let open = try Tracker.runningRow(db, orElse: "give a recorded interval a note with `edit ID --note`")
             id = open.id
             let plan = try planned(model, editing: open.id) {
                 try IntervalEdits.update(
@@ -198,59 +188,6 @@ extension Tracker {
         }
         return "Undid: " + what
     }
-
-    /// Journals intervals just added, in the caller's transaction, as one edit `undo` takes
-    /// back (an import calls this with the ids it inserted and a description, e.g.
-    /// "import of 12 intervals from Timewarrior"). Nothing when `ids` is empty.
-    static func journalAdded(ids: [Int64], what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
-        var changes: [RowChange] = []
-        for id in ids {
-            guard let row = try row(db, id: id) else { continue }
-            changes.append(RowChange(id: id, before: nil, after: row))
-        }
-        guard !changes.isEmpty else { return }
-        _ = try journal(kind: kind, what: what, changes: changes, run: nil, at: now, db)
-    }
-
-    /// The same for every interval inserted in this transaction from `firstID` on (take
-    /// `nextID(db)` before inserting): one INSERT … SELECT, however many.
-    static func journalAdded(idsFrom firstID: Int64, what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
-        guard try Int64.fetchOne(db, sql: "SELECT max(id) FROM interval").map({ $0 >= firstID }) == true else { return }
-        let seq = try journal(kind: kind, what: what, changes: [], run: nil, at: now, db)
-        try db.execute(
-            sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note,
-                    after_tags)
-                SELECT ?, id, 0, 1, start_us, end_us, project_id, note, tags FROM interval WHERE id >= ?
-                """, arguments: [seq, firstID])
-    }
-
-    /// The journal entry of a history reset: every row, in one INSERT … SELECT.
-    static func journalReset(at now: Micros, _ db: Database) throws {
-        let seq = try journal(kind: "reset-history", what: "reset-history", changes: [], run: nil, at: now, db)
-        try db.execute(
-            sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id, before_note, has_after,
-                    before_tags)
-                SELECT ?, id, 1, start_us, end_us, project_id, note, 0, tags FROM interval
-                """, arguments: [seq])
-        let count = db.changesCount
-        try db.execute(
-            sql: "UPDATE edit_journal SET what = ? WHERE seq = ?",
-            arguments: ["reset-history (\(count) interval\(count == 1 ? "" : "s") deleted)", seq])
-    }
-
-    /// The running interval a reset restarted, in the reset's entry.
-    static func journalRunningAfterReset(_ open: IntervalRow, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note,
-                    after_tags)
-                VALUES ((SELECT max(seq) FROM edit_journal), ?, 0, 1, ?, NULL, ?, ?, ?)
-                """, arguments: [open.id, open.start, open.projectID, open.note, open.tags])
-    }
-
-    // MARK: -
 
     /// One edit in one transaction: `body` plans it from the model and the rows it reads; the
     /// plan is applied, the running stopwatch follows the running interval, and the journal
@@ -319,116 +256,5 @@ extension Tracker {
             throw TrackerError.noSuchInterval(ref)
         }
         return id
-    }
-
-    // MARK: SQL
-
-    static let rowSQL = "SELECT id, start_us, end_us, project_id, note, tags FROM interval"
-
-    static func intervalRow(_ row: Row) -> IntervalRow {
-        IntervalRow(id: row[0], start: row[1], end: row[2], projectID: row[3], note: row[4], tags: row[5])
-    }
-
-    static func row(_ db: Database, id: Int64) throws -> IntervalRow? {
-        try Row.fetchOne(db.cachedStatement(sql: rowSQL + " WHERE id = ?"), arguments: [id]).map(intervalRow)
-    }
-
-    /// Every row overlapping [low, high), the running one included, by start: rows ending in
-    /// (low, high], at most one ending later, and the running one: bounded index ranges.
-    static func rows(_ db: Database, overlapping low: Micros, _ high: Micros) throws -> [IntervalRow] {
-        var result: [IntervalRow] = []
-        let cursor = try Row.fetchCursor(
-            db.cachedStatement(sql: rowSQL + " WHERE end_us > ? AND end_us <= ? ORDER BY end_us"), arguments: [low, high])
-        while let row = try cursor.next() {
-            let interval = intervalRow(row)
-            if interval.start < high { result.append(interval) }
-        }
-        if high < .max,
-            let row = try Row.fetchOne(
-                db.cachedStatement(sql: rowSQL + " WHERE end_us > ? ORDER BY end_us LIMIT 1"), arguments: [high])
-        {
-            let interval = intervalRow(row)
-            if interval.start < high { result.append(interval) }
-        }
-        if let open = try Row.fetchOne(db.cachedStatement(sql: rowSQL + " WHERE end_us IS NULL")).map(intervalRow),
-            open.start < high
-        {
-            result.append(open)
-        }
-        return result.sorted { $0.start < $1.start }
-    }
-
-    /// The id the next inserted row gets (ids are never reused: AUTOINCREMENT).
-    static func nextID(_ db: Database) throws -> Int64 {
-        let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'interval'") ?? 0
-        let highest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM interval") ?? 0
-        return max(seq, highest) + 1
-    }
-
-    static func applyRows(_ changes: [RowChange], _ db: Database) throws {
-        for change in changes {
-            if let after = change.after {
-                let sql =
-                    change.before == nil
-                    ? "INSERT INTO interval (start_us, end_us, project_id, note, tags, id) VALUES (?, ?, ?, ?, ?, ?)"
-                    : "UPDATE interval SET start_us = ?, end_us = ?, project_id = ?, note = ?, tags = ? WHERE id = ?"
-                try db.cachedStatement(sql: sql).execute(arguments: [
-                    after.start, after.end, after.projectID, after.note, after.tags, change.id,
-                ])
-            } else {
-                try db.cachedStatement(sql: "DELETE FROM interval WHERE id = ?").execute(arguments: [change.id])
-            }
-        }
-    }
-
-    /// Writes a journal entry and drops the oldest beyond `journalKept`; returns its number.
-    static func journal(
-        kind: String, what: String, changes: [RowChange], run: (before: [Micros?], after: [Micros?])?, at now: Micros,
-        _ db: Database
-    ) throws -> Int64 {
-        try db.execute(
-            sql: """
-                INSERT INTO edit_journal (kind, what, created_us, run_saved, work_run_before, project_run_before,
-                    work_run_after, project_run_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                kind, what, now, run != nil, run?.before[0], run?.before[1], run?.after[0], run?.after[1],
-            ])
-        let seq = db.lastInsertedRowID
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, before_start_us, before_end_us, before_project_id,
-                    before_note, has_after, after_start_us, after_end_us, after_project_id, after_note, before_tags, after_tags)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-        for change in changes {
-            try insert.execute(arguments: [
-                seq, change.id, change.before != nil, change.before?.start, change.before?.end, change.before?.projectID,
-                change.before?.note, change.after != nil, change.after?.start, change.after?.end, change.after?.projectID,
-                change.after?.note, change.before?.tags, change.after?.tags,
-            ])
-        }
-        try db.execute(sql: "DELETE FROM edit_journal WHERE seq <= ?", arguments: [seq - Int64(journalKept)])
-        return seq
-    }
-
-    static func journalRows(_ db: Database, seq: Int64) throws -> [RowChange] {
-        var changes: [RowChange] = []
-        let cursor = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT id, had_before, before_start_us, before_end_us, before_project_id, before_note,
-                    has_after, after_start_us, after_end_us, after_project_id, after_note, before_tags, after_tags
-                    FROM edit_journal_row WHERE seq = ?
-                """, arguments: [seq])
-        while let row = try cursor.next() {
-            let id: Int64 = row[0]
-            let before: IntervalRow? =
-                row[1] ? IntervalRow(id: id, start: row[2], end: row[3], projectID: row[4], note: row[5], tags: row[11]) : nil
-            let after: IntervalRow? =
-                row[6] ? IntervalRow(id: id, start: row[7], end: row[8], projectID: row[9], note: row[10], tags: row[12]) : nil
-            changes.append(RowChange(id: id, before: before, after: after))
-        }
-        return changes
     }
 }

@@ -11,6 +11,8 @@ extension Tracker {
         try backup(reason: "before-reset-history", at: now)
         try change(at: now) { model, db in
             let changes = model.state.resetHistory(at: now)
+            // The running interval restarts now under its project, with its note and tags.
+            let running = try Row.fetchOne(db, sql: "SELECT note, tags FROM interval WHERE end_us IS NULL")
             try Tracker.journalReset(at: now, db)
             // Every row at once: the per-row delete trigger set aside, the deletions recorded
             // (when sync records them) in one statement, as the trigger writes them.
@@ -19,6 +21,12 @@ extension Tracker {
             try db.execute(sql: "DELETE FROM interval")
             try trigger.restore()
             try Tracker.apply(changes, openBefore: nil, db)
+            if let running, model.state.open != nil {
+                let (note, tags): (String?, String?) = (running["note"], running["tags"])
+                if note != nil || tags != nil {
+                    try db.execute(sql: "UPDATE interval SET note = ?, tags = ? WHERE end_us IS NULL", arguments: [note, tags])
+                }
+            }
             if let open = try Tracker.rows(db, overlapping: now, .max).first(where: \.running) {
                 try Tracker.journalRunningAfterReset(open, db)
             }

@@ -11,11 +11,7 @@ extension Tracker {
         var id: Int64 = 0
         var result: [String] = []
         _ = try edit(kind: "update", at: now) { model, db in
-            guard let open = try Row.fetchOne(db.cachedStatement(sql: Tracker.rowSQL + " WHERE end_us IS NULL")).map(Tracker.intervalRow)
-            else {
-                throw TrackerError.invalidArgument(
-                    "No interval is running: start the timer first, or tag a recorded interval with `edit ID --tag T`.")
-            }
+            let open = try Tracker.runningRow(db, orElse: "tag a recorded interval with `edit ID --tag T`")
             id = open.id
             result = try Tags.changed(Tags.parse(open.tags), add: add, remove: remove)
             let plan = try planned(model, editing: open.id) {

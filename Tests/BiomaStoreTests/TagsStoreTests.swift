@@ -34,6 +34,22 @@ import Testing
         }
     }
 
+    /// A history reset restarts the running interval now, under its project, with its note
+    /// and its tags (they were dropped); undo brings the history back.
+    @Test func aResetKeepsTheRunningIntervalsNoteAndTags() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: Self.at(8), bootID: boot)
+            _ = try tracker.addProject(name: "Website", color: "", at: Self.at(8))
+            try tracker.startProject("Website", at: Self.at(9))
+            _ = try tracker.changeRunningTags(add: ["meeting", "call"], remove: [], at: Self.at(9.1))
+            _ = try tracker.setRunningNote("with ACME", at: Self.at(9.2))
+            try tracker.resetHistory(at: Self.at(10))
+            let rows = try tracker.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!)
+            #expect(rows.count == 1 && rows[0].start == Self.at(10) && rows[0].end == nil)
+            #expect(rows[0].tags == "meeting call" && rows[0].note == "with ACME", "\(rows)")
+        }
+    }
+
     @Test func badTagsChangeNothing() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: Self.at(8), bootID: boot)

@@ -15,8 +15,8 @@ final class DaemonFixture: @unchecked Sendable {
     /// starts at noon today and which `moveClock(by:)` moves.
     let clock: MovableClock?
 
-    init(activation: Bool = true, extraDaemonArguments: String = "", movableClock: Bool = false) throws {
-        bus = try PrivateBus()
+    init(activation: Bool = true, extraDaemonArguments: String = "", movableClock: Bool = false, maxMessageSize: Int? = nil) throws {
+        bus = try PrivateBus(maxMessageSize: maxMessageSize)
         dataDirectory = try makeTemporaryDirectory("biomatimer-data")
         clock = movableClock ? try MovableClock(file: bus.directory.appendingPathComponent("faketime")) : nil
         var exec = "\(Self.binary) daemon --data-dir \(dataDirectory.path) \(extraDaemonArguments)"

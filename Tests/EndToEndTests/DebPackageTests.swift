@@ -97,8 +97,11 @@ struct DebPackageTests {
         let daemonKB = Int(said["daemon_private_kb"] ?? "") ?? Int.max
         let trayKB = Int(said["tray_private_kb"] ?? "") ?? Int.max
         #expect(daemonKB <= 4000, "the packaged daemon's private memory: \(daemonKB) kB")
+        #expect(said["import"] == "0" && said["reports"] == "0" && said["pdf"] == "%PDF-", "\(said)")
+        let reportsKB = Int(said["daemon_after_reports_kb"] ?? "") ?? Int.max
+        #expect(reportsKB <= 4000, "the packaged daemon's private memory after a year's report, HTML and PDF: \(reportsKB) kB")
         #expect(trayKB <= 4096, "the packaged tray's private memory: \(trayKB) kB")
-        print("packaged programs, private dirty memory: daemon \(daemonKB) kB, tray \(trayKB) kB")
+        print("packaged programs, private dirty memory: daemon \(daemonKB) kB (\(reportsKB) kB after the reports), tray \(trayKB) kB")
 
         // Removing the package takes every file it installed but its one conffile, the tray's
         // autostart entry (dpkg keeps conffiles until purge; its TryExec makes it inert once
@@ -133,6 +136,20 @@ struct DebPackageTests {
             --method org.freedesktop.DBus.GetConnectionUnixProcessID org.biomatimer.Timer1 | tr -dc '0-9 ' | awk '{print $NF}')
         private_kb() { awk '/^Private_Dirty:/ {print $2}' "/proc/$1/smaps_rollup"; }
         echo "daemon_private_kb=$(private_kb "$pid")"
+        # A year of history, its report and its timesheet as HTML and as PDF: the daemon keeps
+        # nothing of them.
+        /usr/bin/python3 -c 'import datetime as d
+        t = d.datetime(2025, 1, 1, 8, tzinfo=d.timezone.utc)
+        print("project,color,start,end,duration")
+        for i in range(1500):
+            a = t + d.timedelta(hours=6 * i)
+            print(f"Client {i % 4},#FF8800,{a.isoformat()},{(a + d.timedelta(minutes=90)).isoformat()},")' >year.csv
+        biomatimer import year.csv >/dev/null; echo "import=$?"
+        { biomatimer report --year --date 2025-06-01 >/dev/null && biomatimer report --year --date 2025-06-01 --html year.html &&
+            biomatimer report --year --date 2025-06-01 --pdf year.pdf; }; echo "reports=$?"
+        printf 'pdf=%s\n' "$(head -c 5 year.pdf)"
+        sleep 1
+        echo "daemon_after_reports_kb=$(private_kb "$pid")"
         biomatimer tray >tray.log 2>&1 &
         tray=$!
         i=0

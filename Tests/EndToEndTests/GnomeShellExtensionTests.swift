@@ -25,7 +25,7 @@ struct GnomeShellExtensionTests {
             (.modules, "module", #"["45", "46", "47", "48", "49"]"#),
         ] {
             let files = Dictionary(uniqueKeysWithValues: GnomeShellExtension.files(form).map { ($0.name, $0.text) })
-            let script = try ["\(prefix)-head.js", "island.js", "indicator.js", "\(prefix)-tail.js"].map(Self.source).joined()
+            let script = try ["\(prefix)-head.js", "island.js", "client.js", "indicator.js", "\(prefix)-tail.js"].map(Self.source).joined()
             #expect(files["extension.js"] == script, "run Widgets/gnome-shell/embed.sh after changing the extension")
             #expect(files["stylesheet.css"] == (try Self.source("stylesheet.css")))
             let metadata = try #require(files["metadata.json"])

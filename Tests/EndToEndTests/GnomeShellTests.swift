@@ -139,14 +139,16 @@ struct GnomeShellTests {
         #expect(offline.met, "no offline ring in the top bar")
         #expect(!s.daemonOnBus, "showing the extension started the daemon")
 
-        // The first command starts the daemon; the bar follows and shows the project's colour
-        // within a second of the change.
+        // The first command starts the daemon; the bar follows the change and shows the
+        // project's colour (0.07–0.2 s alone; each look is a screenshot). The bound only tells a
+        // bar that follows the signal from one that polls every few seconds: a loaded machine
+        // has taken over a second.
         try s.cli(["project", "add", "Client A", "--color", "#ff8800"]).requireSuccess("project add")
         try s.cli(["project", "add", "Client B", "--color", "#2ec27e"]).requireSuccess("project add")
         try s.cli(["project", "start", "Client A"]).requireSuccess("project start")
         let running = try s.waitForScreen { $0.count(Self.clientA, rows: Self.panel) > 20 }
         #expect(running.met, "the running project's colour never showed in the top bar")
-        #expect(running.seconds < 1, "the change took \(running.seconds) s to reach the bar")
+        #expect(running.seconds < 3, "the change took \(running.seconds) s to reach the bar")
         print("GNOME Shell: Client A's colour reached the top bar \(running.seconds) s after `project start`")
         let dot = try #require(running.screen.centre(of: Self.clientA, rows: Self.panel))
         // The times tick: the label's pixels change while the project runs.

@@ -110,8 +110,11 @@ struct SyncEndToEndTests {
     static func sharedFolder() throws -> URL { try makeTemporaryDirectory("biomatimer-sync") }
 
     /// Waits until `a` and `b` export the same history and `also` holds; false after 10 s.
-    static func converge(_ a: Machine, _ b: Machine, _ also: () throws -> Bool = { true }) -> Bool {
-        waitUntil {
+    /// Whether A and B end with the same history (and `also`) within `timeout` seconds: it
+    /// returns as soon as they do, so a generous limit costs nothing on an idle machine and
+    /// keeps a loaded one (a full suite on 2 cores) from failing a test that only took longer.
+    static func converge(_ a: Machine, _ b: Machine, timeout: TimeInterval = 30, _ also: () throws -> Bool = { true }) -> Bool {
+        waitUntil(timeout: timeout) {
             let (x, y) = ((try? a.export()) ?? "a", (try? b.export()) ?? "b")
             return x == y && ((try? also()) ?? false)
         }
@@ -201,8 +204,10 @@ struct SyncEndToEndTests {
             .write(to: file, atomically: true, encoding: .utf8)
         #expect(try a.cliOK(["import", file.path]).stdout.contains("\(count)"))
         try a.cliOK(["start"])
+        // Two thousand intervals stamped a slice per turn on A and merged a slice per turn on
+        // B, each check two exports: under a full suite's load this takes tens of seconds.
         #expect(
-            Self.converge(a, b) {
+            Self.converge(a, b, timeout: 120) {
                 let lines = try b.export().split(whereSeparator: \.isNewline).count
                 return b.properties["Running"]?.bool == true && lines == count + 1
             })

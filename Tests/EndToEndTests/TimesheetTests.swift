@@ -36,8 +36,10 @@ struct TimesheetTests {
         let r = try runProcess(
             "/usr/bin/python3",
             [repositoryRoot.appendingPathComponent("Tests/peers/png_pixels.py").path, "--count", png.path, "\(top)", "\(rows)"]
-                + colors.map { String($0.dropFirst()) })
-        guard r.status == 0 else { throw TestSupportError("png_pixels.py: \(r.stderr)") }
+                + colors.map { String($0.dropFirst()) },
+            // A whole page decoded in pure Python: seconds alone, longer beside a full suite.
+            timeout: 180)
+        guard r.status == 0 else { throw TestSupportError("png_pixels.py exited \(r.status): \(r.stderr)") }
         return r.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
     }
 

@@ -198,7 +198,9 @@ public final class PrivateBus: @unchecked Sendable {
     private let process: ChildProcess
     private let stopped = Flag()
 
-    public init() throws {
+    /// `maxMessageSize`: the bus's limit on one message, in bytes (the default: the
+    /// dbus-daemon's own, 128 MiB), for a test of output larger than one message.
+    public init(maxMessageSize: Int? = nil) throws {
         directory = try makeTemporaryDirectory("biomatimer-bus")
         serviceDirectory = directory.appendingPathComponent("services")
         let listen = directory.appendingPathComponent("socket")
@@ -208,6 +210,8 @@ public final class PrivateBus: @unchecked Sendable {
             contentsOf: repositoryRoot.appendingPathComponent("dbus/private-bus.conf.in"), encoding: .utf8)
         let config = template.replacingOccurrences(of: "@LISTEN_DIR@", with: listen.path)
             .replacingOccurrences(of: "@SERVICE_DIR@", with: serviceDirectory.path)
+            .replacingOccurrences(
+                of: "</busconfig>", with: maxMessageSize.map { "  <limit name=\"max_message_size\">\($0)</limit>\n</busconfig>" } ?? "</busconfig>")
         let configFile = directory.appendingPathComponent("bus.conf")
         try config.write(to: configFile, atomically: true, encoding: .utf8)
 

@@ -1,8 +1,7 @@
 
 class BiomatimerExtension {
     enable() {
-        this._indicator = new BiomaIndicator();
-        Main.panel.addToStatusArea('biomatimer', this._indicator);
+        this._indicator = biomaAddIndicator();
     }
 
     disable() {

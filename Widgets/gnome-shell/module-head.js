@@ -1,5 +1,6 @@
-// biomatimer's GNOME Shell extension, GNOME 45 and later (ES modules). extension.js is this
-// head, island.js, indicator.js and module-tail.js, joined by `biomatimer install`.
+// biomatimer's GNOME Shell extension, GNOME 45 and later (ES modules). extension.js is
+// this head, island.js, client.js, indicator.js and module-tail.js, joined by
+// `biomatimer install`.
 
 import Clutter from 'gi://Clutter';
 import Gio from 'gi://Gio';

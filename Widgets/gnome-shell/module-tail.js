@@ -1,8 +1,7 @@
 
 export default class BiomatimerExtension extends Extension {
     enable() {
-        this._indicator = new BiomaIndicator();
-        Main.panel.addToStatusArea('biomatimer', this._indicator);
+        this._indicator = biomaAddIndicator();
     }
 
     disable() {

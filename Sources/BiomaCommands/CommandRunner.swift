@@ -1,0 +1,80 @@
+import ArgumentParser
+import TimerControl
+
+/// A command's answer before it runs: the files its caller is to open (exit 65).
+struct FilesNeeded: Error {
+    var requests: [FileRequest]
+}
+
+/// A command's answer before it changes anything: the question its caller is to ask (exit 64).
+struct ConfirmationNeeded: Error {
+    var question: String
+}
+
+/// Parses and runs one command line for a caller; what it prints goes to the context.
+public enum CommandRunner {
+    /// The most a command reads from one of its caller's files: what one D-Bus message
+    /// carries, which is all an import can hand on anyway.
+    public static let maximumInput = Import.messageLimit
+
+    /// In the daemon: the caller's descriptors that `arguments`' command reads, to be read
+    /// through the event loop before `run` (whose `PassedFiles` then hands out what arrived),
+    /// and, when the command can tell early that it refuses its input (`RefusesEarly`), the
+    /// test to stop reading by. No reads when the command reads nothing, has no files yet, or
+    /// does not parse (`run` says why).
+    public static func inputs(
+        _ arguments: [String], in context: CommandContext
+    ) -> (reads: [(FileRequest, Int32)], refusal: (@Sendable ([UInt8], Range<Int>) -> Bool)?) {
+        guard let passed = context.passedFiles else { return ([], nil) }
+        return CommandContext.$current.withValue(context) {
+            guard let command = try? ParsedCommands.shared.parse(arguments), !(command is RunsLocally),
+                let requests = (command as? UsesFiles)?.fileRequests
+            else { return ([], nil) }
+            let reads = PassedFiles(requests, errors: passed.errors, descriptors: passed.descriptors).toRead
+            return (reads, (command as? any RefusesEarly)?.refusesAlready)
+        }
+    }
+
+    /// Runs `arguments` (without the program's name) and returns the exit code. `daemonSide`
+    /// refuses the commands that run in the caller's process and asks for files first.
+    public static func run(_ arguments: [String], in context: CommandContext, daemonSide: Bool = false) -> Int32 {
+        CommandContext.$current.withValue(context) {
+            do {
+                var command = try daemonSide ? ParsedCommands.shared.parse(arguments) : Biomatimer.parseAsRoot(arguments)
+                if daemonSide {
+                    if command is RunsLocally {
+                        throw ClientFailure(
+                            exitCode: TimerControl.ExitCode.refused,
+                            "`\(arguments.first ?? "")` runs in the caller's process: run it with the biomatimer command.")
+                    }
+                    if let requests = (command as? UsesFiles)?.fileRequests, !requests.isEmpty {
+                        guard let passed = context.passedFiles else { throw FilesNeeded(requests: requests) }
+                        context.files = PassedFiles(
+                            requests, errors: passed.errors, descriptors: passed.descriptors, arrived: context.arrived)
+                    }
+                }
+                try command.run()
+                return TimerControl.ExitCode.done
+            } catch let failure as ClientFailure {
+                context.error("biomatimer: \(failure.description)\n")
+                return failure.exitCode
+            } catch let needed as FilesNeeded {
+                context.output(needed.requests.map(\.line).joined(separator: "\n"))
+                return TimerControl.ExitCode.files
+            } catch let asking as ConfirmationNeeded {
+                context.error(asking.question)
+                return TimerControl.ExitCode.confirm
+            } catch {
+                // Exit codes are a contract for scripts: ArgumentParser's usage code (64) is 2.
+                let code = Biomatimer.exitCode(for: error)
+                let message = Biomatimer.fullMessage(for: error, columns: context.columns)
+                if code == .success {
+                    if !message.isEmpty { context.output(Biomatimer.fishCompatible(message) + "\n") }
+                    return TimerControl.ExitCode.done
+                }
+                if !message.isEmpty { context.error(message + "\n") }
+                return code == .validationFailure ? TimerControl.ExitCode.usage : code.rawValue
+            }
+        }
+    }
+}
