@@ -24,15 +24,3 @@ extension Tracker {
         return (String(id), result)
     }
 }
-
-extension Tracker {
-    /// Gives the intervals an import just added (ids from `firstID`) their tags: one UPDATE
-    /// per tagged interval, found by its start among the added rows (the insert itself is the
-    /// same with or without tags).
-    static func tagImported(_ items: [(start: Micros, end: Micros, tags: [String])], idsFrom firstID: Int64, _ db: Database) throws {
-        let tagged = items.filter { !$0.tags.isEmpty }
-        guard !tagged.isEmpty else { return }
-        let update = try db.cachedStatement(sql: "UPDATE interval SET tags = ? WHERE id >= ? AND start_us = ? AND end_us = ?")
-        for item in tagged { try update.execute(arguments: [Tags.stored(item.tags), firstID, item.start, item.end]) }
-    }
-}
