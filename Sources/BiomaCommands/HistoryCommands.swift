@@ -1,6 +1,7 @@
 import ArgumentParser
 import BiomaText
 import CContract
+import CSystem
 import DBusCore
 import TimerControl
 
@@ -97,6 +98,14 @@ struct Export: ParsableCommand, UsesFiles {
         if round == nil && rounding != nil { throw ValidationError("--rounding goes with --round 6m|15m|30m.") }
     }
     func run() throws {
+        try writeExport()
+        // Years of history were held by this thread (the daemon's, when the front runs the
+        // command) and written through the caller's descriptor: the memory they took is given
+        // back once they are gone.
+        malloc_trim(0)
+    }
+
+    private func writeExport() throws {
         let days: [DBusValue] = [.string(from ?? ""), .string(to ?? "")]
         let csv: String
         if format == .ics {
