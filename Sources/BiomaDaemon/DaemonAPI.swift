@@ -29,8 +29,10 @@ public enum DaemonAPI {
         return status
     }
 
-    /// The D-Bus error a tracker failure becomes.
+    /// The D-Bus error a failure becomes: a tracker failure by its kind, a `DBusMethodError`
+    /// as it is, anything else as `Storage`.
     public static func dbusError(_ error: any Error) -> DBusMethodError {
+        if let error = error as? DBusMethodError { return error }
         guard let error = error as? TrackerError else {
             return DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_STORAGE, "\(error)")
         }

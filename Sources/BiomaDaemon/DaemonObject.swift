@@ -128,8 +128,6 @@ public final class Publication: @unchecked Sendable {
     static func answered<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DBusMethodError {
-            throw error
         } catch {
             throw DaemonAPI.dbusError(error)
         }

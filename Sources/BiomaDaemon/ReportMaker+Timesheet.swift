@@ -122,8 +122,6 @@ extension ReportMaker {
                 calendarDays: days, blocks: blocks, made: "\(rules.day(containing: now))")
             sheet.tagTotals = Self.tagTotals(rows, from: rules.start(of: from), to: rules.start(of: to.adding(days: 1)), now: now, rounding: rounding)
             return sheet
-        } catch let error as DBusMethodError {
-            throw error
         } catch {
             throw DaemonAPI.dbusError(error)
         }

@@ -92,16 +92,18 @@ struct ReportMaker {
     }
 
     /// Whether any project has a client or a rate (then `report` shows earnings).
-    func billingConfigured() -> Bool {
-        ((try? tracker.billing()) ?? [:]).values.contains { $0.clientID != nil || $0.rate != nil }
+    func billingConfigured() -> Bool { Self.isConfigured((try? tracker.billing()) ?? [:]) }
+
+    static func isConfigured(_ billing: [String: Billing]) -> Bool {
+        billing.values.contains { $0.clientID != nil || $0.rate != nil }
     }
 
     /// The report's earnings when any project has a client or a rate: the report's rounding
     /// (or the exact time) per project, billed at its rate.
     func earnings(_ intervals: [Interval], report: Report, rounding: Rounding?) throws -> (Earnings, [Client])? {
-        guard billingConfigured() else { return nil }
         do {
             let billing = try tracker.billing()
+            guard Self.isConfigured(billing) else { return nil }
             let clients = try tracker.clients()
             // Without --round the exact time per day and project is billed.
             let per = rounding ?? Rounding(minutes: 6, mode: .up, per: .day)

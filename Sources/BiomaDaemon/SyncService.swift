@@ -201,7 +201,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         }
         let finish: @Sendable (Result<Void, any Error>) -> Void = { [self] result in
             publication.end(at: now)
-            done(result.mapError { $0 is DBusMethodError ? $0 : DaemonAPI.dbusError($0) })
+            done(result.mapError(DaemonAPI.dbusError))
         }
         let root = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         let chosen = SyncFolder(root: root)

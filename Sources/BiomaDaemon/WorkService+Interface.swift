@@ -139,7 +139,7 @@ extension WorkService {
         let today = tracker.rules.day(containing: now)
         let context = ReportContext(now: now, targets: targets, balanceSince: targets.isSet ? balanceSince(today: today) : today)
         let answer: @Sendable (Result<[DBusValue], any Error>) -> Void = { result in
-            reply.finish(result.mapError { $0 as? DBusMethodError ?? DaemonAPI.dbusError($0) })
+            reply.finish(result.mapError(DaemonAPI.dbusError))
         }
         guard isBulk else { return answer(Result { try make(ReportMaker(tracker: tracker, context: context)) }) }
         bulk.read({ try make(ReportMaker(tracker: $0, context: context)) }) { [self] result in

@@ -203,7 +203,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         do {
             now = try publication.beginChange(clock)
         } catch {
-            return reply.finish(.failure(error as? DBusMethodError ?? DaemonAPI.dbusError(error)))
+            return reply.finish(.failure(DaemonAPI.dbusError(error)))
         }
         // A caller that leaves the bus meanwhile (the front killed, Ctrl-C) takes the work
         // with it: rolled back, nothing of it applied.
@@ -212,7 +212,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             if let gone { bus.unsubscribe(gone) }
             publication.end(at: now)
             releaseMemoryAfterBulkWork(bytes: size)
-            reply.finish(result.map(answer).mapError { $0 as? DBusMethodError ?? DaemonAPI.dbusError($0) })
+            reply.finish(result.map(answer).mapError(DaemonAPI.dbusError))
         }
     }
 
