@@ -71,6 +71,10 @@ public final class Bus: LoopRunner, @unchecked Sendable {
     deinit {
         // libdbus insists that a private connection is closed before its last reference goes.
         dbus_connection_close(connection)
+        // The connection can outlive this object (a pending call holds a reference to it):
+        // libdbus must not call back with a pointer to it once it is gone. (It did: a daemon
+        // whose bus went away died in swift_release on its main thread, now and then.)
+        removeCallbacks()
         dbus_connection_unref(connection)
     }
 

@@ -53,12 +53,24 @@ extension Bus {
                 guard let data, status == DBUS_DISPATCH_DATA_REMAINS else { return }
                 Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().wake()
             }, me, nil)
-        _ = dbus_connection_add_filter(
-            connection,
-            { _, message, data in
-                guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-                return Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().handle(BusMessage(borrowing: message))
-            }, me, nil)
+        _ = dbus_connection_add_filter(connection, Bus.filter, me, nil)
+    }
+
+    /// The message filter, one function, so that `removeCallbacks` names the one it added.
+    static let filter: DBusHandleMessageFunction = { _, message, data in
+        guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        return Unmanaged<Bus>.fromOpaque(data).takeUnretainedValue().handle(BusMessage(borrowing: message))
+    }
+
+    /// Takes back every callback `installCallbacks` gave libdbus (each holds this object
+    /// unretained); the watches and timeouts it still has are removed through the old ones
+    /// first. After this the connection never calls into this object.
+    func removeCallbacks() {
+        dbus_connection_set_watch_functions(connection, nil, nil, nil, nil, nil)
+        dbus_connection_set_timeout_functions(connection, nil, nil, nil, nil, nil)
+        dbus_connection_set_wakeup_main_function(connection, nil, nil, nil)
+        dbus_connection_set_dispatch_status_function(connection, nil, nil, nil)
+        dbus_connection_remove_filter(connection, Bus.filter, Unmanaged.passUnretained(self).toOpaque())
     }
 
     func handle(_ message: BusMessage) -> DBusHandlerResult {
