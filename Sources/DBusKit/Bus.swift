@@ -84,16 +84,12 @@ public final class Bus: LoopRunner, @unchecked Sendable {
     public func perform(_ work: @escaping @Sendable () -> Void) { perform(whileHeld: false, work) }
 
     /// `perform`, and with `whileHeld` run even while the loop is held (`EventLoop.hold`).
+    ///
+    /// A closed connection's work still goes to the loop while the loop runs (its libdbus calls
+    /// then fail at once): run in place on another thread, it raced the loop taking the closed
+    /// connection off (`finish`), and a daemon whose bus went away died in `releaseName`
+    /// mutating `nameLostHandlers` beside it. Once the loop has stopped it runs in place.
     public func perform(whileHeld: Bool, _ work: @escaping @Sendable () -> Void) {
-        lock.lock()
-        let gone = finished
-        lock.unlock()
-        if gone {
-            // No loop polls this connection any more: it is closed, so libdbus calls made by
-            // `work` fail at once (sends report `.disconnected`) rather than waiting forever.
-            work()
-            return
-        }
         loop.perform(whileHeld: whileHeld, work)
     }
 
