@@ -87,18 +87,11 @@ extension SyncService {
         }
         run.reading = nil
         mergeRun = run
-        let limit = Self.mergeSliceBytes
+        let limit = mergeSliceBytes
         bulk.write({ worker -> MergedSlice in
-            var state = reading
-            let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
-            let batch = folder.read(state.device, from: from, limit: limit)
-            let problemChanged = batch.problem != state.problem
-            (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
-            state.problem = batch.problem
-            var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil)
-            guard batch.cursor != from || problemChanged else { return slice }
-            slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
-            if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
+            let started = csystem_clock_us(CLOCK_MONOTONIC)
+            var slice = try Self.mergeSlice(of: reading, limit: limit, from: folder, into: worker, at: now)
+            slice.took = csystem_clock_us(CLOCK_MONOTONIC) - started
             return slice
         }) { [self] result in
             defer { publication.end(at: now) }
@@ -110,7 +103,11 @@ extension SyncService {
                     run.count += merged.operations
                     if merged.operations > 0 { run.devices.insert(slice.state.device) }
                     run.overlaps += merged.overlaps
-                    if slice.more { run.reading = slice.state }
+                    if slice.more {
+                        run.reading = slice.state
+                        // A whole slice: its pace sets the next one's size.
+                        mergeSliceBytes = Self.nextMergeSlice(after: limit, took: slice.took)
+                    }
                 }
             case .failure(let error):
                 log("sync: cannot merge \(reading.device)'s operations (\(error)); trying again at its next change")
@@ -118,6 +115,24 @@ extension SyncService {
             mergeRun = run
             queueMergeSlice()
         }
+    }
+
+    /// One slice, on the worker: `reading`'s next lines (about `limit` bytes) read and merged
+    /// in one transaction.
+    static func mergeSlice(
+        of reading: SyncPeerState, limit: Int, from folder: SyncFolder, into worker: Tracker, at now: Micros
+    ) throws -> MergedSlice {
+        var state = reading
+        let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
+        let batch = folder.read(state.device, from: from, limit: limit)
+        let problemChanged = batch.problem != state.problem
+        (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
+        state.problem = batch.problem
+        var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil)
+        guard batch.cursor != from || problemChanged else { return slice }
+        slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
+        if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
+        return slice
     }
 
     /// The end of a read: how far behind the peers are, their rows, `Merged`, the notification.

@@ -178,6 +178,14 @@ public final class Tracker: @unchecked Sendable {
         }
     }
 
+    /// Takes `other`'s state again, for the next piece of work of a worker kept across
+    /// several (`init(workerFor:)`): what `other` changed since (a toggle between two slices of
+    /// a merge) is this worker's too. Its connection and prepared statements stay as they are.
+    public func resume(from other: Tracker) {
+        adopt(other.state)
+        (lastDailyBackup, lastDailyBackupAttempt) = (other.lastDailyBackup, other.lastDailyBackupAttempt)
+    }
+
     /// What a worker holds in memory of the store: handed to the loop's tracker (`adopt`).
     public struct State: Sendable {
         fileprivate let model: Model
