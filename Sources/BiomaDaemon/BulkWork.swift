@@ -37,6 +37,10 @@ final class BulkWork: @unchecked Sendable {
     /// The last write's worker, for the next write (see above), and how long (µs) the work
     /// it did since it was opened took.
     private var kept: (worker: Tracker, work: Int64)?
+    /// How many workers writes have opened (the slices of one job share one), and whether one
+    /// is kept now.
+    private(set) var writersOpened = 0
+    var keepsAWorker: Bool { kept != nil }
     // Any thread.
     private let lock = NSLock()
     private var worker: Tracker?
@@ -107,6 +111,7 @@ final class BulkWork: @unchecked Sendable {
                 return done(.failure(error))
             }
             workBefore = 0
+            if holding { writersOpened += 1 }
         }
         let stamped = Stamped()
         worker.onSyncOperations = { stamped.add($0) }
