@@ -11,6 +11,45 @@ import Foundation
 extension SyncService {
     // MARK: - Reading
 
+    /// How long one slice of a peer's log may take on the worker (µs): its read, its merge and
+    /// its commit. A slice is as many bytes of lines as that time allows, as last measured
+    /// (`mergeSliceBytes`), so a change made meanwhile waits about this long at most.
+    static let mergeBudget: Int64 = 30_000
+    /// The first slice of a read: 32 KiB of lines (about 125 operations); then what the last
+    /// whole slice's pace says `mergeBudget` allows, at most twice the last (a read takes at
+    /// least one line, however long: up to 64 KiB).
+    static let firstMergeSlice = 32 << 10
+    static let largestMergeSlice = 8 << 20
+
+    /// The next slice's bytes after one of `bytes` took `took` µs on the worker.
+    static func nextMergeSlice(after bytes: Int, took: Int64) -> Int {
+        let paced = Int(Double(bytes) * Double(mergeBudget) / Double(max(took, 1)))
+        return min(max(paced, firstMergeSlice / 2), bytes * 2, largestMergeSlice)
+    }
+
+    /// What a slice of a peer's log did, on the worker: the peer's cursor after it, whether
+    /// more follows, a problem newly found, and what was merged (nil: nothing new to merge).
+    struct MergedSlice: Sendable {
+        var state: SyncPeerState
+        var more: Bool
+        var problem: String?
+        var merged: SyncMerged?
+        /// How long the slice took on the worker (µs).
+        var took: Int64 = 0
+    }
+
+    /// A read of peers' logs across turns of the loop: the peers still to read, the one being
+    /// read (its cursor), and what the read did so far.
+    struct MergeRun {
+        var peers: [String]
+        var reading: SyncPeerState?
+        var count = 0
+        var devices: Set<String> = []
+        var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+
+        init(peers: [String]) { self.peers = peers }
+    }
+
     /// The peers' cursors from the store; nil (logged) when it cannot be read: nothing is
     /// merged then, and the next change of a peer's file tries again.
     func readPeers() -> [SyncPeerState]? {
