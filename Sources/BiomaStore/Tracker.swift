@@ -27,6 +27,10 @@ public final class Tracker: @unchecked Sendable {
     public let rules: DayRules
 
     let database: DatabaseQueue
+    /// The connections lent to workers: the loop's tracker's, shared by its workers.
+    let workers: WorkerConnections
+    /// A worker's connection, lent by `workers` until `close`.
+    private var lent: WorkerConnection?
     let bootID: String
     var model: Model
     var todayCache: (day: Day, closed: [Interval])?
@@ -91,6 +95,7 @@ public final class Tracker: @unchecked Sendable {
         } catch {
             throw failure(error, "create")
         }
+        workers = WorkerConnections()
         do {
             database = try DatabaseQueue(path: path.path, configuration: Tracker.configuration)
         } catch {
@@ -163,19 +168,14 @@ public final class Tracker: @unchecked Sendable {
         (model, sync) = (other.model, other.sync)
         (lastDailyBackup, lastDailyBackupAttempt) = (other.lastDailyBackup, other.lastDailyBackupAttempt)
         cancelled = stopped
-        var configuration = Tracker.configuration
-        let pause: UInt32 = 2_000  // µs between tries
-        let tries = Int(Tracker.workerBusyWait / Micros(pause))
-        configuration.busyMode = .callback { count in
-            guard count < tries, !stopped() else { return false }
-            usleep(pause)
-            return true
-        }
+        workers = other.workers
+        let connection: WorkerConnection
         do {
-            database = try DatabaseQueue(path: path.path, configuration: configuration)
+            connection = try workers.lend(path: path.path, stopped: stopped)
         } catch {
             throw Tracker.storageError(error, doing: "open", path: path)
         }
+        (lent, database) = (connection, connection.queue)
     }
 
     /// Takes `other`'s state again, for the next piece of work of a worker kept across
@@ -204,13 +204,15 @@ public final class Tracker: @unchecked Sendable {
         workBeforeTodayCache = nil
     }
 
-    /// Closes the connection: a worker's (`init(workerFor:)`), once its work has ended and
-    /// its `state` is taken; the tracker is not used after. (The loop's stays open for the
+    /// Gives a worker's connection (`init(workerFor:)`) back, once its work has ended and its
+    /// `state` is taken; the tracker is not used after. (The loop's stays open for the
     /// daemon's life.)
     public func close() {
-        // Closing fails only while a statement runs, which cannot be once the work has ended;
-        // the connection is then closed when the tracker goes.
-        try? database.close()
+        // A worker's connection goes back to the loop's tracker, to be lent again
+        // (`WorkerConnections` says why it is not closed).
+        guard let connection = lent else { return }
+        lent = nil
+        workers.takeBack(connection)
     }
 
     /// Stops the work running on this tracker's connection (from any thread): its statement

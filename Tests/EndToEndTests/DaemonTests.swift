@@ -389,6 +389,22 @@ struct DaemonIdleTests {
         Thread.sleep(forTimeInterval: 1)
         #expect(contextSwitches(of: pid) == before, "woke up while running")
     }
+
+    /// Bulk work runs on worker connections; once it has ended the daemon sleeps as before.
+    /// (A worker connection let go used to start libdispatch's worker threads, whose pool
+    /// monitor then woke the daemon every second for good.)
+    @Test func daemonSleepsAgainAfterBulkWork() throws {
+        let f = try DaemonFixture()
+        let csv = "project,color,start,end,duration\nClient A,#007AFF,2026-01-07T09:00:00Z,2026-01-07T10:00:00Z,1:00:00\n"
+        try f.cliOK(["import", "-"], input: csv)  // written on a worker
+        try f.cliOK(["report", "--date", "2026-01-07", "--month"])  // made on a worker
+        let pid = try #require(try f.daemonPID())
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count
+        let before = try #require(quietContextSwitches(of: pid))
+        Thread.sleep(forTimeInterval: 2.5)  // a per-second tick would show twice in this window
+        #expect(contextSwitches(of: pid) == before, "woke up after bulk work")
+        #expect(threads == 2, "threads left after bulk work: \(threads)")
+    }
 }
 
 /// The real daemon under libfaketime (which fakes clock_gettime and timerfd_settime), started

@@ -19,6 +19,25 @@ struct MemoryTests {
         return kB
     }
 
+    /// The mappings holding most of `pid`'s private dirty memory, for a failure's message:
+    /// "836 kB [heap] 7f86…", largest first.
+    static func dirtiest(_ pid: pid_t, count: Int = 6) -> String {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8) else { return "(no smaps)" }
+        var mapping = ""
+        var rows: [(kB: Int, mapping: String)] = []
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
+                mapping = "\(fields.count > 5 ? fields[5...].joined(separator: " ") : "[anonymous]") \(first)"
+            } else if fields.first == "Private_Dirty:", fields.count > 1, let kB = Int(fields[1]) {
+                rows.append((kB, mapping))
+            }
+        }
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0
+        return rows.sorted { $0.kB > $1.kB }.prefix(count).map { "\($0.kB) kB \($0.mapping)" }.joined(separator: "; ")
+            + "; \(threads) threads"
+    }
+
     /// BenchStore's ten years, as `timew export` writes them (UTC instants, the tag first).
     static func tenYears(endingBefore now: Date) -> (json: String, count: Int) {
         let day: TimeInterval = 86_400
@@ -54,7 +73,12 @@ struct MemoryTests {
         #expect(try f.cli(["status"]).status == 0)
         let pid = try #require(try f.daemonPID())
         let idle = try Self.privateDirty(pid)
+        if idle > 8192 { print("idle daemon over 8 MiB: \(Self.dirtiest(pid))") }
 
+        // The 4 MiB aim, and what the worker connection bulk work ran on keeps while it waits
+        // for the next (SQLite's parsed schema and its lookaside slots, about 150 kB here: a
+        // connection let go would wake the daemon every second, see WorkerConnections).
+        let limit = 4096 + 256
         let history = Self.tenYears(endingBefore: Date())
         let file = f.dataDirectory.deletingLastPathComponent().appendingPathComponent("ten-years-\(getpid()).json")
         try history.json.write(to: file, atomically: true, encoding: .utf8)
@@ -72,9 +96,9 @@ struct MemoryTests {
         var afterImport = try Self.privateDirty(pid)
         _ = waitUntil(timeout: 20) {
             afterImport = (try? Self.privateDirty(pid)) ?? afterImport
-            return afterImport <= 4096
+            return afterImport <= limit
         }
-        #expect(afterImport <= 4096, "\(afterImport) kB private dirty after the import (idle: \(idle) kB)")
+        #expect(afterImport <= limit, "\(afterImport) kB private dirty after the import (idle: \(idle) kB): \(Self.dirtiest(pid))")
 
         let exported = try runProcess(DaemonFixture.binary, ["export"], environment: env, timeout: 290)
         #expect(exported.status == 0, "\(exported.stderr)")
@@ -82,9 +106,9 @@ struct MemoryTests {
         var afterExport = try Self.privateDirty(pid)
         _ = waitUntil(timeout: 20) {
             afterExport = (try? Self.privateDirty(pid)) ?? afterExport
-            return afterExport <= 4096
+            return afterExport <= limit
         }
-        #expect(afterExport <= 4096, "\(afterExport) kB private dirty after the export (idle: \(idle) kB)")
+        #expect(afterExport <= limit, "\(afterExport) kB private dirty after the export (idle: \(idle) kB): \(Self.dirtiest(pid))")
 
         // A year's timesheet as HTML and as PDF (drawn by rsvg-convert in a child process).
         // A year's text report, then a year's timesheet as HTML and as PDF (drawn by
@@ -101,7 +125,7 @@ struct MemoryTests {
         }
         let plain = try runProcess(DaemonFixture.binary, ["report", "--year", "--date", "2025-06-01"], environment: env, timeout: 290)
         #expect(plain.status == 0, "\(plain.stderr)")
-        let afterPlain = try settled(4096)
+        let afterPlain = try settled(limit)
         #expect(afterPlain <= 4096 + 512, "\(afterPlain) kB private dirty after report --year (idle: \(idle) kB)")
         var rounds: [Int] = []
         for round in 1...2 {
@@ -114,10 +138,11 @@ struct MemoryTests {
                 #expect(made.status == 0, "\(made.stderr)")
                 #expect(((try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0) > 10_000)
             }
-            rounds.append(try settled(4096))
+            rounds.append(try settled(limit))
         }
         print("private dirty: \(afterPlain) kB after report --year, \(rounds) kB after each round of timesheets")
-        #expect(rounds.allSatisfy { $0 <= 4096 + 512 }, "\(rounds) kB private dirty after the timesheets (idle: \(idle) kB)")
+        #expect(
+            rounds.allSatisfy { $0 <= 4096 + 512 }, "\(rounds) kB private dirty after the timesheets (idle: \(idle) kB): \(Self.dirtiest(pid))")
         #expect(rounds[1] <= rounds[0] + 128, "the second round kept \(rounds[1] - rounds[0]) kB more")
         #expect(try f.daemonPID() == pid, "the same daemon all along")
     }
