@@ -17,10 +17,11 @@ import Foundation
 /// Work that only reads (`read`) runs the same way without holding the loop.
 ///
 /// A write's worker is kept for the next write when one starts at the loop's next turn (the
-/// next slice of a peer's merge or of a backlog): a job of many slices opens one connection,
+/// next slice of a peer's merge or of a backlog): a job of many slices takes one connection,
 /// prepares its statements once and keeps its page cache warm, taking the loop's state again
 /// at each slice (`Tracker.resume`), so whatever the loop changed between two slices (a
-/// toggle) is the worker's too. A turn that starts no write closes it, on a thread of its own.
+/// toggle) is the worker's too. A turn that starts no write ends it (`Tracker.close`: its
+/// connection given back, its cache let go), on a thread of its own.
 ///
 /// One write at a time (a second waits its turn: `queued`); reads run beside anything, each
 /// on its own connection. `interrupt` (any thread) ends the write that runs: its transaction
@@ -174,8 +175,8 @@ final class BulkWork: @unchecked Sendable {
         thread.start()
     }
 
-    /// Keeps `worker` for a write that starts before the loop's next turn ends; closes it at
-    /// that turn otherwise. On the loop.
+    /// Keeps `worker` for a write that starts before the loop's next turn ends; ends it at that
+    /// turn otherwise. On the loop.
     private func keepForNextWrite(_ worker: Tracker, work: Int64) {
         if let kept { Thread { Self.close(kept.worker, after: kept.work) }.start() }
         kept = (worker, work)
@@ -187,7 +188,7 @@ final class BulkWork: @unchecked Sendable {
         }
     }
 
-    /// Closes a worker, on a thread that is not the loop; after long work (`work` µs), the
+    /// Ends a worker (`Tracker.close`), on a thread that is not the loop; after long work (`work` µs), the
     /// pages are given back to the system too (a short slice's few pages are not worth a walk
     /// of every arena).
     private static func close(_ worker: Tracker, after work: Int64) {
