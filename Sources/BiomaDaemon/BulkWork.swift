@@ -21,7 +21,7 @@ import Foundation
 /// prepares its statements once and keeps its page cache warm, taking the loop's state again
 /// at each slice (`Tracker.resume`), so whatever the loop changed between two slices (a
 /// toggle) is the worker's too. A turn that starts no write ends it (`Tracker.close`: its
-/// connection given back, its cache let go), on a thread of its own.
+/// connection given back, its cache let go; after long work on a thread of its own).
 ///
 /// One write at a time (a second waits its turn: `queued`); reads run beside anything, each
 /// on its own connection. `interrupt` (any thread) ends the write that runs: its transaction
@@ -178,13 +178,23 @@ final class BulkWork: @unchecked Sendable {
     /// Keeps `worker` for a write that starts before the loop's next turn ends; ends it at that
     /// turn otherwise. On the loop.
     private func keepForNextWrite(_ worker: Tracker, work: Int64) {
-        if let kept { Thread { Self.close(kept.worker, after: kept.work) }.start() }
+        if let kept { Self.end(kept) }
         kept = (worker, work)
         // After whatever the work's answer queued for that turn (the next slice).
         loop.later { [self] in
             guard !writing, let kept else { return }
             self.kept = nil
-            Thread { Self.close(kept.worker, after: kept.work) }.start()
+            Self.end(kept)
+        }
+    }
+
+    /// Ends a kept worker: after long work on a thread of its own (its cache and the pages
+    /// given back take a while), after short work here (no thread is started for it).
+    private static func end(_ kept: (worker: Tracker, work: Int64)) {
+        if kept.work > long {
+            Thread { close(kept.worker, after: kept.work) }.start()
+        } else {
+            kept.worker.close()
         }
     }
 
