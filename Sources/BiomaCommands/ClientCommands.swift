@@ -17,18 +17,17 @@ struct ClientCommand: ParsableCommand {
         subcommands: [ClientList.self, ClientAdd.self, ClientEdit.self, ClientRemove.self])
 }
 
-struct ClientList: ParsableCommand {
+struct ClientList: RowsCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List clients with their rates.")
+    static let member = BIOMATIMER_TIMER1_LIST_CLIENTS
+    static let none = "No clients yet. Add one with: biomatimer client add NAME [--rate 90 --currency EUR]"
     @Flag(help: "JSON for scripts.") var json = false
-    func run() throws {
-        let clients = ClientListing.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_CLIENTS).first)
-        let none = "No clients yet. Add one with: biomatimer client add NAME [--rate 90 --currency EUR]"
-        sayRows(clients, asJSON: json, json: Self.rowsJSON, none: none) { clients in
-            for c in clients {
-                let rate = c.rate > 0 ? "\(CurrencyText.format(c.rate, c.currency)) \(c.currency)/h" : "no rate"
-                let count = "\(c.projects) project\(c.projects == 1 ? "" : "s")"
-                say("\(Terminal.pad(TextEscaping.singleLine(c.name), 28)) \(Terminal.pad(rate, 18)) \(Terminal.pad(count, 12)) [\(c.id)]")
-            }
+
+    static func sayLines(_ clients: [ClientListing]) {
+        for c in clients {
+            let rate = c.rate > 0 ? "\(CurrencyText.format(c.rate, c.currency)) \(c.currency)/h" : "no rate"
+            let count = "\(c.projects) project\(c.projects == 1 ? "" : "s")"
+            say("\(Terminal.pad(TextEscaping.singleLine(c.name), 28)) \(Terminal.pad(rate, 18)) \(Terminal.pad(count, 12)) [\(c.id)]")
         }
     }
 

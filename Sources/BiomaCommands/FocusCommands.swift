@@ -31,13 +31,17 @@ func callFocus(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusV
 }
 
 /// A focus command that is one Focus1 call without arguments: what keybindings and bar
-/// clicks run.
+/// clicks run. It declares only its `step`: its name, its help and the member it calls.
 protocol FocusCall: ParsableCommand {
-    static var member: String { get }
+    static var step: (name: String, abstract: String, member: String) { get }
 }
 
 extension FocusCall {
-    func run() throws { try callFocus(Self.member) }
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: step.name, abstract: step.abstract)
+    }
+
+    func run() throws { try callFocus(Self.step.member) }
 }
 
 /// DURATION as µs (1 s – 24 h), or a usage error that says what is accepted.
@@ -152,25 +156,19 @@ struct FocusStart: ParsableCommand {
 }
 
 struct FocusPause: FocusCall {
-    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause the running phase.")
-    static let member = BIOMATIMER_FOCUS1_PAUSE
+    static let step = (name: "pause", abstract: "Pause the running phase.", member: BIOMATIMER_FOCUS1_PAUSE)
 }
 
 struct FocusResume: FocusCall {
-    static let configuration = CommandConfiguration(
-        commandName: "resume", abstract: "Resume a paused phase (or start a waiting one).")
-    static let member = BIOMATIMER_FOCUS1_RESUME
+    static let step = (name: "resume", abstract: "Resume a paused phase (or start a waiting one).", member: BIOMATIMER_FOCUS1_RESUME)
 }
 
 struct FocusToggle: FocusCall {
-    static let configuration = CommandConfiguration(
-        commandName: "toggle", abstract: "Pause or resume (a waiting phase starts); for a bar click.")
-    static let member = BIOMATIMER_FOCUS1_TOGGLE_PAUSE
+    static let step = (name: "toggle", abstract: "Pause or resume (a waiting phase starts); for a bar click.", member: BIOMATIMER_FOCUS1_TOGGLE_PAUSE)
 }
 
 struct FocusSkip: FocusCall {
-    static let configuration = CommandConfiguration(commandName: "skip", abstract: "End the phase now and move on.")
-    static let member = BIOMATIMER_FOCUS1_SKIP
+    static let step = (name: "skip", abstract: "End the phase now and move on.", member: BIOMATIMER_FOCUS1_SKIP)
 }
 
 struct FocusExtend: ParsableCommand {
@@ -191,13 +189,11 @@ struct FocusExtend: ParsableCommand {
 }
 
 struct FocusConfirm: FocusCall {
-    static let configuration = CommandConfiguration(commandName: "confirm", abstract: "Start the phase that waits.")
-    static let member = BIOMATIMER_FOCUS1_CONFIRM
+    static let step = (name: "confirm", abstract: "Start the phase that waits.", member: BIOMATIMER_FOCUS1_CONFIRM)
 }
 
 struct FocusStop: FocusCall {
-    static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop the focus timer.")
-    static let member = BIOMATIMER_FOCUS1_STOP_FOCUS
+    static let step = (name: "stop", abstract: "Stop the focus timer.", member: BIOMATIMER_FOCUS1_STOP_FOCUS)
 }
 
 struct FocusStatusCommand: ParsableCommand {

@@ -26,17 +26,13 @@ struct HooksCommand: ParsableCommand {
         subcommands: [HooksList.self, HooksRun.self], defaultSubcommand: HooksList.self)
 }
 
-struct HooksList: ParsableCommand {
+struct HooksList: RowsCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "The hooks found, their events and the last run of each (time, exit, duration).")
+    static let member = BIOMATIMER_HOOKS1_LIST_HOOKS
+    static let interface = ContractNames.hooksInterface
+    static let none = "No hooks. Put executables named after an event (on-start.NAME, …) in ~/.config/biomatimer/hooks/."
     @Flag(help: "JSON for scripts.") var json = false
-
-    func run() throws {
-        let rows = HookListing.rows(
-            try daemonClient().call(BIOMATIMER_HOOKS1_LIST_HOOKS, [], interface: ContractNames.hooksInterface).first)
-        let none = "No hooks. Put executables named after an event (on-start.NAME, …) in ~/.config/biomatimer/hooks/."
-        sayRows(rows, asJSON: json, json: Self.rowsJSON, none: none, lines: Self.sayLines)
-    }
 
     static func rowsJSON(_ rows: [HookListing]) -> JSON {
         JSON.array(

@@ -1,3 +1,4 @@
+import ArgumentParser
 import BiomaText
 import BiomaSystem
 import BiomaWidgets
@@ -25,6 +26,29 @@ func sayRows<Row>(_ rows: [Row], asJSON: Bool, json: ([Row]) -> JSON, none: Stri
         say(none)
     } else {
         try lines(rows)
+    }
+}
+
+/// A `list` command whose rows are one call's answer, without arguments: `member` on
+/// `interface` (Timer1 unless it says otherwise), said by `sayRows`.
+protocol RowsCommand: ParsableCommand {
+    associatedtype Row: ResultRow
+    static var member: String { get }
+    static var interface: String { get }
+    /// What to do when there are none.
+    static var none: String { get }
+    static func rowsJSON(_ rows: [Row]) -> JSON
+    static func sayLines(_ rows: [Row])
+    /// `--json`.
+    var json: Bool { get }
+}
+
+extension RowsCommand {
+    static var interface: String { ContractNames.interface }
+
+    func run() throws {
+        let rows = Row.rows(try daemonClient().call(Self.member, [], interface: Self.interface).first)
+        sayRows(rows, asJSON: json, json: Self.rowsJSON, none: Self.none, lines: Self.sayLines)
     }
 }
 

@@ -15,14 +15,13 @@ struct ProjectCommand: ParsableCommand {
         ])
 }
 
-struct ProjectList: ParsableCommand {
+struct ProjectList: RowsCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List projects with today's times.")
+    static let member = BIOMATIMER_TIMER1_LIST_PROJECTS
+    static let none = "No projects yet. Add one with: biomatimer project add NAME [--color #RRGGBB]"
     @Flag(help: "JSON for scripts.") var json = false
-    func run() throws {
-        let projects = ProjectListing.rows(try callDaemon(BIOMATIMER_TIMER1_LIST_PROJECTS).first)
-        let none = "No projects yet. Add one with: biomatimer project add NAME [--color #RRGGBB]"
-        sayRows(projects, asJSON: json, json: Self.rowsJSON, none: none) { ProjectLines.say($0, style: terminalStyle()) }
-    }
+
+    static func sayLines(_ projects: [ProjectListing]) { ProjectLines.say(projects, style: terminalStyle()) }
 
     static func rowsJSON(_ projects: [ProjectListing]) -> JSON {
         JSON.objects(projects) { p in

@@ -58,32 +58,45 @@ extension Timesheet {
 
     func swatch(_ id: String?) -> String { "<span class=\"swatch\" style=\"background:\(color(id))\"></span>" }
 
+    /// A project as the tables and notes name it: its colour, then its name.
+    func project(_ id: String?) -> String { swatch(id) + Self.h(name(id)) }
+
+    /// Cells of a row (`td`, or `th` in a head), each content as it is.
+    static func cells(_ contents: String..., tag: String = "td") -> String {
+        contents.map { "<\(tag)>\($0)</\(tag)>" }.joined()
+    }
+
+    /// Cells of numbers, right-aligned (`class="n"`), each content as it is.
+    static func numberCells(_ contents: String..., tag: String = "td") -> String {
+        contents.map { "<\(tag) class=\"n\">\($0)</\(tag)>" }.joined()
+    }
+
     func summaryHTML() -> String {
-        var out = "<section>\n<h2>Summary</h2>\n<table class=\"summary\">\n"
-        out += "<thead><tr><th>Client / project</th><th class=\"n\">Hours</th><th class=\"n\">Rounded</th>"
-        out += "<th class=\"n\">Rate</th><th class=\"n\">Amount</th></tr></thead>\n<tbody>\n"
+        var out = "<section>\n<h2>Summary</h2>\n<table class=\"summary\">\n<thead><tr>"
+        out += Self.cells("Client / project", tag: "th") + Self.numberCells("Hours", "Rounded", "Rate", "Amount", tag: "th")
+        out += "</tr></thead>\n<tbody>\n"
         for group in groups {
             out += "<tr class=\"client\"><td colspan=\"5\">\(Self.h(clientName(group.client)))</td></tr>\n"
             for line in group.lines {
-                out += "<tr><td>\(swatch(line.projectID))\(Self.h(name(line.projectID)))</td>"
-                out += "<td class=\"n\">\(Self.hours(line.exact))</td><td class=\"n\">\(Self.hours(line.billed))</td>"
-                out += "<td class=\"n\">\(TextEscaping.xml(ReportText.rateText(line.billing)))</td>"
-                out += "<td class=\"n\">\(TextEscaping.xml(ReportText.amountText(line)))</td></tr>\n"
+                let (rate, amount) = (ReportText.rateText(line.billing), ReportText.amountText(line))
+                out += "<tr>" + Self.cells(project(line.projectID))
+                out += Self.numberCells(Self.hours(line.exact), Self.hours(line.billed), TextEscaping.xml(rate), TextEscaping.xml(amount))
+                out += "</tr>\n"
             }
         }
-        out += "<tr class=\"total\"><td>Total</td><td class=\"n\">\(Self.hours(earnings.exactTotal))</td>"
-        out += "<td class=\"n\">\(Self.hours(earnings.billedTotal))</td><td></td><td class=\"n\">\(TextEscaping.xml(totalAmounts))</td></tr>\n"
+        out += "<tr class=\"total\">" + Self.cells("Total") + Self.numberCells(Self.hours(earnings.exactTotal), Self.hours(earnings.billedTotal))
+        out += Self.cells("") + Self.numberCells(TextEscaping.xml(totalAmounts)) + "</tr>\n"
         return out + "</tbody>\n</table>\n</section>\n"
     }
 
     func daysHTML() -> String {
-        var out = "<section>\n<h2>Days</h2>\n<table class=\"days\">\n<thead><tr><th>Day</th><th>Project</th>"
-        out += "<th class=\"n\">Hours</th><th class=\"n\">Rounded</th><th class=\"n\">Amount</th></tr></thead>\n<tbody>\n"
+        var out = "<section>\n<h2>Days</h2>\n<table class=\"days\">\n<thead><tr>"
+        out += Self.cells("Day", "Project", tag: "th") + Self.numberCells("Hours", "Rounded", "Amount", tag: "th")
+        out += "</tr></thead>\n<tbody>\n"
         for (day, rows) in dayRows {
             for (index, row) in rows.enumerated() {
-                out += "<tr><td>\(index == 0 ? "\(day)" : "")</td><td>\(swatch(row.projectID))\(Self.h(name(row.projectID)))</td>"
-                out += "<td class=\"n\">\(Self.hours(row.exact))</td><td class=\"n\">\(Self.hours(row.billed))</td>"
-                out += "<td class=\"n\">\(TextEscaping.xml(row.amount))</td></tr>\n"
+                out += "<tr>" + Self.cells(index == 0 ? "\(day)" : "", project(row.projectID))
+                out += Self.numberCells(Self.hours(row.exact), Self.hours(row.billed), TextEscaping.xml(row.amount)) + "</tr>\n"
             }
         }
         return out + "</tbody>\n</table>\n</section>\n"
@@ -98,7 +111,7 @@ extension Timesheet {
                 out += "<h3>\(entry.day)</h3>\n"
                 day = entry.day
             }
-            out += "<p>\(swatch(entry.projectID))\(Self.h(name(entry.projectID)))</p>\n<ul class=\"notes\">"
+            out += "<p>\(project(entry.projectID))</p>\n<ul class=\"notes\">"
             for note in entry.notes { out += "<li>\(Self.h(note))</li>" }
             out += "</ul>\n"
         }

@@ -70,7 +70,7 @@ public final class BlockingBus {
 
     /// The unique name owning `name`, or nil when nobody does.
     public func nameOwner(_ name: String) throws(BusError) -> String? {
-        try Validate.busName(name)
+        try Validate.name(.busName, name)
         do {
             return try call(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",

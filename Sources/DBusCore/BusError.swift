@@ -3,11 +3,8 @@
 public enum BusError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A string holds a NUL byte or is not valid UTF-8 for D-Bus.
     case invalidString(String)
-    case invalidObjectPath(String)
-    case invalidBusName(String)
-    case invalidInterfaceName(String)
-    case invalidMemberName(String)
-    case invalidErrorName(String)
+    /// A name that breaks libdbus's rule for its kind.
+    case invalidName(DBusName, String)
     /// The signature text and what is wrong with it.
     case invalidSignature(String, String)
     /// A value does not have the type its container or method demands.
@@ -27,11 +24,7 @@ public enum BusError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidString(let why): return "invalid string: \(why)"
-        case .invalidObjectPath(let p): return "invalid object path \(Self.quote(p))"
-        case .invalidBusName(let n): return "invalid bus name \(Self.quote(n))"
-        case .invalidInterfaceName(let n): return "invalid interface name \(Self.quote(n))"
-        case .invalidMemberName(let n): return "invalid member name \(Self.quote(n))"
-        case .invalidErrorName(let n): return "invalid error name \(Self.quote(n))"
+        case .invalidName(let kind, let n): return "invalid \(kind.rawValue) \(Self.quote(n))"
         case .invalidSignature(let s, let why): return "invalid signature \(Self.quote(s)): \(why)"
         case .typeMismatch(let expected, let actual): return "type mismatch: expected '\(expected)', got '\(actual)'"
         case .remote(let name, let message): return "\(name): \(message)"

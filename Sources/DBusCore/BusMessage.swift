@@ -27,10 +27,10 @@ public final class BusMessage: @unchecked Sendable {
     public static func methodCall(
         destination: String?, path: String, interface: String?, member: String, arguments: [DBusValue] = []
     ) throws(BusError) -> BusMessage {
-        if let destination { try Validate.busName(destination) }
-        try Validate.objectPath(path)
-        if let interface { try Validate.interfaceName(interface) }
-        try Validate.memberName(member)
+        if let destination { try Validate.name(.busName, destination) }
+        try Validate.name(.objectPath, path)
+        if let interface { try Validate.name(.interfaceName, interface) }
+        try Validate.name(.memberName, member)
         try Marshal.validate(arguments)
         guard let raw = dbus_message_new_method_call(destination, path, interface, member) else { throw .outOfMemory }
         let message = BusMessage(owning: raw)
@@ -48,9 +48,9 @@ public final class BusMessage: @unchecked Sendable {
     public static func signal(path: String, interface: String, member: String, arguments: [DBusValue] = [])
         throws(BusError) -> BusMessage
     {
-        try Validate.objectPath(path)
-        try Validate.interfaceName(interface)
-        try Validate.memberName(member)
+        try Validate.name(.objectPath, path)
+        try Validate.name(.interfaceName, interface)
+        try Validate.name(.memberName, member)
         try Marshal.validate(arguments)
         guard let raw = dbus_message_new_signal(path, interface, member) else { throw .outOfMemory }
         let message = BusMessage(owning: raw)
@@ -73,7 +73,7 @@ public final class BusMessage: @unchecked Sendable {
     /// and the message is made safe, so an error reply can always be built.
     public func errorReply(name: String, message text: String) -> BusMessage? {
         guard kind == .methodCall, serial != 0 else { return nil }
-        let safeName = (try? Validate.errorName(name)) != nil ? name : "org.freedesktop.DBus.Error.Failed"
+        let safeName = (try? Validate.name(.errorName, name)) != nil ? name : "org.freedesktop.DBus.Error.Failed"
         var safeText = Validate.sanitized(text)
         if (try? Validate.string(safeText)) == nil { safeText = "(message not representable)" }
         guard let reply = dbus_message_new_error(raw, safeName, safeText) else { return nil }
@@ -156,7 +156,7 @@ package enum Marshal {
         }
         switch value {
         case .string(let s): try Validate.string(s)
-        case .objectPath(let p): try Validate.objectPath(p)
+        case .objectPath(let p): try Validate.name(.objectPath, p)
         case .signature(let g): try Validate.signature(g)
         case .array(let elementType, let elements):
             if case .dictEntry(let key, _) = elementType, !key.isBasic {

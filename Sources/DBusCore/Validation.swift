@@ -23,24 +23,9 @@ public enum Validate {
         } ?? s.utf8.contains(0)
     }
 
-    public static func objectPath(_ s: String) throws(BusError) {
-        guard valid(s, dbus_validate_path) else { throw .invalidObjectPath(s) }
-    }
-
-    public static func busName(_ s: String) throws(BusError) {
-        guard valid(s, dbus_validate_bus_name) else { throw .invalidBusName(s) }
-    }
-
-    public static func interfaceName(_ s: String) throws(BusError) {
-        guard valid(s, dbus_validate_interface) else { throw .invalidInterfaceName(s) }
-    }
-
-    public static func memberName(_ s: String) throws(BusError) {
-        guard valid(s, dbus_validate_member) else { throw .invalidMemberName(s) }
-    }
-
-    public static func errorName(_ s: String) throws(BusError) {
-        guard valid(s, dbus_validate_error_name) else { throw .invalidErrorName(s) }
+    /// A name of `kind`, by libdbus's rule for that kind.
+    public static func name(_ kind: DBusName, _ s: String) throws(BusError) {
+        guard valid(s, kind.rule) else { throw .invalidName(kind, s) }
     }
 
     /// A signature: zero or more complete types within the specification's limits.
@@ -60,5 +45,27 @@ public enum Validate {
         _ s: String, _ check: (UnsafePointer<CChar>?, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t
     ) -> Bool {
         !s.utf8.contains(0) && s.withCString { check($0, nil) } != 0
+    }
+}
+
+/// The names D-Bus has a rule for, as a message calls them.
+public enum DBusName: String, Sendable {
+    case objectPath = "object path"
+    case busName = "bus name"
+    case interfaceName = "interface name"
+    case memberName = "member name"
+    case errorName = "error name"
+}
+
+extension DBusName {
+    /// libdbus's check for the kind.
+    fileprivate var rule: (UnsafePointer<CChar>?, UnsafeMutablePointer<CDBus.DBusError>?) -> dbus_bool_t {
+        switch self {
+        case .objectPath: dbus_validate_path
+        case .busName: dbus_validate_bus_name
+        case .interfaceName: dbus_validate_interface
+        case .memberName: dbus_validate_member
+        case .errorName: dbus_validate_error_name
+        }
     }
 }

@@ -8,7 +8,7 @@ extension Bus {
     /// every `Bus` does). `onLost` runs on the loop thread if the name is later taken away.
     public func requestName(_ name: String, replace: Bool = false, onLost: (@Sendable () -> Void)? = nil) throws(BusError)
     {
-        try Validate.busName(name)
+        try Validate.name(.busName, name)
         try sync { [self] () throws(BusError) in
             var error = CDBus.DBusError()
             dbus_error_init(&error)
@@ -27,7 +27,7 @@ extension Bus {
     }
 
     public func releaseName(_ name: String) throws(BusError) {
-        try Validate.busName(name)
+        try Validate.name(.busName, name)
         try sync { [self] () throws(BusError) in
             nameLostHandlers[name] = nil
             var error = CDBus.DBusError()

@@ -143,17 +143,17 @@ public struct DBusInterface: Sendable {
 
     /// Checks every name and signature once, at export, so a typo fails loudly and early.
     func validate() throws(BusError) {
-        try Validate.interfaceName(name)
+        try Validate.name(.interfaceName, name)
         for m in methods {
-            try Validate.memberName(m.name)
+            try Validate.name(.memberName, m.name)
             for a in m.inputs + m.outputs { _ = try DBusType.parseSingle(a.declared) }
         }
         for p in properties {
-            try Validate.memberName(p.name)
+            try Validate.name(.memberName, p.name)
             _ = try DBusType.parseSingle(p.declared)
         }
         for s in signals {
-            try Validate.memberName(s.name)
+            try Validate.name(.memberName, s.name)
             for a in s.arguments { _ = try DBusType.parseSingle(a.declared) }
         }
     }

@@ -7,7 +7,7 @@ extension Bus {
     /// Exports an object. Do this before requesting a well-known name, so calls queued by bus
     /// activation find it.
     public func export(_ object: ExportedObject) throws(BusError) {
-        try Validate.objectPath(object.path)
+        try Validate.name(.objectPath, object.path)
         for interface in object.interfaces { try interface.validate() }
         try sync { [self] () throws(BusError) in objects[object.path] = object }
     }

@@ -36,7 +36,7 @@ extension Bus {
     public func watchNameOwner(_ name: String, handler: @escaping @Sendable (String?) -> Void) throws(BusError)
         -> SubscriptionToken
     {
-        try Validate.busName(name)
+        try Validate.name(.busName, name)
         let rule = MatchRule(
             type: .signal, sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
             interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: name)
@@ -65,7 +65,7 @@ extension Bus {
     /// `GetNameOwner` sent after it (the bus handles a connection's messages in order) tells
     /// whether the name was gone before the rule took effect. Stop with `unsubscribe`.
     public func whenGone(_ uniqueName: String, _ handler: @escaping @Sendable () -> Void) throws(BusError) -> SubscriptionToken {
-        try Validate.busName(uniqueName)
+        try Validate.name(.busName, uniqueName)
         let rule = MatchRule(
             type: .signal, sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
             interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: uniqueName)
@@ -134,13 +134,13 @@ public struct MatchRule: Sendable, Equatable {
     /// The rule as the bus reads it, e.g. `type='signal',interface='org.example.I'`.
     public func text() throws(BusError) -> String {
         var parts = ["type='\(type.rawValue)'"]
-        let keys: [(key: String, value: String?, validate: (String) throws(BusError) -> Void)] = [
-            ("sender", sender, Validate.busName), ("path", path, Validate.objectPath),
-            ("interface", interface, Validate.interfaceName), ("member", member, Validate.memberName),
+        let keys: [(key: String, value: String?, kind: DBusName)] = [
+            ("sender", sender, .busName), ("path", path, .objectPath), ("interface", interface, .interfaceName),
+            ("member", member, .memberName),
         ]
-        for (key, value, validate) in keys {
+        for (key, value, kind) in keys {
             guard let value else { continue }
-            try validate(value)
+            try Validate.name(kind, value)
             parts.append("\(key)='\(value)'")
         }
         if let arg0 {

@@ -185,7 +185,7 @@ struct BusTests {
             Issue.record("unknown object accepted")
         }
         // Invalid input from the caller is an error here, never an abort in libdbus.
-        await #expect(throws: BusError.invalidBusName("bad name")) {
+        await #expect(throws: BusError.invalidName(.busName, "bad name")) {
             try await client.call(destination: "bad name", path: "/", interface: "a.b", member: "M")
         }
         await #expect(throws: BusError.self) {

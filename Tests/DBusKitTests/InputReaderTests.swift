@@ -45,12 +45,17 @@ struct InputReaderTests {
         return (reader, outcome)
     }
 
-    /// Once the reader of a pipe is gone (and the loop has let go of its watch), its writer
-    /// finds no reader.
+    /// Once the reader of a pipe is gone (and the loop has let go of its watch), no descriptor
+    /// of this process but `writeEnd` is that pipe. (Not "a write finds no reader": a child
+    /// that another test forks meanwhile holds a copy of every descriptor until it execs.)
     func expectNoReader(_ writeEnd: Int32, loop: EventLoop) throws {
         try loop.sync { () throws(BusError) in }
-        signal(SIGPIPE, SIG_IGN)
-        #expect(write(writeEnd, "x", 1) == -1 && errno == EPIPE)
+        let files = FileManager.default
+        let pipe = try files.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(writeEnd)")
+        let holders = try files.contentsOfDirectory(atPath: "/proc/self/fd").filter { name in
+            name != "\(writeEnd)" && (try? files.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) == pipe
+        }
+        #expect(pipe.hasPrefix("pipe:") && holders.isEmpty, "\(pipe) still open as \(holders)")
     }
 
     func temporaryFile(_ bytes: [UInt8]) throws -> String {
@@ -70,8 +75,20 @@ struct InputReaderTests {
         let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let fd = open(try temporaryFile(bytes), O_RDONLY | O_CLOEXEC)
         let interleaved = Outcome()
-        let (reader, outcome) = try read(fd, on: loop, InputLimits(maximumBytes: 1 << 20, idleSeconds: 5, chunkBytes: 7))
+        // The work is handed over once the first chunk is in, while the loop waits for it: the
+        // test's thread may be scheduled late, the loop may not read on meanwhile.
+        let (firstChunk, handedOver) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let limits = InputLimits(maximumBytes: 1 << 20, idleSeconds: 5, chunkBytes: 7)
+        let (reader, outcome) = try read(fd, on: loop, limits) { data, _ in
+            if data.count == 7 {
+                firstChunk.signal()
+                handedOver.wait()
+            }
+            return false
+        }
+        firstChunk.wait()
         loop.perform { interleaved.set(.success([UInt8(min(255, reader.received / 7))])) }
+        handedOver.signal()
         #expect(try outcome.wait()?.get() == bytes)
         // The block handed over ran while the file was being read, not after all of it.
         let turnsBefore = try #require(try interleaved.wait()?.get().first)

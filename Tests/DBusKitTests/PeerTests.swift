@@ -403,20 +403,20 @@ struct PeerTests {
         defer { bus.close() }
         let good = (destination: Self.name, path: Self.path, interface: Self.iface, member: "Echo")
         let badCalls: [(String, String, String, String, [DBusValue], BusError?)] = [
-            ("not a name", good.path, good.interface, good.member, [], .invalidBusName("not a name")),
-            ("org.x\u{0}y", good.path, good.interface, good.member, [], .invalidBusName("org.x\u{0}y")),
-            ("", good.path, good.interface, good.member, [], .invalidBusName("")),
-            (good.destination, "relative", good.interface, good.member, [], .invalidObjectPath("relative")),
-            (good.destination, "/trailing/", good.interface, good.member, [], .invalidObjectPath("/trailing/")),
-            (good.destination, "/a\u{0}b", good.interface, good.member, [], .invalidObjectPath("/a\u{0}b")),
-            (good.destination, "/é", good.interface, good.member, [], .invalidObjectPath("/é")),
-            (good.destination, good.path, "nodots", good.member, [], .invalidInterfaceName("nodots")),
-            (good.destination, good.path, "a..b", good.member, [], .invalidInterfaceName("a..b")),
-            (good.destination, good.path, good.interface, "Echo.Twice", [], .invalidMemberName("Echo.Twice")),
-            (good.destination, good.path, good.interface, "", [], .invalidMemberName("")),
-            (good.destination, good.path, good.interface, "9Echo", [], .invalidMemberName("9Echo")),
+            ("not a name", good.path, good.interface, good.member, [], .invalidName(.busName, "not a name")),
+            ("org.x\u{0}y", good.path, good.interface, good.member, [], .invalidName(.busName, "org.x\u{0}y")),
+            ("", good.path, good.interface, good.member, [], .invalidName(.busName, "")),
+            (good.destination, "relative", good.interface, good.member, [], .invalidName(.objectPath, "relative")),
+            (good.destination, "/trailing/", good.interface, good.member, [], .invalidName(.objectPath, "/trailing/")),
+            (good.destination, "/a\u{0}b", good.interface, good.member, [], .invalidName(.objectPath, "/a\u{0}b")),
+            (good.destination, "/é", good.interface, good.member, [], .invalidName(.objectPath, "/é")),
+            (good.destination, good.path, "nodots", good.member, [], .invalidName(.interfaceName, "nodots")),
+            (good.destination, good.path, "a..b", good.member, [], .invalidName(.interfaceName, "a..b")),
+            (good.destination, good.path, good.interface, "Echo.Twice", [], .invalidName(.memberName, "Echo.Twice")),
+            (good.destination, good.path, good.interface, "", [], .invalidName(.memberName, "")),
+            (good.destination, good.path, good.interface, "9Echo", [], .invalidName(.memberName, "9Echo")),
             (good.destination, good.path, good.interface, good.member, [.variant(.string("nul\u{0}"))], nil),
-            (good.destination, good.path, good.interface, good.member, [.variant(.objectPath("no/slash"))], .invalidObjectPath("no/slash")),
+            (good.destination, good.path, good.interface, good.member, [.variant(.objectPath("no/slash"))], .invalidName(.objectPath, "no/slash")),
             (good.destination, good.path, good.interface, good.member, [.variant(.signature("a{vs}"))], nil),
             (good.destination, good.path, good.interface, good.member, [.variant(.array(.int32, [.string("x")]))], .typeMismatch(expected: "i", actual: "s")),
             // Arrays of numbers (bytes are copied in one call) still check every element's type.
@@ -479,18 +479,18 @@ struct PeerTests {
         #expect(quoted.messages.map(\.arguments) == [[.string("it's")]])
 
         // The other entry points taking names and paths.
-        #expect(throws: BusError.invalidObjectPath("x")) { try bus.emit(path: "x", interface: "a.b", member: "S") }
-        #expect(throws: BusError.invalidInterfaceName("x")) { try bus.emit(path: "/x", interface: "x", member: "S") }
-        #expect(throws: BusError.invalidMemberName("S-1")) { try bus.emit(path: "/x", interface: "a.b", member: "S-1") }
+        #expect(throws: BusError.invalidName(.objectPath, "x")) { try bus.emit(path: "x", interface: "a.b", member: "S") }
+        #expect(throws: BusError.invalidName(.interfaceName, "x")) { try bus.emit(path: "/x", interface: "x", member: "S") }
+        #expect(throws: BusError.invalidName(.memberName, "S-1")) { try bus.emit(path: "/x", interface: "a.b", member: "S-1") }
         #expect(throws: BusError.self) { try bus.emit(path: "/x", interface: "a.b", member: "S", [.string("\u{0}")]) }
         #expect(throws: BusError.self) {
             try bus.emitPropertiesChanged(path: "/x", interface: "a.b", changed: [("K", .signature("(("))])
         }
-        #expect(throws: BusError.invalidBusName("no")) { try bus.requestName("no") }
-        #expect(throws: BusError.invalidBusName(":1.1\u{0}")) { try bus.releaseName(":1.1\u{0}") }
-        #expect(throws: BusError.invalidBusName("a b")) { try bus.watchNameOwner("a b") { _ in } }
-        #expect(throws: BusError.invalidBusName("-")) { try blocking.nameOwner("-") }
-        #expect(throws: BusError.invalidObjectPath("")) { try bus.export(ExportedObject(path: "", interfaces: [])) }
+        #expect(throws: BusError.invalidName(.busName, "no")) { try bus.requestName("no") }
+        #expect(throws: BusError.invalidName(.busName, ":1.1\u{0}")) { try bus.releaseName(":1.1\u{0}") }
+        #expect(throws: BusError.invalidName(.busName, "a b")) { try bus.watchNameOwner("a b") { _ in } }
+        #expect(throws: BusError.invalidName(.busName, "-")) { try blocking.nameOwner("-") }
+        #expect(throws: BusError.invalidName(.objectPath, "")) { try bus.export(ExportedObject(path: "", interfaces: [])) }
         #expect(throws: BusError.self) {
             try BusMessage.signal(path: "/x", interface: "a.b", member: "S", arguments: [.array(.dictEntry(.variant, .int32), [])])
         }

@@ -41,27 +41,27 @@ struct TypeSystemTests {
 
     @Test(arguments: ["/", "/org/biomatimer/Timer1", "/a_b/c9"])
     func validPaths(_ path: String) throws {
-        try Validate.objectPath(path)
+        try Validate.name(.objectPath, path)
     }
 
     @Test(arguments: ["", "org", "/org/", "//", "/a//b", "/a-b", "/a\u{0}b", "/é"])
     func invalidPaths(_ path: String) {
-        #expect(throws: BusError.invalidObjectPath(path)) { try Validate.objectPath(path) }
+        #expect(throws: BusError.invalidName(.objectPath, path)) { try Validate.name(.objectPath, path) }
     }
 
     @Test func names() throws {
-        try Validate.busName("org.biomatimer.Timer1")
-        try Validate.busName(":1.42")
-        try Validate.interfaceName("org.freedesktop.DBus.Properties")
-        try Validate.memberName("GetAll")
-        try Validate.errorName("org.biomatimer.Timer1.Error.NoSuchProject")
+        try Validate.name(.busName, "org.biomatimer.Timer1")
+        try Validate.name(.busName, ":1.42")
+        try Validate.name(.interfaceName, "org.freedesktop.DBus.Properties")
+        try Validate.name(.memberName, "GetAll")
+        try Validate.name(.errorName, "org.biomatimer.Timer1.Error.NoSuchProject")
         for bad in ["", "org", "org..x", ".org.x", "org.x.", "1org.x", "org.x\u{0}y", String(repeating: "a.", count: 200) + "b"] {
-            #expect(throws: BusError.self) { try Validate.busName(bad) }
-            #expect(throws: BusError.self) { try Validate.interfaceName(bad) }
-            #expect(throws: BusError.self) { try Validate.errorName(bad) }
+            #expect(throws: BusError.self) { try Validate.name(.busName, bad) }
+            #expect(throws: BusError.self) { try Validate.name(.interfaceName, bad) }
+            #expect(throws: BusError.self) { try Validate.name(.errorName, bad) }
         }
         for bad in ["", "Get.All", "1Get", "Get-All", "Get\u{0}"] {
-            #expect(throws: BusError.self) { try Validate.memberName(bad) }
+            #expect(throws: BusError.self) { try Validate.name(.memberName, bad) }
         }
     }
 

@@ -399,12 +399,10 @@ struct DaemonIdleTests {
         try f.cliOK(["import", "-"], input: csv)  // written on a worker
         try f.cliOK(["report", "--date", "2026-01-07", "--month"])  // made on a worker
         let pid = try #require(try f.daemonPID())
-        // A worker's thread ends just after its answer is handed to the loop: the count is
-        // taken once that has happened (what stays is what would keep waking the daemon).
-        func threadCount() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0 }
-        _ = waitUntil(timeout: 2) { threadCount() <= 2 }
-        let threads = threadCount()
+        // Settled: the worker's and the command's threads have ended (a thread that ends
+        // switches context), and nothing else runs.
         let before = try #require(quietContextSwitches(of: pid))
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count
         Thread.sleep(forTimeInterval: 2.5)  // a per-second tick would show twice in this window
         #expect(contextSwitches(of: pid) == before, "woke up after bulk work")
         #expect(threads == 2, "threads left after bulk work: \(threads)")
