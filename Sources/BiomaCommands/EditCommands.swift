@@ -79,6 +79,7 @@ struct Log: ParsableCommand {
         var total: Int64 = 0
         // Each project's name made printable once, not once a row (a week has hundreds).
         let shown = names.mapValues(TextEscaping.singleLine)
+        let when = WhenText.Describer(now: now, zone: CommandContext.current.zone)
         for r in rows {
             let (start, end) = (r.start, r.end)
             let duration = max(0, (end == 0 ? now : end) - start)
@@ -86,8 +87,8 @@ struct Log: ParsableCommand {
             let project = shown[r.project] ?? "-"
             say(
                 "\(Terminal.pad(r.id, 7)) \(Terminal.pad(project, 20)) "
-                    + "\(Terminal.pad(WhenText.describe(start, now: now, zone: CommandContext.current.zone), 16)) "
-                    + "\(Terminal.pad(end == 0 ? "running" : WhenText.describe(end, now: now, zone: CommandContext.current.zone), 16)) "
+                    + "\(Terminal.pad(when.describe(start), 16)) "
+                    + "\(Terminal.pad(end == 0 ? "running" : when.describe(end), 16)) "
                     + DurationFormat.hms(duration) + r.tags.map { "  +" + $0 }.joined()
                     + (r.note.isEmpty ? "" : "  " + TextEscaping.singleLine(r.note)))
         }

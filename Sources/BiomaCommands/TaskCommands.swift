@@ -83,6 +83,7 @@ struct TaskList: ParsableCommand {
 
     static func sayLines(_ tasks: [TaskListing], names: [String: String]) {
         let now = commandNow()
+        let describer = WhenText.Describer(now: now, zone: CommandContext.current.zone)
         for t in tasks {
             let due = t.due
             let state: String
@@ -93,7 +94,7 @@ struct TaskList: ParsableCommand {
             } else {
                 state = ""
             }
-            let when = due == 0 ? "" : WhenText.describe(due, now: now, zone: CommandContext.current.zone)
+            let when = due == 0 ? "" : describer.describe(due)
             let project = names[t.project].map { "  [\(TextEscaping.singleLine($0))]" } ?? ""
             say(
                 "\(Terminal.pad(t.id, 5)) \(Terminal.pad(state, 5)) \(Terminal.pad(when, 17)) "

@@ -196,14 +196,35 @@ public enum WhenText {
 
     /// `15:00` today, `tomorrow 09:00`, else `2026-11-25 09:00`: local time, for listings.
     public static func describe(_ instant: Int64, now: Int64, zone: any LocalZone = ProcessZone()) -> String {
-        let local = zone.local(instant / 1_000_000)
-        let date = LocalDate(year: local.year, month: local.month, day: local.day)
-        let clock = twoDigits(local.hour) + ":" + twoDigits(local.minute)
-        let today = localDate(now, zone)
-        if date == today { return clock }
-        if date == shifted(today, days: 1, zone) { return "tomorrow " + clock }
-        if date == shifted(today, days: -1, zone) { return "yesterday " + clock }
-        return "\(date.year)-\(twoDigits(date.month))-\(twoDigits(date.day)) \(clock)"
+        Describer(now: now, zone: zone).describe(instant)
+    }
+
+    /// `describe` for many instants against one `now`: today, tomorrow and yesterday are found
+    /// once, and each instant costs one local-time conversion (a listing of a week's hundreds
+    /// of intervals made three zone conversions an instant, and the C library's `mktime` reads
+    /// /etc/localtime's status at each).
+    public struct Describer {
+        let zone: any LocalZone
+        let today: LocalDate
+        let tomorrow: LocalDate
+        let yesterday: LocalDate
+
+        public init(now: Int64, zone: any LocalZone = ProcessZone()) {
+            self.zone = zone
+            today = localDate(now, zone)
+            tomorrow = shifted(today, days: 1, zone)
+            yesterday = shifted(today, days: -1, zone)
+        }
+
+        public func describe(_ instant: Int64) -> String {
+            let local = zone.local(instant / 1_000_000)
+            let date = LocalDate(year: local.year, month: local.month, day: local.day)
+            let clock = twoDigits(local.hour) + ":" + twoDigits(local.minute)
+            if date == today { return clock }
+            if date == tomorrow { return "tomorrow " + clock }
+            if date == yesterday { return "yesterday " + clock }
+            return "\(date.year)-\(twoDigits(date.month))-\(twoDigits(date.day)) \(clock)"
+        }
     }
 
     private static func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -77,4 +77,34 @@ import TimerControl
             try WhenText.parse("2026-03-29 02:30", now: now)
         }
     }
+
+    /// A listing's instants described against one `now`: the same words as `describe`, across a
+    /// year's end, with the zone asked for the neighbouring days once, not once an instant.
+    @Test func aDescriberNamesTheNeighbouringDaysOnce() {
+        let zone = CountingZone()
+        // 2026-12-31 22:00 in Berlin.
+        let now: Int64 = 1_798_750_800 * 1_000_000
+        let describer = WhenText.Describer(now: now, zone: zone)
+        let asked = zone.instants
+        let hour: Int64 = 3600 * 1_000_000
+        let expected = [
+            (now - 24 * hour, "yesterday 22:00"), (now - 47 * hour, "2026-12-29 23:00"), (now, "22:00"),
+            (now + 3 * hour, "tomorrow 01:00"), (now + 26 * hour, "2027-01-02 00:00"),
+        ]
+        for (instant, text) in expected {
+            #expect(describer.describe(instant) == text)
+            #expect(WhenText.describe(instant, now: now) == text)
+        }
+        #expect(zone.instants == asked, "the zone was asked for instants again")
+    }
+}
+
+/// The C library's zone, counting how often it is asked for an instant (a `mktime`).
+private final class CountingZone: LocalZone, @unchecked Sendable {
+    private(set) var instants = 0
+    func local(_ seconds: Int64) -> LocalTime { ProcessZone().local(seconds) }
+    func instant(_ local: LocalTime) -> Int64 {
+        instants += 1
+        return ProcessZone().instant(local)
+    }
 }
