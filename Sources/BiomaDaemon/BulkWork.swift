@@ -16,6 +16,13 @@ import Foundation
 /// what it kept, so a toggle made during an import is applied after it and nothing is lost.
 /// Work that only reads (`read`) runs the same way without holding the loop.
 ///
+/// A write's worker is kept for the next write when one starts at the loop's next turn (the
+/// next slice of a peer's merge or of a backlog): a job of many slices takes one connection,
+/// prepares its statements once and keeps its page cache warm, taking the loop's state again
+/// at each slice (`Tracker.resume`), so whatever the loop changed between two slices (a
+/// toggle) is the worker's too. A turn that starts no write ends it (`Tracker.close`: its
+/// connection given back, its cache let go; after long work on a thread of its own).
+///
 /// One write at a time (a second waits its turn: `queued`); reads run beside anything, each
 /// on its own connection. `interrupt` (any thread) ends the write that runs: its transaction
 /// is rolled back — the statement running fails, or the commit is refused — and `done` gets
@@ -28,6 +35,13 @@ final class BulkWork: @unchecked Sendable {
     /// How many pieces of work that only read have gone to a worker.
     private(set) var readsStarted = 0
     private var queued: [() -> Void] = []
+    /// The last write's worker, for the next write (see above), and how long (µs) the work
+    /// it did since it was opened took.
+    private var kept: (worker: Tracker, work: Int64)?
+    /// How many workers writes have opened (the slices of one job share one), and whether one
+    /// is kept now.
+    private(set) var writersOpened = 0
+    var keepsAWorker: Bool { kept != nil }
     // Any thread.
     private let lock = NSLock()
     private var worker: Tracker?
@@ -86,10 +100,19 @@ final class BulkWork: @unchecked Sendable {
             return
         }
         let worker: Tracker
-        do {
-            worker = try Tracker(workerFor: tracker) { [weak self] in self?.isStopped ?? true }
-        } catch {
-            return done(.failure(error))
+        let workBefore: Int64
+        if holding, !inPlace, let kept {
+            self.kept = nil
+            kept.worker.resume(from: tracker)
+            (worker, workBefore) = kept
+        } else {
+            do {
+                worker = try Tracker(workerFor: tracker) { [weak self] in self?.isStopped ?? true }
+            } catch {
+                return done(.failure(error))
+            }
+            workBefore = 0
+            if holding { writersOpened += 1 }
         }
         let stamped = Stamped()
         worker.onSyncOperations = { stamped.add($0) }
@@ -120,30 +143,67 @@ final class BulkWork: @unchecked Sendable {
         let thread = Thread { [self] in
             let started = csystem_clock_us(CLOCK_MONOTONIC)
             let result = Result { try work(worker) }
-            let long = csystem_clock_us(CLOCK_MONOTONIC) - started > Self.long
+            let work = workBefore + csystem_clock_us(CLOCK_MONOTONIC) - started
             let state = worker.state
-            // The worker's connection, its cache and what the work made are let go here, and
-            // after long work the pages given back to the system, not on the loop (a short
-            // slice's few pages are not worth a walk of every arena).
             if holding {
                 lock.lock()
                 self.worker = nil
                 lock.unlock()
             }
-            worker.close()
-            if long { malloc_trim(0) }
+            // A write that succeeded keeps its worker for the next; otherwise the worker's
+            // connection, its cache and what the work made are let go here, not on the loop.
+            let succeeded: Bool
+            switch result {
+            case .success: succeeded = true
+            case .failure: succeeded = false
+            }
+            let keep = holding && succeeded
+            if !keep { Self.close(worker, after: work) }
             // The answer is the one piece of work the held loop runs before it is released; a
             // loop that has stopped (the daemon exiting) takes none, and the work is left as it
             // ended (an interrupted write rolled back).
-            loop.performIfRunning(whileHeld: true) { [self] in
+            let answered = loop.performIfRunning(whileHeld: true) { [self] in
                 ended(result, state)
                 guard holding else { return }
                 writing = false
+                if keep { keepForNextWrite(worker, work: work) }
                 loop.release()
                 if !queued.isEmpty { queued.removeFirst()() }
             }
+            if !answered, keep { worker.close() }
         }
         thread.start()
+    }
+
+    /// Keeps `worker` for a write that starts before the loop's next turn ends; ends it at that
+    /// turn otherwise. On the loop.
+    private func keepForNextWrite(_ worker: Tracker, work: Int64) {
+        if let kept { Self.end(kept) }
+        kept = (worker, work)
+        // After whatever the work's answer queued for that turn (the next slice).
+        loop.later { [self] in
+            guard !writing, let kept else { return }
+            self.kept = nil
+            Self.end(kept)
+        }
+    }
+
+    /// Ends a kept worker: after long work on a thread of its own (its cache and the pages
+    /// given back take a while), after short work here (no thread is started for it).
+    private static func end(_ kept: (worker: Tracker, work: Int64)) {
+        if kept.work > long {
+            Thread { close(kept.worker, after: kept.work) }.start()
+        } else {
+            kept.worker.close()
+        }
+    }
+
+    /// Ends a worker (`Tracker.close`), on a thread that is not the loop; after long work (`work` µs), the
+    /// pages are given back to the system too (a short slice's few pages are not worth a walk
+    /// of every arena).
+    private static func close(_ worker: Tracker, after work: Int64) {
+        worker.close()
+        if work > long { malloc_trim(0) }
     }
 }
 

@@ -11,6 +11,45 @@ import Foundation
 extension SyncService {
     // MARK: - Reading
 
+    /// How long one slice of a peer's log may take on the worker (µs): its read, its merge and
+    /// its commit. A slice is as many bytes of lines as that time allows, as last measured
+    /// (`mergeSliceBytes`), so a change made meanwhile waits about this long at most.
+    static let mergeBudget: Int64 = 30_000
+    /// The first slice of a read: 32 KiB of lines (about 125 operations); then what the last
+    /// whole slice's pace says `mergeBudget` allows, at most twice the last (a read takes at
+    /// least one line, however long: up to 64 KiB).
+    static let firstMergeSlice = 32 << 10
+    static let largestMergeSlice = 8 << 20
+
+    /// The next slice's bytes after one of `bytes` took `took` µs on the worker.
+    static func nextMergeSlice(after bytes: Int, took: Int64) -> Int {
+        let paced = Int(Double(bytes) * Double(mergeBudget) / Double(max(took, 1)))
+        return min(max(paced, firstMergeSlice / 2), bytes * 2, largestMergeSlice)
+    }
+
+    /// What a slice of a peer's log did, on the worker: the peer's cursor after it, whether
+    /// more follows, a problem newly found, and what was merged (nil: nothing new to merge).
+    struct MergedSlice: Sendable {
+        var state: SyncPeerState
+        var more: Bool
+        var problem: String?
+        var merged: SyncMerged?
+        /// How long the slice took on the worker (µs).
+        var took: Int64 = 0
+    }
+
+    /// A read of peers' logs across turns of the loop: the peers still to read, the one being
+    /// read (its cursor), and what the read did so far.
+    struct MergeRun {
+        var peers: [String]
+        var reading: SyncPeerState?
+        var count = 0
+        var devices: Set<String> = []
+        var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
+
+        init(peers: [String]) { self.peers = peers }
+    }
+
     /// The peers' cursors from the store; nil (logged) when it cannot be read: nothing is
     /// merged then, and the next change of a peer's file tries again.
     func readPeers() -> [SyncPeerState]? {
@@ -87,18 +126,11 @@ extension SyncService {
         }
         run.reading = nil
         mergeRun = run
-        let limit = Self.mergeSliceBytes
+        let limit = mergeSliceBytes
         bulk.write({ worker -> MergedSlice in
-            var state = reading
-            let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
-            let batch = folder.read(state.device, from: from, limit: limit)
-            let problemChanged = batch.problem != state.problem
-            (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
-            state.problem = batch.problem
-            var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil)
-            guard batch.cursor != from || problemChanged else { return slice }
-            slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
-            if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
+            let started = csystem_clock_us(CLOCK_MONOTONIC)
+            var slice = try Self.mergeSlice(of: reading, limit: limit, from: folder, into: worker, at: now)
+            slice.took = csystem_clock_us(CLOCK_MONOTONIC) - started
             return slice
         }) { [self] result in
             defer { publication.end(at: now) }
@@ -110,7 +142,11 @@ extension SyncService {
                     run.count += merged.operations
                     if merged.operations > 0 { run.devices.insert(slice.state.device) }
                     run.overlaps += merged.overlaps
-                    if slice.more { run.reading = slice.state }
+                    if slice.more {
+                        run.reading = slice.state
+                        // A whole slice: its pace sets the next one's size.
+                        mergeSliceBytes = Self.nextMergeSlice(after: limit, took: slice.took)
+                    }
                 }
             case .failure(let error):
                 log("sync: cannot merge \(reading.device)'s operations (\(error)); trying again at its next change")
@@ -118,6 +154,24 @@ extension SyncService {
             mergeRun = run
             queueMergeSlice()
         }
+    }
+
+    /// One slice, on the worker: `reading`'s next lines (about `limit` bytes) read and merged
+    /// in one transaction.
+    static func mergeSlice(
+        of reading: SyncPeerState, limit: Int, from folder: SyncFolder, into worker: Tracker, at now: Micros
+    ) throws -> MergedSlice {
+        var state = reading
+        let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
+        let batch = folder.read(state.device, from: from, limit: limit)
+        let problemChanged = batch.problem != state.problem
+        (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
+        state.problem = batch.problem
+        var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil)
+        guard batch.cursor != from || problemChanged else { return slice }
+        slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
+        if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
+        return slice
     }
 
     /// The end of a read: how far behind the peers are, their rows, `Merged`, the notification.

@@ -64,31 +64,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// is queued.
     var mergeRun: MergeRun?
     var mergeQueued = false
-    /// Lines of a peer's log merged per turn of the loop: about 125 operations, some 15 ms on
-    /// this kind of machine with the slice's publication (a read takes at least one line,
-    /// however long: up to 64 KiB).
-    static let mergeSliceBytes = 32 << 10
-
-    /// A read of peers' logs across turns of the loop: the peers still to read, the one being
-    /// read (its cursor), and what the read did so far.
-    /// What a slice of a peer's log did, on the worker: the peer's cursor after it, whether
-    /// more follows, a problem newly found, and what was merged (nil: nothing new to merge).
-    struct MergedSlice: Sendable {
-        var state: SyncPeerState
-        var more: Bool
-        var problem: String?
-        var merged: SyncMerged?
-    }
-
-    struct MergeRun {
-        var peers: [String]
-        var reading: SyncPeerState?
-        var count = 0
-        var devices: Set<String> = []
-        var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
-
-        init(peers: [String]) { self.peers = peers }
-    }
+    /// Lines of a peer's log read for the next slice (`nextMergeSlice`).
+    var mergeSliceBytes = SyncService.firstMergeSlice
 
     init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, configuredFolder: String?, bulk: BulkWork,
@@ -299,6 +276,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         peersWaiting = []
         mergeRun = nil
         mergeQueued = false
+        mergeSliceBytes = Self.firstMergeSlice
     }
 
     // MARK: - Writing

@@ -177,6 +177,9 @@ struct SyncMaterializer {
         return (name, key(name))
     }
 
+    /// `writeSQL` of a whole group, made once (a peer's history writes thousands).
+    static let wholeWriteSQL = writeSQL(Tracker.insertRows)
+
     /// Writes `rows` intervals by uuid: each made, or updated where it is here already.
     static func writeSQL(_ rows: Int) -> String {
         "INSERT INTO interval (start_us, end_us, project_id, note, tags, uuid) VALUES "
@@ -303,7 +306,8 @@ struct SyncMaterializer {
         var start = 0
         while start < ordered.count {
             let group = ordered[start..<min(ordered.count, start + Tracker.insertRows)]
-            let write = DirectBinding(try db.cachedStatement(sql: Self.writeSQL(group.count)))
+            let write = DirectBinding(
+                try db.cachedStatement(sql: group.count == Tracker.insertRows ? Self.wholeWriteSQL : Self.writeSQL(group.count)))
             var index: Int32 = 1
             for (id, target) in group {
                 try write.bind(target.start, at: index)

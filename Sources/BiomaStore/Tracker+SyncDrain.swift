@@ -17,43 +17,59 @@ extension Tracker {
         enough: (() -> Bool)? = nil
     ) throws -> [SyncOperation] {
         guard journal.recording, var clock = journal.clock, var device = journal.device else { return [] }
-        let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT seq, kind, uuid, fields FROM sync_change ORDER BY seq LIMIT ?"),
-            arguments: [limit ?? -1])
         journal.backlog = false
-        guard !rows.isEmpty else { return [] }
         var lastSeq: Int64 = 0
         var generator = SystemRandomNumberGenerator()
         var operations: [SyncOperation] = []
-        operations.reserveCapacity(rows.count)
-        let outbox = try db.cachedStatement(sql: "INSERT INTO sync_outbox (seq, line) VALUES (?, ?)")
-        let stamp = try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
-        for row in rows {
-            let kind: String = row[1]
-            let text: String = row[3]
-            guard let entity = SyncEntity(rawValue: kind) else { throw TrackerError.storage("A recorded change names `\(kind)`.") }
-            let fields: [String: SyncValue]
-            do { fields = try SyncOperation.fields(text: text) } catch {
-                throw TrackerError.storage("A recorded change is damaged: \(error)")
+        // Whether `enough` ended the slice with rows left.
+        var rowsLeft = false
+        let outboxInsert = try db.cachedStatement(sql: "INSERT INTO sync_outbox (seq, line) VALUES (?, ?)")
+        let stampInsert = try db.cachedStatement(sql: "INSERT INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
+        // Read as they are stamped (a slice its budget ends early reads no more than it takes),
+        // and let go before the rows stamped are deleted.
+        do {
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: "SELECT seq, kind, uuid, fields FROM sync_change ORDER BY seq LIMIT ?"),
+                arguments: [limit ?? -1])
+            while let row = try rows.next() {
+                let kind: String = row[1]
+                let text: String = row[3]
+                guard let entity = SyncEntity(rawValue: kind) else { throw TrackerError.storage("A recorded change names `\(kind)`.") }
+                let fields: [String: SyncValue]
+                do { fields = try SyncOperation.fields(text: text) } catch {
+                    throw TrackerError.storage("A recorded change is damaged: \(error)")
+                }
+                let time = clock.tick(physical: physical)
+                let operation = SyncOperation(
+                    sequence: device.lastSequence + 1, id: UUIDText.version7(millis: time.wall / 1000, using: &generator),
+                    clock: time, entity: entity, entityID: row[2], fields: fields)
+                device.lastSequence = operation.sequence
+                device.lastOperation = operation.id
+                let outbox = DirectBinding(outboxInsert)
+                try outbox.bind(operation.sequence, at: 1)
+                try outbox.bind(operation.line, at: 2)
+                try outbox.execute()
+                let stamp = DirectBinding(stampInsert)
+                try stamp.bind(time.wall, at: 1)
+                try stamp.bind(Int64(time.counter), at: 2)
+                try stamp.bind(time.device, at: 3)
+                try stamp.bind(operation.id, at: 4)
+                try stamp.execute()
+                let stampID = db.lastInsertedRowID
+                if !fields.isEmpty {
+                    var merged = try mergedFields(db, entity, operation.entityID) ?? StampedFields()
+                    merged.set(fields, stamp: stampID)
+                    try keep(merged, entity, operation.entityID, db)
+                }
+                operations.append(operation)
+                lastSeq = row[0]
+                if let enough, enough() {
+                    rowsLeft = try rows.next() != nil
+                    break
+                }
             }
-            let time = clock.tick(physical: physical)
-            let operation = SyncOperation(
-                sequence: device.lastSequence + 1, id: UUIDText.version7(millis: time.wall / 1000, using: &generator),
-                clock: time, entity: entity, entityID: row[2], fields: fields)
-            device.lastSequence = operation.sequence
-            device.lastOperation = operation.id
-            try outbox.execute(arguments: [operation.sequence, operation.line])
-            try stamp.execute(arguments: [time.wall, Int64(time.counter), time.device, operation.id])
-            let stampID = db.lastInsertedRowID
-            if !fields.isEmpty {
-                var merged = try mergedFields(db, entity, operation.entityID) ?? StampedFields()
-                merged.set(fields, stamp: stampID)
-                try keep(merged, entity, operation.entityID, db)
-            }
-            operations.append(operation)
-            lastSeq = row[0]
-            if let enough, enough() { break }
         }
+        guard !operations.isEmpty else { return [] }
         try db.cachedStatement(sql: "DELETE FROM sync_change WHERE seq <= ?").execute(arguments: [lastSeq])
         try db.cachedStatement(sql: "DELETE FROM sync_outbox WHERE seq <= ?").execute(arguments: [journal.written])
         try db.cachedStatement(
@@ -61,8 +77,8 @@ extension Tracker {
         ).execute(arguments: [device.lastSequence, device.lastOperation, clock.wall, Int64(clock.counter)])
         // A slice its budget ended left rows it read; a full one may have left more.
         journal.backlog =
-            try operations.count < rows.count
-            || (rows.count == limit && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sync_change)") ?? false)
+            try rowsLeft
+            || (operations.count == limit && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sync_change)") ?? false)
         journal.clock = clock
         journal.device = device
         return operations

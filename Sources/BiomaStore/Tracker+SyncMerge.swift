@@ -192,15 +192,22 @@ extension Tracker {
         var id: String
     }
 
+    /// Keeps `rows` entities' merged fields in one statement.
+    static func keepSQL(_ rows: Int) -> String {
+        "INSERT OR REPLACE INTO sync_entity (kind, uuid, fields) VALUES "
+            + repeatElement("(?, ?, ?)", count: rows).joined(separator: ", ")
+    }
+
+    /// `keepSQL` of a whole group, made once.
+    static let wholeKeepSQL = keepSQL(insertRows)
+
     /// `keep` for many entities, `insertRows` to a statement.
     static func keepAll(_ entries: [(key: EntityKey, fields: StampedFields)], _ db: Database) throws {
         var start = 0
         while start < entries.count {
             let group = entries[start..<min(entries.count, start + insertRows)]
             let write = DirectBinding(
-                try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO sync_entity (kind, uuid, fields) VALUES "
-                        + repeatElement("(?, ?, ?)", count: group.count).joined(separator: ", ")))
+                try db.cachedStatement(sql: group.count == insertRows ? wholeKeepSQL : keepSQL(group.count)))
             var index: Int32 = 1
             for (key, fields) in group {
                 try write.bind(key.entity.rawValue, at: index)

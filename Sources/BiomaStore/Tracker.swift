@@ -178,6 +178,14 @@ public final class Tracker: @unchecked Sendable {
         (lent, database) = (connection, connection.queue)
     }
 
+    /// Takes `other`'s state again, for the next piece of work of a worker kept across
+    /// several (`init(workerFor:)`): what `other` changed since (a toggle between two slices of
+    /// a merge) is this worker's too. Its connection and prepared statements stay as they are.
+    public func resume(from other: Tracker) {
+        adopt(other.state)
+        (lastDailyBackup, lastDailyBackupAttempt) = (other.lastDailyBackup, other.lastDailyBackupAttempt)
+    }
+
     /// What a worker holds in memory of the store: handed to the loop's tracker (`adopt`).
     public struct State: Sendable {
         fileprivate let model: Model
@@ -345,12 +353,19 @@ public final class Tracker: @unchecked Sendable {
     /// Whether recorded changes wait to be made into operations (`drainSyncBacklog`).
     public var hasSyncBacklog: Bool { sync.backlog && sync.recording }
 
+    /// At most this many of a backlog's changes are made into operations in one slice that
+    /// has a time budget (`drainSyncBacklog(enough:)`), about what 20 ms allows: the daemon
+    /// appends each slice's operations to the folder on its loop, so a slice stays short there
+    /// too.
+    public static let budgetedDrainSlice = 2_000
+
     /// Makes the next waiting changes into operations, in one transaction, and hands them to
-    /// `onSyncOperations`: `drainSlice` of them, or fewer once `enough` says so (asked after
-    /// each; the daemon's time budget per turn of its loop).
+    /// `onSyncOperations`: `drainSlice` of them, or, given `enough` (asked after each: the
+    /// daemon's time budget per turn of its loop), as many as it allows, up to
+    /// `budgetedDrainSlice`.
     public func drainSyncBacklog(enough: (() -> Bool)? = nil) throws {
         guard hasSyncBacklog else { return }
-        try writeOrThrow(enough: enough) { _ in }
+        try writeOrThrow(drainLimit: enough == nil ? Tracker.drainSlice : Tracker.budgetedDrainSlice, enough: enough) { _ in }
     }
 
     /// Makes every waiting change into operations, in one transaction: before a merge, which

@@ -95,6 +95,17 @@ public enum JSON: Sendable {
             bytes.append(UInt8(ascii: "\\"))
             bytes.append(UInt8(ascii: letter))
         }
+        // Most text needs no escape (ASCII from space on, no quote or backslash): copied as is.
+        let plain = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            for byte in utf8 where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return true
+        }
+        if plain == true { return }
         bytes.append(UInt8(ascii: "\""))
         let utf8 = Array(text.utf8)
         var index = 0

@@ -1,4 +1,4 @@
-import BiomaCore
+@testable import BiomaCore
 import PropertyBased
 import Testing
 
@@ -95,6 +95,18 @@ private let minute: Micros = 60 * microsPerSecond
         )
         #expect(try SyncOperation(line: line) == Self.sample)
         #expect(!line.contains("\n"))
+    }
+
+    /// `line` writes its bytes itself; the JSON tree is what it must equal, escapes included.
+    @Test(arguments: [
+        [:], ["note": SyncValue.string("plain text, with spaces")], ["note": .string("a\u{2028}b\u{85}c\\d\"e\u{7f}\t\u{1}")],
+        ["name": .string("Café ☕"), "deleted": .bool(false), "end": .int(-1), "x": .null],
+    ] as [[String: SyncValue]])
+    func theLineIsTheJSONTreesText(_ fields: [String: SyncValue]) throws {
+        var op = Self.sample
+        op.fields = fields
+        #expect(op.line == op.lineThroughTree)
+        #expect(try SyncOperation(line: op.line) == op)
     }
 
     @Test func aTombstoneIsTheDeletedField() {

@@ -131,6 +131,10 @@ import Testing
             // A slice whose time is up after its first operation makes that one only.
             try reopened.drainSyncBacklog { true }
             #expect(handed.count == Tracker.drainSlice * 2 + 1)
+            // A slice with time to spare is not held to `drainSlice`: it makes them all.
+            try reopened.drainSyncBacklog { false }
+            #expect(handed.filter { $0.entity == .interval }.count == uuids.count)
+            #expect(!reopened.hasSyncBacklog)
             // A change made now is stamped after everything recorded before it.
             _ = try reopened.addInterval(
                 start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: "later",

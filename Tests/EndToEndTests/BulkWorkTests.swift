@@ -208,6 +208,46 @@ struct BulkWorkTests {
         #expect(try reads() == before + 5)
     }
 
+    /// What a chain of writes saw, set on the loop.
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Result<[String], any Error>?
+        var result: Result<[String], any Error>? { lock.withLock { value } }
+        func set(_ result: Result<[String], any Error>) { lock.withLock { value = result } }
+    }
+
+    /// The slices of one job share a worker: a write that follows another at the loop's next
+    /// turn takes its connection again, with what the loop changed in between (a project made
+    /// on the loop's tracker after the first write was adopted), and a turn that starts no
+    /// write closes it.
+    @Test func aWriteThatFollowsAnotherTakesItsWorkerWithTheLoopsChanges() throws {
+        let s = try Service()
+        defer { s.close() }
+        let now = s.clock.now()
+        let seen = Seen()
+        let (bulk, tracker) = (s.timer.bulk, s.tracker)
+        let opened = try s.service.sync { () throws(BusError) in bulk.writersOpened }
+        try s.service.sync { () throws(BusError) in
+            bulk.write({ worker in _ = try worker.addProject(name: "First", color: "", at: now) }) { first in
+                do {
+                    try first.get()
+                    _ = try tracker.addProject(name: "Between", color: "", at: now)
+                } catch {
+                    return seen.set(.failure(error))
+                }
+                bulk.write({ worker -> [String] in
+                    _ = try worker.addProject(name: "Second", color: "", at: now)
+                    return worker.projects.map(\.name)
+                }) { seen.set($0) }
+            }
+        }
+        #expect(waitUntil { seen.result != nil })
+        #expect(try seen.result?.get() == ["First", "Between", "Second"])
+        #expect(try s.service.sync { () throws(BusError) in tracker.projects.map(\.name) } == ["First", "Between", "Second"])
+        #expect(try s.service.sync { () throws(BusError) in bulk.writersOpened } == opened + 1, "the second write took the first's worker")
+        #expect(waitUntil { (try? s.service.sync { () throws(BusError) in bulk.keepsAWorker }) == false })
+    }
+
     @Test func aFailedImportChangesNothingAndTheCallsKeptMeanwhileStillRun() throws {
         let s = try Service()
         defer { s.close() }
