@@ -1,3 +1,4 @@
+import BiomaCore
 import GRDB
 import GRDBSQLite
 
@@ -48,5 +49,19 @@ struct DirectBinding {
 
     private func check(_ code: Int32) throws {
         guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "binding failed") }
+    }
+}
+
+extension DirectBinding {
+    /// Runs `INSERT … INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)` for an
+    /// operation's stamp: what the stamping of this device's changes and the merge of a peer's
+    /// both record.
+    static func insertStamp(_ statement: Statement, _ time: HybridTime, operation id: String) throws {
+        let stamp = DirectBinding(statement)
+        try stamp.bind(time.wall, at: 1)
+        try stamp.bind(Int64(time.counter), at: 2)
+        try stamp.bind(time.device, at: 3)
+        try stamp.bind(id, at: 4)
+        try stamp.execute()
     }
 }

@@ -49,12 +49,7 @@ extension Tracker {
                 try outbox.bind(operation.sequence, at: 1)
                 try outbox.bind(operation.line, at: 2)
                 try outbox.execute()
-                let stamp = DirectBinding(stampInsert)
-                try stamp.bind(time.wall, at: 1)
-                try stamp.bind(Int64(time.counter), at: 2)
-                try stamp.bind(time.device, at: 3)
-                try stamp.bind(operation.id, at: 4)
-                try stamp.execute()
+                try DirectBinding.insertStamp(stampInsert, time, operation: operation.id)
                 let stampID = db.lastInsertedRowID
                 if !fields.isEmpty {
                     var merged = try mergedFields(db, entity, operation.entityID) ?? StampedFields()

@@ -37,12 +37,7 @@ extension Tracker {
                 sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
             for operation in operations {
                 let clock = operation.clock
-                let stamp = DirectBinding(seen)
-                try stamp.bind(clock.wall, at: 1)
-                try stamp.bind(Int64(clock.counter), at: 2)
-                try stamp.bind(clock.device, at: 3)
-                try stamp.bind(operation.id, at: 4)
-                try stamp.execute()
+                try DirectBinding.insertStamp(seen, clock, operation: operation.id)
                 // Applied before (its stamp is here): nothing to do.
                 guard db.changesCount == 1 else { continue }
                 let stampID = db.lastInsertedRowID
