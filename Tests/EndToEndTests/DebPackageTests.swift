@@ -31,6 +31,8 @@ struct DebPackageTests {
         let lintian = (try? String(contentsOf: Self.folder.appendingPathComponent("lintian.txt"), encoding: .utf8)) ?? "missing"
         #expect(!lintian.split(separator: "\n").contains { $0.hasPrefix("E: ") }, "lintian: \(lintian)")
 
+        systemWideInstall.lock()
+        defer { systemWideInstall.unlock() }
         _ = try Self.apt(["purge", "biomatimer"])
         let installed = try Self.apt(["install", "--no-install-recommends", deb])
         try #require(installed.status == 0, "apt-get install \(deb): \(installed.stderr)\(installed.stdout)")

@@ -370,6 +370,12 @@ public func quietContextSwitches(of pid: pid_t, quiet: TimeInterval = 0.3, timeo
     return last
 }
 
+/// Held while a test changes what is installed system-wide (DebPackageTests installs the package,
+/// which puts the GNOME Shell extension in /usr/share) and while a test that such a change would
+/// disturb runs (GnomeShellTests: GNOME then finds the extension twice and says so in its log).
+/// Both run on threads of their own (`.ownThread`), so waiting here holds no other test.
+public let systemWideInstall = NSLock()
+
 /// A flag set once, from any thread.
 final class Flag: @unchecked Sendable {
     private let lock = NSLock()
