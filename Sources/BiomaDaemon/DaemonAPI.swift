@@ -34,22 +34,26 @@ public enum DaemonAPI {
     public static func dbusError(_ error: any Error) -> DBusMethodError {
         if let error = error as? DBusMethodError { return error }
         guard let error = error as? TrackerError else {
-            return DBusMethodError(errorPrefix + BIOMATIMER_ERROR_STORAGE, "\(error)")
+            return DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_STORAGE, "\(error)")
         }
-        return DBusMethodError(errorPrefix + errorName(of: error), error.message)
+        let name: String
+        switch error {
+        case .noSuchProject: name = BIOMATIMER_ERROR_NO_SUCH_PROJECT
+        case .invalidName: name = BIOMATIMER_ERROR_INVALID_NAME
+        case .invalidColor: name = BIOMATIMER_ERROR_INVALID_COLOR
+        case .nameTaken: name = BIOMATIMER_ERROR_NAME_TAKEN
+        case .noSuchTask: name = BIOMATIMER_ERROR_NO_SUCH_TASK
+        case .noSuchInterval: name = BIOMATIMER_ERROR_NO_SUCH_INTERVAL
+        case .overlap: name = BIOMATIMER_ERROR_OVERLAP
+        case .nothingToUndo: name = BIOMATIMER_ERROR_NOTHING_TO_UNDO
+        case .invalidArgument: name = BIOMATIMER_ERROR_INVALID_ARGUMENT
+        case .noFocus: name = BIOMATIMER_ERROR_NO_FOCUS
+        case .noSuchPreset: name = BIOMATIMER_ERROR_NO_SUCH_PRESET
+        case .invalidImport: name = BIOMATIMER_ERROR_INVALID_IMPORT
+        case .storage: name = BIOMATIMER_ERROR_STORAGE
+        }
+        return DBusMethodError(errorPrefix + name, error.message)
     }
-
-    /// The contract's error a tracker failure is: the one its case is named after
-    /// (`.noSuchProject` is `NoSuchProject`), found among the header's names
-    /// (`ContractMembers.errors`); `Storage` for a case with no such error, so that no name
-    /// outside the contract is ever sent.
-    static func errorName(of error: TrackerError) -> String {
-        Mirror(reflecting: error).children.first?.label.flatMap { trackerErrorNames[$0] } ?? BIOMATIMER_ERROR_STORAGE
-    }
-
-    /// The contract's error names by the case name they give a `TrackerError` (`noSuchProject`).
-    private static let trackerErrorNames = Dictionary(
-        uniqueKeysWithValues: ContractMembers.errors.map { (($0.first?.lowercased() ?? "") + $0.dropFirst(), $0) })
 
     static func invalidArgument(_ message: String) -> DBusMethodError {
         DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_INVALID_ARGUMENT, message)

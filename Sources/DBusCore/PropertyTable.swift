@@ -108,53 +108,49 @@ public protocol DBusPropertyValue: Sendable {
     init?(dbusValue: DBusValue)
 }
 
-/// A basic type a property holds as one case of `DBusValue` (`Bool` as `.boolean`): the case,
-/// named once, writes the value and reads it back.
-public protocol DBusBasicPropertyValue: DBusPropertyValue {
-    static var dbusCase: DBusCase<Self> { get }
-}
-
-/// The case of `DBusValue` that carries a basic type: its D-Bus type, the case that writes a
-/// value, and the reading back (nil for a value of any other case).
-public struct DBusCase<Value>: Sendable {
-    public let type: DBusType
-    let write: @Sendable (Value) -> DBusValue
-    let read: @Sendable (DBusValue) -> Value?
-
-    public init(
-        _ type: DBusType, _ write: @escaping @Sendable (Value) -> DBusValue, read: @escaping @Sendable (DBusValue) -> Value?
-    ) {
-        (self.type, self.write, self.read) = (type, write, read)
-    }
-}
-
-extension DBusBasicPropertyValue {
-    public static var dbusType: DBusType { dbusCase.type }
-    public var dbusValue: DBusValue { Self.dbusCase.write(self) }
+extension Bool: DBusPropertyValue {
+    public static var dbusType: DBusType { .boolean }
+    public var dbusValue: DBusValue { .boolean(self) }
     public init?(dbusValue: DBusValue) {
-        guard let value = Self.dbusCase.read(dbusValue) else { return nil }
-        self = value
+        guard case .boolean(let v) = dbusValue else { return nil }
+        self = v
     }
 }
 
-extension Bool: DBusBasicPropertyValue {
-    public static let dbusCase = DBusCase(.boolean, DBusValue.boolean) { if case .boolean(let v) = $0 { v } else { nil } }
+extension Int64: DBusPropertyValue {
+    public static var dbusType: DBusType { .int64 }
+    public var dbusValue: DBusValue { .int64(self) }
+    public init?(dbusValue: DBusValue) {
+        guard case .int64(let v) = dbusValue else { return nil }
+        self = v
+    }
 }
 
-extension Int64: DBusBasicPropertyValue {
-    public static let dbusCase = DBusCase(.int64, DBusValue.int64) { if case .int64(let v) = $0 { v } else { nil } }
+extension UInt32: DBusPropertyValue {
+    public static var dbusType: DBusType { .uint32 }
+    public var dbusValue: DBusValue { .uint32(self) }
+    public init?(dbusValue: DBusValue) {
+        guard case .uint32(let v) = dbusValue else { return nil }
+        self = v
+    }
 }
 
-extension UInt32: DBusBasicPropertyValue {
-    public static let dbusCase = DBusCase(.uint32, DBusValue.uint32) { if case .uint32(let v) = $0 { v } else { nil } }
+extension Double: DBusPropertyValue {
+    public static var dbusType: DBusType { .double }
+    public var dbusValue: DBusValue { .double(self) }
+    public init?(dbusValue: DBusValue) {
+        guard case .double(let v) = dbusValue else { return nil }
+        self = v
+    }
 }
 
-extension Double: DBusBasicPropertyValue {
-    public static let dbusCase = DBusCase(.double, DBusValue.double) { if case .double(let v) = $0 { v } else { nil } }
-}
-
-extension String: DBusBasicPropertyValue {
-    public static let dbusCase = DBusCase(.string, DBusValue.string) { if case .string(let v) = $0 { v } else { nil } }
+extension String: DBusPropertyValue {
+    public static var dbusType: DBusType { .string }
+    public var dbusValue: DBusValue { .string(self) }
+    public init?(dbusValue: DBusValue) {
+        guard case .string(let v) = dbusValue else { return nil }
+        self = v
+    }
 }
 
 extension Array: DBusPropertyValue where Element: DBusPropertyValue {
