@@ -15,6 +15,9 @@ extension TrayService {
             let deadlines = try Deadlines(bus: bus)
             self.deadlines = deadlines
             arcStep = deadlines.add { [unowned self] _ in publishIcon(now: clock.now()) }
+            registerAgain = deadlines.add { [unowned self] _ in
+                if let watcherOwner { register(with: watcherOwner) }
+            }
             publish(initial: true)
             try bus.export(ExportedObject(path: Self.itemPath, interfaces: [itemInterface()]))
             try bus.export(ExportedObject(path: Self.menuPath, interfaces: [menuInterface()]))
@@ -45,6 +48,7 @@ extension TrayService {
             }
         }
         _ = try bus.watchNameOwner(Self.watcherName) { [self] owner in
+            watcherOwner = owner
             guard let owner else {
                 registeredWith = nil
                 return
@@ -70,7 +74,10 @@ extension TrayService {
 
     /// `RegisterStatusNotifierItem` with this connection's unique name (hosts then use
     /// `/StatusNotifierItem`), once per watcher owner: the name-owner answer and the
-    /// `NameOwnerChanged` signal may both report the same owner.
+    /// `NameOwnerChanged` signal may both report the same owner. A watcher that refuses or
+    /// does not answer in time (a panel still starting at login, on a busy machine) is asked
+    /// again `registerRetry` later, for as long as it owns the name: otherwise the icon would
+    /// stay missing until the panel restarts.
     func register(with owner: String) {
         guard registeredWith != owner else { return }
         registeredWith = owner
@@ -80,7 +87,12 @@ extension TrayService {
                 arguments: [.string(bus.uniqueName)])
         else { return }
         message.autoStart = false
-        bus.send(message, timeout: Self.callTimeout) { _ in }
+        bus.send(message, timeout: Self.callTimeout) { [self] result in
+            guard case .failure(let error) = result, registeredWith == owner, watcherOwner == owner else { return }
+            log("biomatimer tray: the watcher \(owner) did not take the item (\(error)); asking again in a second")
+            registeredWith = nil
+            if let deadlines, let registerAgain { deadlines.schedule(registerAgain, at: clock.now() + Self.registerRetry) }
+        }
     }
 
     /// Reads every interface of the daemon (one `GetAll` each) without starting it, then the lists.
@@ -191,7 +203,7 @@ extension TrayService {
             log("biomatimer tray: the session bus is gone (\(reason))")
             exit(ExitCode.unavailable)
         }
-        let service = TrayService(bus: bus) { exit(ExitCode.done) }
+        let service = TrayService(bus: bus, log: log) { exit(ExitCode.done) }
         do {
             try service.start()
         } catch {

@@ -26,6 +26,7 @@ public final class TrayService: @unchecked Sendable {
     let bus: Bus
     let clock: any TimeSource
     let quit: @Sendable () -> Void
+    let log: @Sendable (String) -> Void
 
     // Loop thread only.
     var input = TrayInput(state: .offline)
@@ -37,12 +38,22 @@ public final class TrayService: @unchecked Sendable {
     var tooltip = (title: "", description: "")
     /// The watcher owner this item registered with; registration happens once per owner.
     var registeredWith: String?
+    /// The watcher's owner now (nil: no watcher), and the deadline that registers again
+    /// after a watcher refused.
+    var watcherOwner: String?
+    var registerAgain: Deadlines.Handle?
+    /// How long after a refused registration the tray asks again (µs).
+    static let registerRetry: Int64 = 1_000_000
     /// The next step of the focus arc, while a phase runs (nothing is scheduled otherwise).
     var deadlines: Deadlines?
     var arcStep: Deadlines.Handle?
 
-    public init(bus: Bus, clock: any TimeSource = SystemClock(), quit: @escaping @Sendable () -> Void) {
-        (self.bus, self.clock, self.quit) = (bus, clock, quit)
+    /// `log`: where a line about a trouble that changes nothing the user sees goes (stderr).
+    public init(
+        bus: Bus, clock: any TimeSource = SystemClock(), log: @escaping @Sendable (String) -> Void = { _ in },
+        quit: @escaping @Sendable () -> Void
+    ) {
+        (self.bus, self.clock, self.log, self.quit) = (bus, clock, log, quit)
     }
 
     // MARK: - What is shown

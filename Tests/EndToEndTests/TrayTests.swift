@@ -308,6 +308,25 @@ extension [String: Any] {
         #expect((try again.properties())["Id"] as? String == "biomatimer")
     }
 
+    /// A watcher that refuses the item (a panel still starting on a busy machine) is asked
+    /// again a second later, and the item shows: before, the tray asked once and the icon
+    /// stayed missing until the panel restarted.
+    @Test func registersAgainAfterTheWatcherRefused() throws {
+        let (f, tray, env) = try Self.setUp()
+        defer {
+            tray.terminate()
+            _ = f  // the bus lives as long as the test
+        }
+        var refusing = env
+        refusing["SNI_REFUSE"] = "2"
+        let host = try TrayHost(environment: refusing)
+        #expect(host.wait { $0["refused"] != nil } != nil)
+        let registered = try #require(host.wait(timeout: 15) { $0["registered"] != nil })
+        #expect(host.all.filter { $0["refused"] != nil }.count == 2)
+        #expect(registered["registered"] as? String == host.all.first { $0["refused"] != nil }?["refused"] as? String)
+        #expect((try host.properties())["Id"] as? String == "biomatimer")
+    }
+
     @Test func survivesTheDaemonsRestartAndExitsWhenTheBusGoes() throws {
         let (f, tray, env) = try Self.setUp()
         let host = try TrayHost(environment: env)

@@ -6,6 +6,7 @@ Owns org.kde.StatusNotifierWatcher on the bus in $DBUS_SESSION_BUS_ADDRESS and e
 properties hosts read. Prints one JSON object a line on stdout:
   {"ready": true}                                 once the name is owned
   {"registered": SERVICE, "sender": SENDER}       for every registration
+  {"refused": SERVICE, "sender": SENDER}          for each of the first $SNI_REFUSE ones, which fail
   {"signal": MEMBER, "path": PATH, "args": [...]} for every signal the item or menu sends
   {"reply": COMMAND, ...} / {"error": COMMAND, "name": ..., "message": ...}  for commands
 Commands, one a line on stdin, act as a host would on the last registered item:
@@ -20,6 +21,7 @@ Commands, one a line on stdin, act as a host would on the last registered item:
   raw METHOD JSON-ARGS   a call with the given dbus-python arguments (bad input tests)
 """
 import json
+import os
 import sys
 
 import dbus
@@ -72,9 +74,15 @@ class Watcher(dbus.service.Object):
         super().__init__(bus, "/StatusNotifierWatcher")
         self.bus = bus
         self.items = []
+        # SNI_REFUSE=N: the first N registrations fail (a panel still starting).
+        self.refuse = int(os.environ.get("SNI_REFUSE", "0"))
 
     @dbus.service.method(WATCHER, in_signature="s", out_signature="", sender_keyword="sender")
     def RegisterStatusNotifierItem(self, service, sender=None):
+        if self.refuse > 0:
+            self.refuse -= 1
+            out({"refused": str(service), "sender": str(sender)})
+            raise dbus.DBusException("not ready yet", name="org.freedesktop.DBus.Error.Failed")
         self.items.append((str(service), str(sender)))
         out({"registered": str(service), "sender": str(sender)})
         self.StatusNotifierItemRegistered(service)
