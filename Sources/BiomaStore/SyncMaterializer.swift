@@ -7,18 +7,19 @@ import GRDB
 /// that keep intervals apart, which it records itself.
 struct SyncMaterializer {
     let db: Database
-    /// Entities this merge saw for the first time, with all their fields (no need to read them).
-    let fresh: [String: [String: SyncValue]]
+    /// The merged fields this merge changed, by entity UUID (as kept in `sync_entity`: no need
+    /// to read them again).
+    let known: [String: StampedFields]
     /// Intervals that name a project this merge made: written again now that it exists.
     var referencing: Set<String> = []
 
-    init(db: Database, fresh: [String: [String: SyncValue]] = [:]) {
+    init(db: Database, known: [String: StampedFields] = [:]) {
         self.db = db
-        self.fresh = fresh
+        self.known = known
     }
 
     func fields(_ entity: SyncEntity, _ id: String) throws -> [String: SyncValue] {
-        if let known = fresh[id] { return known }
+        if let known = known[id] { return known.values }
         return try Tracker.mergedFields(db, entity, id)?.values ?? [:]
     }
 
@@ -66,7 +67,8 @@ struct SyncMaterializer {
     mutating func write(_ table: SyncTable, _ id: String) throws {
         if table.entity == .project { projectIDs.known = [:] }
         let fields = try fields(table.entity, id)
-        let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?", arguments: [id]) ?? false
+        let exists =
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?"), arguments: [id]) ?? false
         if fields[SyncOperation.deletedField] == .bool(true) {
             if exists { try db.cachedStatement(sql: "DELETE FROM \(table.table) WHERE uuid = ?").execute(arguments: [id]) }
             return
@@ -266,7 +268,7 @@ struct SyncMaterializer {
             {
                 consider(row)
             }
-            if let row = try Row.fetchOne(db, sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL") {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL")) {
                 consider(row)
             }
         }
@@ -295,14 +297,9 @@ struct SyncMaterializer {
             }
         }
         let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }
-        // Many intervals (a peer's history): the insert and update triggers set aside while
-        // they are written. Recording is off in a merge, so for these rows the triggers do
-        // nothing but cost a sub-program each (their uuid is given); set aside, the rows go in
-        // `Tracker.insertRows` to a statement, values bound straight to it.
-        var asides: [TriggerAside] = []
-        if ordered.count >= Tracker.bulkRows, try !SyncTable.isRecording(db) {
-            asides = [try TriggerAside("sync_interval_insert", db), try TriggerAside("sync_interval_update", db)]
-        }
+        // `Tracker.insertRows` to a statement, values bound straight to it. The triggers stay:
+        // recording is off in a merge, so they record nothing (setting them aside changed the
+        // schema each slice, and every statement of both connections was prepared again).
         var start = 0
         while start < ordered.count {
             let group = ordered[start..<min(ordered.count, start + Tracker.insertRows)]
@@ -321,7 +318,6 @@ struct SyncMaterializer {
             try write.execute()
             start += group.count
         }
-        for aside in asides { try aside.restore() }
         // Said once: the time both devices timed (a run stopped by a newer start is not news).
         var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []
         for overlap in overlaps {

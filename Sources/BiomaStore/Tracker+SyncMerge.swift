@@ -23,8 +23,6 @@ extension Tracker {
         try writeOrThrow { db in
             try db.execute(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1")
             var touched: [SyncEntity: Set<String>] = [:]
-            // Entities first seen in this batch, with their fields: written from memory.
-            var fresh: [String: [String: SyncValue]] = [:]
             // Closed intervals first seen in this batch (their span as created), and an end the
             // peer then moved earlier in the same batch: its own cut, read with the creation.
             var created: [String: (start: Micros, end: Micros)] = [:]
@@ -53,13 +51,11 @@ extension Tracker {
                 let key = EntityKey(entity: operation.entity, id: operation.entityID)
                 if let current = try kept[key] ?? Self.mergedFields(db, operation.entity, operation.entityID) {
                     let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current))
-                    fresh[operation.entityID] = nil
                     guard !winners.isEmpty else { continue }
                     merged = current
                     merged.set(winners, stamp: stampID)
                 } else {
                     guard !operation.fields.isEmpty else { continue }
-                    fresh[operation.entityID] = operation.fields
                     merged = StampedFields(operation.fields, stamp: stampID)
                 }
                 if kept.updateValue(merged, forKey: key) == nil { keptOrder.append(key) }
@@ -75,7 +71,11 @@ extension Tracker {
                     peer.device, peer.segment, peer.offset, peer.sequence,
                     operations.last?.clock.wall ?? peer.lastOperation, peer.problem,
                 ])
-            var materializer = SyncMaterializer(db: db, fresh: fresh)
+            var known: [String: StampedFields] = [:]
+            known.reserveCapacity(kept.count)
+            for (key, fields) in kept { known[key.id] = fields }
+            // Entities first seen here and those changed: written from their fields in memory.
+            var materializer = SyncMaterializer(db: db, known: known)
             for table in SyncTable.all where table.entity != .interval {
                 for id in (touched[table.entity] ?? []).sorted() { try materializer.write(table, id) }
             }
@@ -87,12 +87,16 @@ extension Tracker {
             try db.execute(
                 sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1",
                 arguments: [clock.wall, Int64(clock.counter)])
-            let (loaded, _, _, _) = try Self.load(db)
-            after.projects = loaded.projects
-            after.nextProjectNumber = loaded.nextProjectNumber
-            after.tasks = loaded.tasks
-            after.nextTaskNumber = loaded.nextTaskNumber
-            after.presets = loaded.presets
+            // Only projects, tasks and presets are read back into the model (intervals are not
+            // kept in it): a slice of intervals alone leaves it as it was.
+            if touched.keys.contains(where: { $0 != .interval }) {
+                let (loaded, _, _, _) = try Self.load(db)
+                after.projects = loaded.projects
+                after.nextProjectNumber = loaded.nextProjectNumber
+                after.tasks = loaded.tasks
+                after.nextTaskNumber = loaded.nextTaskNumber
+                after.presets = loaded.presets
+            }
             let openAfter = try Self.openInterval(db)
             if openAfter?.uuid != openBefore?.uuid || openAfter?.segment != openBefore?.segment {
                 if let openBefore, openAfter?.uuid != openBefore.uuid {
@@ -155,7 +159,7 @@ extension Tracker {
     }
 
     static func openInterval(_ db: Database) throws -> (uuid: String, segment: OpenSegment)? {
-        try Row.fetchOne(db, sql: "SELECT uuid, start_us, project_id FROM interval WHERE end_us IS NULL").map {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT uuid, start_us, project_id FROM interval WHERE end_us IS NULL")).map {
             ($0[0], OpenSegment(start: $0[1], projectID: $0[2]))
         }
     }
