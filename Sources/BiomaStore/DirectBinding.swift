@@ -47,6 +47,31 @@ struct DirectBinding {
     /// Runs the statement with the values bound.
     func execute() throws { try statement.execute() }
 
+    /// Steps a query with the values bound: true with a row to read (`int64(at:)`,
+    /// `text(at:)`, 0-based columns), false once done. Without GRDB's row and cursor, for the
+    /// lookups a merge makes per operation; `finish()` once read.
+    func step() throws -> Bool {
+        switch sqlite3_step(statement.sqliteStatement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(statement.sqliteStatement)))
+            sqlite3_reset(statement.sqliteStatement)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+    }
+
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(statement.sqliteStatement, column) }
+
+    func text(at column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement.sqliteStatement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement.sqliteStatement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// Ends a query's reading (its read of the database is let go).
+    func finish() { sqlite3_reset(statement.sqliteStatement) }
+
     private func check(_ code: Int32) throws {
         guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "binding failed") }
     }
@@ -63,5 +88,30 @@ extension DirectBinding {
         try stamp.bind(time.device, at: 3)
         try stamp.bind(id, at: 4)
         try stamp.execute()
+    }
+}
+
+extension Tracker {
+    /// Rows per statement for many rows: `insertRows`, then 16, 4 and 1 for the rest. A few
+    /// statement texts, each prepared once per connection (one for every remainder was
+    /// prepared again at nearly every slice of a merge).
+    static let groupSizes = [insertRows, 16, 4, 1]
+
+    /// `count` rows as the ranges each statement takes (`groupSizes`).
+    static func rowGroups(_ count: Int) -> [Range<Int>] {
+        var groups: [Range<Int>] = []
+        var start = 0
+        for size in groupSizes {
+            while count - start >= size {
+                groups.append(start..<start + size)
+                start += size
+            }
+        }
+        return groups
+    }
+
+    /// `sql(rows)` for each of `groupSizes`, made once.
+    static func groupSQL(_ sql: (Int) -> String) -> [Int: String] {
+        Dictionary(uniqueKeysWithValues: groupSizes.map { ($0, sql($0)) })
     }
 }

@@ -179,8 +179,14 @@ struct SyncMaterializer {
         return (name, key(name))
     }
 
-    /// `writeSQL` of a whole group, made once (a peer's history writes thousands).
-    static let wholeWriteSQL = writeSQL(Tracker.insertRows)
+    /// `writeSQL` and `deleteSQL` of each group's size, made once (a peer's history writes thousands).
+    static let writeSQLs = Tracker.groupSQL(writeSQL)
+    static let deleteSQLs = Tracker.groupSQL(deleteSQL)
+
+    /// Deletes `rows` intervals by uuid.
+    static func deleteSQL(_ rows: Int) -> String {
+        "DELETE FROM interval WHERE uuid IN (" + repeatElement("?", count: rows).joined(separator: ", ") + ")"
+    }
 
     /// Writes `rows` intervals by uuid: each made, or updated where it is here already.
     static func writeSQL(_ rows: Int) -> String {
@@ -278,7 +284,12 @@ struct SyncMaterializer {
             cuts.append((id, ends[id] ?? nil))
         }
         // Deletes, then ends that close, then the rest: no moment with two open intervals.
-        for id in gone.sorted() { try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [id]) }
+        let goneIDs = gone.sorted()
+        for group in Tracker.rowGroups(goneIDs.count) {
+            let delete = DirectBinding(try db.cachedStatement(sql: Self.deleteSQLs[group.count]!))
+            for (index, id) in goneIDs[group].enumerated() { try delete.bind(id, at: Int32(index + 1)) }
+            try delete.execute()
+        }
         let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
         for cut in cuts.sorted(by: { $0.id < $1.id }) {
             let start = stretches[cut.id]!.start
@@ -300,13 +311,10 @@ struct SyncMaterializer {
         // `Tracker.insertRows` to a statement, values bound straight to it. The triggers stay:
         // recording is off in a merge, so they record nothing (setting them aside changed the
         // schema each slice, and every statement of both connections was prepared again).
-        var start = 0
-        while start < ordered.count {
-            let group = ordered[start..<min(ordered.count, start + Tracker.insertRows)]
-            let write = DirectBinding(
-                try db.cachedStatement(sql: group.count == Tracker.insertRows ? Self.wholeWriteSQL : Self.writeSQL(group.count)))
+        for group in Tracker.rowGroups(ordered.count) {
+            let write = DirectBinding(try db.cachedStatement(sql: Self.writeSQLs[group.count]!))
             var index: Int32 = 1
-            for (id, target) in group {
+            for (id, target) in ordered[group] {
                 try write.bind(target.start, at: index)
                 try write.bind(target.end, at: index + 1)
                 try write.bind(target.project, at: index + 2)
@@ -316,7 +324,6 @@ struct SyncMaterializer {
                 index += 6
             }
             try write.execute()
-            start += group.count
         }
         // Said once: the time both devices timed (a run stopped by a newer start is not news).
         var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []

@@ -169,8 +169,9 @@ extension Tracker {
         let query = DirectBinding(try db.cachedStatement(sql: "SELECT fields FROM sync_entity WHERE kind = ? AND uuid = ?"))
         try query.bind(entity.rawValue, at: 1)
         try query.bind(id, at: 2)
-        let text = try String.fetchOne(query.statement)
-        guard let text else { return nil }
+        guard try query.step() else { return nil }
+        let text = query.text(at: 0)
+        query.finish()
         do { return try StampedFields(text: text) } catch {
             throw TrackerError.storage("The merged fields of \(entity.rawValue) \(id) are damaged: \(error)")
         }
@@ -197,25 +198,21 @@ extension Tracker {
             + repeatElement("(?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
-    /// `keepSQL` of a whole group, made once.
-    static let wholeKeepSQL = keepSQL(insertRows)
+    /// `keepSQL` of each group's size, made once.
+    static let keepSQLs = groupSQL(keepSQL)
 
-    /// `keep` for many entities, `insertRows` to a statement.
+    /// `keep` for many entities, in groups of rows to a statement (`rowGroups`).
     static func keepAll(_ entries: [(key: EntityKey, fields: StampedFields)], _ db: Database) throws {
-        var start = 0
-        while start < entries.count {
-            let group = entries[start..<min(entries.count, start + insertRows)]
-            let write = DirectBinding(
-                try db.cachedStatement(sql: group.count == insertRows ? wholeKeepSQL : keepSQL(group.count)))
+        for group in rowGroups(entries.count) {
+            let write = DirectBinding(try db.cachedStatement(sql: keepSQLs[group.count]!))
             var index: Int32 = 1
-            for (key, fields) in group {
+            for (key, fields) in entries[group] {
                 try write.bind(key.entity.rawValue, at: index)
                 try write.bind(key.id, at: index + 1)
                 try write.bind(fields.text, at: index + 2)
                 index += 3
             }
             try write.execute()
-            start += group.count
         }
     }
 
@@ -226,12 +223,15 @@ extension Tracker {
         var stamps: [String: FieldStamp] = [:]
         for (name, field) in fields.fields {
             if read[field.stamp] == nil {
-                guard let row = try Row.fetchOne(statement, arguments: [field.stamp]) else {
+                let query = DirectBinding(statement)
+                try query.bind(field.stamp, at: 1)
+                guard try query.step() else {
                     throw TrackerError.storage("A merged field names stamp \(field.stamp), which is not kept.")
                 }
-                let counter: Int64 = row[1]
                 read[field.stamp] = FieldStamp(
-                    clock: HybridTime(wall: row[0], counter: UInt32(clamping: counter), device: row[2]), operation: row[3])
+                    clock: HybridTime(wall: query.int64(at: 0), counter: UInt32(clamping: query.int64(at: 1)), device: query.text(at: 2)),
+                    operation: query.text(at: 3))
+                query.finish()
             }
             stamps[name] = read[field.stamp]
         }
