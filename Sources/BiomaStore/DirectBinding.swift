@@ -6,17 +6,19 @@ import GRDBSQLite
 /// inserts, a merge's intervals): GRDB's `StatementArguments` box each value in an existential
 /// and validate the list on every execution, which cost a quarter of a ten-year insert.
 ///
-/// Made once per execution: it marks the statement's arguments as bound (`execute()` then only
-/// resets and steps it, keeping these bindings), and every parameter must then be bound before
-/// `execute()`. A statement bound here and later run through `execute(arguments:)` is bound
+/// Made once per execution: it resets the statement and clears its bindings, and every
+/// parameter must then be bound before `execute()` (or `step()`), which run it straight
+/// through SQLite. A statement bound here and later run through `execute(arguments:)` is bound
 /// again there as usual.
 struct DirectBinding {
     let statement: Statement
 
     init(_ statement: Statement) {
         self.statement = statement
-        // Clears the previous bindings and marks none needed; each is bound below.
-        statement.setUncheckedArguments(StatementArguments())
+        // Clears the previous run and bindings; each is bound below. (GRDB's own run of the
+        // statement binds its arguments again.)
+        sqlite3_reset(statement.sqliteStatement)
+        sqlite3_clear_bindings(statement.sqliteStatement)
     }
 
     /// SQLite copies the text before the call returns (the Swift string need not outlive it).
@@ -44,8 +46,13 @@ struct DirectBinding {
         try check(code)
     }
 
-    /// Runs the statement with the values bound.
-    func execute() throws { try statement.execute() }
+    /// Runs the statement with the values bound, straight through SQLite: GRDB's execution
+    /// (its arguments checked, its observers told) was a tenth of a peer's replay. Inside a
+    /// transaction GRDB began, on a connection with no transaction observer.
+    func execute() throws {
+        while try step() {}
+        sqlite3_reset(statement.sqliteStatement)
+    }
 
     /// Steps a query with the values bound: true with a row to read (`int64(at:)`,
     /// `text(at:)`, 0-based columns), false once done. Without GRDB's row and cursor, for the

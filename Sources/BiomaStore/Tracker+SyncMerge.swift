@@ -31,6 +31,10 @@ extension Tracker {
             // the order the entities first came (a peer's log makes them in uuid order).
             var kept: [EntityKey: StampedFields] = [:]
             var keptOrder: [EntityKey] = []
+            // The merged fields of the entities the batch names and the stamps they hold, read at
+            // once; the stamps this batch adds join them as they are made.
+            let stored = try Self.mergedFields(db, of: operations)
+            var stamps = try Self.stamps(db, ids: Set(stored.values.lazy.flatMap { $0.fields.values.lazy.map(\.stamp) }))
             let seen = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
             for operation in operations {
@@ -39,6 +43,7 @@ extension Tracker {
                 // Applied before (its stamp is here): nothing to do.
                 guard db.changesCount == 1 else { continue }
                 let stampID = db.lastInsertedRowID
+                stamps[stampID] = FieldStamp(clock: clock, operation: operation.id)
                 merged.operations += 1
                 if operation.entity == .interval, case .int(let end)? = operation.fields["end"] {
                     if let span = created[operation.entityID] {
@@ -49,8 +54,8 @@ extension Tracker {
                 }
                 var merged: StampedFields
                 let key = EntityKey(entity: operation.entity, id: operation.entityID)
-                if let current = try kept[key] ?? Self.mergedFields(db, operation.entity, operation.entityID) {
-                    let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current))
+                if let current = kept[key] ?? stored[key] {
+                    let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current, known: &stamps))
                     guard !winners.isEmpty else { continue }
                     merged = current
                     merged.set(winners, stamp: stampID)
@@ -216,25 +221,69 @@ extension Tracker {
         }
     }
 
-    /// The operation (clock and id) behind each of `fields`.
-    static func stamps(_ db: Database, of fields: StampedFields) throws -> [String: FieldStamp] {
-        let statement = try db.cachedStatement(sql: "SELECT wall, counter, device, op FROM sync_stamp WHERE id = ?")
-        var read: [Int64: FieldStamp] = [:]
+    /// The operation (clock and id) behind each of `fields`: from `known`, or read (and then known).
+    static func stamps(_ db: Database, of fields: StampedFields, known: inout [Int64: FieldStamp]) throws -> [String: FieldStamp] {
         var stamps: [String: FieldStamp] = [:]
         for (name, field) in fields.fields {
-            if read[field.stamp] == nil {
-                let query = DirectBinding(statement)
-                try query.bind(field.stamp, at: 1)
-                guard try query.step() else {
+            if known[field.stamp] == nil {
+                known.merge(try self.stamps(db, ids: [field.stamp])) { old, _ in old }
+                guard known[field.stamp] != nil else {
                     throw TrackerError.storage("A merged field names stamp \(field.stamp), which is not kept.")
                 }
-                read[field.stamp] = FieldStamp(
-                    clock: HybridTime(wall: query.int64(at: 0), counter: UInt32(clamping: query.int64(at: 1)), device: query.text(at: 2)),
-                    operation: query.text(at: 3))
-                query.finish()
             }
-            stamps[name] = read[field.stamp]
+            stamps[name] = known[field.stamp]
         }
         return stamps
+    }
+
+    /// The operation (clock and id) of each of the stamps `ids` (those kept), a group of them
+    /// to a query.
+    static func stamps(_ db: Database, ids: Set<Int64>) throws -> [Int64: FieldStamp] {
+        let ids = Array(ids)
+        var stamps: [Int64: FieldStamp] = [:]
+        stamps.reserveCapacity(ids.count)
+        for group in rowGroups(ids.count) {
+            let query = DirectBinding(try db.cachedStatement(sql: stampsSQLs[group.count]!))
+            for (index, id) in ids[group].enumerated() { try query.bind(id, at: Int32(index + 1)) }
+            while try query.step() {
+                stamps[query.int64(at: 0)] = FieldStamp(
+                    clock: HybridTime(wall: query.int64(at: 1), counter: UInt32(clamping: query.int64(at: 2)), device: query.text(at: 3)),
+                    operation: query.text(at: 4))
+            }
+        }
+        return stamps
+    }
+
+    static let stampsSQLs = groupSQL { rows in
+        "SELECT id, wall, counter, device, op FROM sync_stamp WHERE id IN (" + repeatElement("?", count: rows).joined(separator: ", ") + ")"
+    }
+
+    /// The merged fields of the entities `operations` name (those kept), a group of them to a
+    /// query.
+    static func mergedFields(_ db: Database, of operations: [SyncOperation]) throws -> [EntityKey: StampedFields] {
+        var named: [SyncEntity: [String]] = [:]
+        var seen: Set<EntityKey> = []
+        for operation in operations where seen.insert(EntityKey(entity: operation.entity, id: operation.entityID)).inserted {
+            named[operation.entity, default: []].append(operation.entityID)
+        }
+        var stored: [EntityKey: StampedFields] = [:]
+        for (entity, ids) in named {
+            for group in rowGroups(ids.count) {
+                let query = DirectBinding(try db.cachedStatement(sql: entitiesSQLs[group.count]!))
+                try query.bind(entity.rawValue, at: 1)
+                for (index, id) in ids[group].enumerated() { try query.bind(id, at: Int32(index + 2)) }
+                while try query.step() {
+                    let id = query.text(at: 0)
+                    do { stored[EntityKey(entity: entity, id: id)] = try StampedFields(text: query.text(at: 1)) } catch {
+                        throw TrackerError.storage("The merged fields of \(entity.rawValue) \(id) are damaged: \(error)")
+                    }
+                }
+            }
+        }
+        return stored
+    }
+
+    static let entitiesSQLs = groupSQL { rows in
+        "SELECT uuid, fields FROM sync_entity WHERE kind = ? AND uuid IN (" + repeatElement("?", count: rows).joined(separator: ", ") + ")"
     }
 }
