@@ -21,7 +21,7 @@ extension Tracker {
         var after = model
         var stoppedAt: Micros?
         try writeOrThrow { db in
-            try db.execute(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1")
+            try db.cachedStatement(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1").execute()
             var touched: [SyncEntity: Set<String>] = [:]
             // Closed intervals first seen in this batch (their span as created), and an end the
             // peer then moved earlier in the same batch: its own cut, read with the creation.
@@ -67,11 +67,12 @@ extension Tracker {
                 touched[operation.entity, default: []].insert(operation.entityID)
             }
             try Self.keepAll(keptOrder.map { ($0, kept[$0]!) }, db)
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO sync_peer (device, segment, offset, sequence, last_op_us, problem)
                         VALUES (?, ?, ?, ?, ?, ?)
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     peer.device, peer.segment, peer.offset, peer.sequence,
                     operations.last?.clock.wall ?? peer.lastOperation, peer.problem,
@@ -89,9 +90,8 @@ extension Tracker {
             intervals.formUnion(materializer.referencing)
             merged.overlaps = try materializer.writeIntervals(intervals)
             merged.overlaps += try Self.timedBeforeACut(created, movedEnd, db)
-            try db.execute(
-                sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1",
-                arguments: [clock.wall, Int64(clock.counter)])
+            try db.cachedStatement(sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1")
+                .execute(arguments: [clock.wall, Int64(clock.counter)])
             // Only projects, tasks and presets are read back into the model (intervals are not
             // kept in it): a slice of intervals alone leaves it as it was.
             if touched.keys.contains(where: { $0 != .interval }) {
@@ -199,8 +199,9 @@ extension Tracker {
 
     /// Keeps `rows` entities' merged fields in one statement.
     static func keepSQL(_ rows: Int) -> String {
-        "INSERT OR REPLACE INTO sync_entity (kind, uuid, fields) VALUES "
+        "INSERT INTO sync_entity (kind, uuid, fields) VALUES "
             + repeatElement("(?, ?, ?)", count: rows).joined(separator: ", ")
+            + " ON CONFLICT (kind, uuid) DO UPDATE SET fields = excluded.fields"
     }
 
     /// `keepSQL` of each group's size, made once.
