@@ -12,16 +12,10 @@ extension DaemonAccess {
         try call(member, arguments, interface: ContractNames.interface)
     }
 
-    func properties(of interface: String = ContractNames.interface) throws(ClientFailure) -> [String: DBusValue] {
-        try call("GetAll", [.string(interface)], interface: ContractNames.propertiesInterface).first?.vardict ?? [:]
-    }
-
-    func workStatus() throws(ClientFailure) -> WorkStatus {
-        WorkStatus.table.decode(try properties(), over: WorkStatus())
-    }
-
-    func tasksStatus() throws(ClientFailure) -> TasksStatus {
-        TasksStatus.table.decode(try properties(of: ContractNames.tasksInterface), over: TasksStatus())
+    /// The state `State`'s interface publishes now: one `GetAll`, decoded with its table.
+    func state<State: PublishedState>(_: State.Type) throws(ClientFailure) -> State {
+        let answer = try call("GetAll", [.string(State.table.interface)], interface: ContractNames.propertiesInterface)
+        return State.table.decode(answer.first?.vardict ?? [:], over: State())
     }
 }
 

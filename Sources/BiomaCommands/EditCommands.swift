@@ -57,7 +57,7 @@ struct Log: ParsableCommand {
         }
         let rows = IntervalListing.rows(
             try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first)
-        let names = try client.workStatus().projectNames
+        let names = try client.state(WorkStatus.self).projectNames
         let now = commandNow()
         if json {
             let items = JSON.objects(rows) { r in

@@ -202,12 +202,12 @@ struct FocusStatusCommand: ParsableCommand {
 
     func run() throws {
         let client = try daemonClient()
-        let focus = FocusStatus.table.decode(try client.properties(of: ContractNames.focusInterface), over: FocusStatus())
+        let focus = try client.state(FocusStatus.self)
         let now = commandNow()
         if json {
             say(FocusText.json(focus, now: now).text)
         } else {
-            let projects = try client.workStatus().projects
+            let projects = try client.state(WorkStatus.self).projects
             say(FocusText.line(focus, now: now, projectName: projects.first { $0.id == focus.project }?.name))
         }
     }
@@ -228,7 +228,7 @@ struct FocusHistoryCommand: ParsableCommand {
 
     func run() throws {
         let client = try daemonClient()
-        let status = try client.workStatus()
+        let status = try client.state(WorkStatus.self)
         let first = from ?? to ?? status.day
         let phases = PhaseListing.rows(
             try client.call(

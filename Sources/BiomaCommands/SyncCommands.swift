@@ -32,7 +32,7 @@ struct SyncEnable: ParsableCommand {
         let folder = CommandContext.current.absolute(directory)
         _ = try daemonClient().call(
             BIOMATIMER_SYNC1_ENABLE, [.string(folder), .string(name ?? "")], interface: ContractNames.syncInterface)
-        let status = try syncStatus()
+        let status = try daemonClient().state(SyncStatus.self)
         say("Sync on: \(status.folder) as \(status.deviceName) (\(status.deviceId)).")
     }
 }
@@ -53,7 +53,7 @@ struct SyncStatusCommand: ParsableCommand {
     @Flag(help: "JSON for scripts.") var json = false
 
     func run() throws {
-        let status = try syncStatus()
+        let status = try daemonClient().state(SyncStatus.self)
         if json {
             let devices: [JSON] = status.devices.map { row in
                 .fields([
@@ -87,9 +87,4 @@ struct SyncStatusCommand: ParsableCommand {
         }
         if status.behind > 0 { say("Not merged yet: \(status.behind) operations.") }
     }
-}
-
-/// `Sync1`'s properties, read through its table.
-func syncStatus() throws(ClientFailure) -> SyncStatus {
-    SyncStatus.table.decode(try daemonClient().properties(of: ContractNames.syncInterface), over: SyncStatus())
 }

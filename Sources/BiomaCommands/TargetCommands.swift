@@ -67,7 +67,7 @@ struct TargetShow: ParsableCommand {
     func run() throws {
         let client = try daemonClient()
         let listing = try client.call(BIOMATIMER_TIMER1_LIST_TARGETS).first.flatMap(TargetsListing.init) ?? TargetsListing()
-        let status = try client.workStatus()
+        let status = try client.state(WorkStatus.self)
         let (days, since, sinceSource) = (listing.days, listing.balanceSince, listing.balanceSinceSource)
         let now = commandNow()
         let elapsed = status.running ? max(0, now - status.updatedAt) : 0

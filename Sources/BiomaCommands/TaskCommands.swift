@@ -64,7 +64,7 @@ struct TaskList: ParsableCommand {
         let client = try daemonClient()
         let tasks = TaskListing.rows(
             try client.call(BIOMATIMER_TASKS1_LIST_TASKS, [.boolean(all)], interface: ContractNames.tasksInterface).first)
-        let names = try client.workStatus().projectNames
+        let names = try client.state(WorkStatus.self).projectNames
         let none = all ? "No tasks yet. Add one with: biomatimer task add TITLE [--due WHEN]" : "No open tasks."
         sayRows(tasks, asJSON: json, json: { Self.rowsJSON($0, names: names) }, none: none) {
             Self.sayLines($0, names: names)

@@ -34,7 +34,7 @@ struct TaskwarriorCommand: ParsableCommand {
             } else {
                 // Start resumes the project that stopped with work: a task without one runs none.
                 _ = try callDaemon(BIOMATIMER_TIMER1_START)
-                if try !daemonClient().workStatus().activeProject.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_STOP_PROJECT) }
+                if try !daemonClient().state(WorkStatus.self).activeProject.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_STOP_PROJECT) }
             }
             if !note.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_SET_NOTE, [.string(note)]) }
             say("biomatimer: tracking \(project.map { TextEscaping.singleLine($0) } ?? "work"): \(TextEscaping.singleLine(note))")
@@ -60,7 +60,7 @@ private struct RunningTask {
     var note: String
 
     static func read() throws -> RunningTask? {
-        let status = try daemonClient().workStatus()
+        let status = try daemonClient().state(WorkStatus.self)
         guard status.running else { return nil }
         let today = try callDaemon(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(status.day), .string(status.day)])
         let intervals = IntervalListing.rows(today.first)

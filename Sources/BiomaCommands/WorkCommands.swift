@@ -51,9 +51,9 @@ struct Status: ParsableCommand {
         let shown = json ? "json" : format
         let read = Result { () throws(ClientFailure) -> WidgetState in
             let client = try daemonClient()
-            var state = WidgetState(timer: try client.workStatus())
-            state.tasks = try client.tasksStatus()
-            state.focus = FocusStatus.table.decode(try client.properties(of: ContractNames.focusInterface), over: FocusStatus())
+            var state = WidgetState(timer: try client.state(WorkStatus.self))
+            state.tasks = try client.state(TasksStatus.self)
+            state.focus = try client.state(FocusStatus.self)
             return state
         }
         if case .failure(let failure) = read, failure.exitCode == ExitCode.unavailable, let format, !json {

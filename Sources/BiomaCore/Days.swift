@@ -188,3 +188,9 @@ public struct DayRules: Sendable, Equatable {
         }
     }
 }
+
+/// The span a report covers: the day, week, month or year containing a day, whose days
+/// `DayRules.period(_:containing:)` gives.
+public enum ReportPeriod: String, Sendable, CaseIterable {
+    case day, week, month, year
+}

@@ -75,10 +75,6 @@ public struct DayTotals: Sendable, Equatable {
     }
 }
 
-public enum ReportPeriod: String, Sendable, CaseIterable {
-    case day, week, month, year
-}
-
 public struct ProjectTotal: Sendable, Equatable {
     public var id: String
     public var name: String

@@ -44,19 +44,4 @@ public final class DaemonClient {
             throw ClientFailure(error)
         }
     }
-
-    /// Every property of one interface, computed by the daemon at the moment of the call.
-    public func properties(of interface: String = ContractNames.interface) throws(ClientFailure) -> [String: DBusValue] {
-        try call("GetAll", [.string(interface)], interface: ContractNames.propertiesInterface).first?.vardict ?? [:]
-    }
-
-    /// The published state of the work timer, decoded with the interface's property table.
-    public func workStatus() throws(ClientFailure) -> WorkStatus {
-        WorkStatus.table.decode(try properties(), over: WorkStatus())
-    }
-
-    /// The published state of the task list.
-    public func tasksStatus() throws(ClientFailure) -> TasksStatus {
-        TasksStatus.table.decode(try properties(of: ContractNames.tasksInterface), over: TasksStatus())
-    }
 }

@@ -7,7 +7,7 @@ import DBusCore
 /// Nothing here moves by itself but `remaining` while `state` is `running`: a client computes
 /// `PhaseEndsAt − now` (equally `Remaining − (now − UpdatedAt)`), so the daemon sends one
 /// `PropertiesChanged` per transition and none per second.
-public struct FocusStatus: Sendable, Equatable {
+public struct FocusStatus: PublishedState {
     /// `State`: `off`, `running`, `paused`, `waiting` or `done`.
     public var state = FocusRunState.off
     /// `Kind`: `pomodoro`, `countdown`, `intervals`; `""` when off.

@@ -26,7 +26,7 @@ public struct SyncDeviceRow: ResultRow, Sendable {
 }
 
 /// The state `org.biomatimer.Sync1` publishes; `table` is that interface's list of properties.
-public struct SyncStatus: Sendable, Equatable {
+public struct SyncStatus: PublishedState {
     /// `Enabled`: changes are written to the folder and peers' are merged.
     public var enabled = false
     /// `Folder`: the sync folder, `""` while off.

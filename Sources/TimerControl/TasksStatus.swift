@@ -1,7 +1,7 @@
 import DBusCore
 
 /// The state `org.biomatimer.Tasks1` publishes; `table` is that interface's list of properties.
-public struct TasksStatus: Sendable, Equatable {
+public struct TasksStatus: PublishedState {
     /// `OpenTasks`: tasks not done.
     public var openTasks: UInt32 = 0
     /// `DueTasks`: open tasks whose due instant has passed.

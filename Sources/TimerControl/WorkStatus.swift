@@ -7,7 +7,7 @@ import DBusCore
 /// Time values are microseconds and hold at `updatedAt`: while `running`, `sessionTime` and
 /// `dailyTotal` advance at one second per second; while `activeProject` is not empty, so do
 /// the two project values.
-public struct WorkStatus: Sendable, Equatable {
+public struct WorkStatus: PublishedState {
     /// `Running`: the work timer is running.
     public var running = false
     /// `UpdatedAt`: µs since the Unix epoch at which the time values hold.
