@@ -7,20 +7,33 @@ import GRDB
 /// that keep intervals apart, which it records itself.
 struct SyncMaterializer {
     let db: Database
-    /// The merged fields this merge changed, by entity UUID (as kept in `sync_entity`: no need
-    /// to read them again).
-    let known: [String: StampedFields]
+    /// The merged fields this merge changed (as kept in `sync_entity`: no need to read them again).
+    let known: [Tracker.EntityKey: StampedFields]
     /// Intervals that name a project this merge made: written again now that it exists.
     var referencing: Set<String> = []
 
-    init(db: Database, known: [String: StampedFields] = [:]) {
+    init(db: Database, known: [Tracker.EntityKey: StampedFields] = [:]) {
         self.db = db
         self.known = known
     }
 
     func fields(_ entity: SyncEntity, _ id: String) throws -> [String: SyncValue] {
-        if let known = known[id] { return known.values }
+        if let known = known[Tracker.EntityKey(entity: entity, id: id)] { return known.values }
         return try Tracker.mergedFields(db, entity, id)?.values ?? [:]
+    }
+
+    /// An entity's field values, read where `known` has them without a copy of its own (a
+    /// peer's history writes thousands of intervals a slice).
+    struct FieldValues {
+        private let stamped: [String: StampedFields.Field]?
+        private let read: [String: SyncValue]
+
+        init(_ materializer: SyncMaterializer, _ entity: SyncEntity, _ id: String) throws {
+            stamped = materializer.known[Tracker.EntityKey(entity: entity, id: id)]?.fields
+            read = stamped == nil ? try materializer.fields(entity, id) : [:]
+        }
+
+        subscript(_ name: String) -> SyncValue? { stamped.map { $0[name]?.value } ?? read[name] }
     }
 
     /// Project UUID → local id, as read in this merge (projects are written before intervals).
@@ -213,9 +226,10 @@ struct SyncMaterializer {
         }
         var targets: [String: Target] = [:]
         var gone: Set<String> = []
+        targets.reserveCapacity(ids.count)
         // In any order: each is read on its own (a project not here yet waits whatever the order).
         for id in ids {
-            let fields = try fields(.interval, id)
+            let fields = try FieldValues(self, .interval, id)
             guard fields[SyncOperation.deletedField] != .bool(true), case .int(let start)? = fields["start"] else {
                 gone.insert(id)
                 continue
@@ -237,6 +251,7 @@ struct SyncMaterializer {
         // The merge's view: the intervals written here, and every interval already here that
         // overlaps one of them.
         var stretches: [String: SyncMerge.Stretch] = [:]
+        stretches.reserveCapacity(targets.count + 2)
         for (id, target) in targets { stretches[id] = SyncMerge.Stretch(id: id, start: target.start, end: target.end) }
         // Intervals here never overlap each other, so those overlapping the span the written
         // ones cover are the ones ending inside it, the first ending after it, and the open

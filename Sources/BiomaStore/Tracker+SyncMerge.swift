@@ -31,10 +31,13 @@ extension Tracker {
             // the order the entities first came (a peer's log makes them in uuid order).
             var kept: [EntityKey: StampedFields] = [:]
             var keptOrder: [EntityKey] = []
+            kept.reserveCapacity(operations.count)
+            keptOrder.reserveCapacity(operations.count)
             // The merged fields of the entities the batch names and the stamps they hold, read at
             // once; the stamps this batch adds join them as they are made.
             let stored = try Self.mergedFields(db, of: operations)
             var stamps = try Self.stamps(db, ids: Set(stored.values.lazy.flatMap { $0.fields.values.lazy.map(\.stamp) }))
+            stamps.reserveCapacity(stamps.count + operations.count)
             let seen = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
             for operation in operations {
@@ -77,11 +80,8 @@ extension Tracker {
                     peer.device, peer.segment, peer.offset, peer.sequence,
                     operations.last?.clock.wall ?? peer.lastOperation, peer.problem,
                 ])
-            var known: [String: StampedFields] = [:]
-            known.reserveCapacity(kept.count)
-            for (key, fields) in kept { known[key.id] = fields }
             // Entities first seen here and those changed: written from their fields in memory.
-            var materializer = SyncMaterializer(db: db, known: known)
+            var materializer = SyncMaterializer(db: db, known: kept)
             for table in SyncTable.all where table.entity != .interval {
                 for id in (touched[table.entity] ?? []).sorted() { try materializer.write(table, id) }
             }
