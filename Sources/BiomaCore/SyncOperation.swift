@@ -295,9 +295,8 @@ public struct StampedFields: Equatable, Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(2 + 48 * fields.count)
         out.append(UInt8(ascii: "{"))
-        for name in fields.keys.sorted() {
+        for (name, field) in fields.sorted(by: { $0.key < $1.key }) {
             if out.count > 1 { out.append(UInt8(ascii: ",")) }
-            let field = fields[name]!
             // An operation's field names need no escaping (`SyncOperation.isFieldName`).
             if name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_") }) {
                 out.append(UInt8(ascii: "\""))
@@ -307,13 +306,29 @@ public struct StampedFields: Equatable, Sendable {
                 out.append(contentsOf: JSON.quoted(name).utf8)
             }
             out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: "[")])
-            field.value.json.write(to: &out)
+            if case .int(let n) = field.value { Self.write(n, to: &out) } else { field.value.json.write(to: &out) }
             out.append(UInt8(ascii: ","))
-            out.append(contentsOf: String(field.stamp).utf8)
+            Self.write(field.stamp, to: &out)
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `n` in decimal, as `String(n)` writes it, without a string of its own.
+    static func write(_ n: Int64, to out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = n.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, 8 bits each
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+        }
     }
 
     public var values: [String: SyncValue] { fields.mapValues(\.value) }

@@ -38,6 +38,9 @@ final class BulkWork: @unchecked Sendable {
     /// The last write's worker, for the next write (see above), and how long (µs) the work
     /// it did since it was opened took.
     private var kept: (worker: Tracker, work: Int64)?
+    /// How many times a worker was kept: the turn that ends a kept worker ends only the one it
+    /// was queued for (one queued while a write ran comes after the next write has begun).
+    private var keptCount = 0
     /// How many workers writes have opened (the slices of one job share one), and whether one
     /// is kept now.
     private(set) var writersOpened = 0
@@ -180,9 +183,13 @@ final class BulkWork: @unchecked Sendable {
     private func keepForNextWrite(_ worker: Tracker, work: Int64) {
         if let kept { Self.end(kept) }
         kept = (worker, work)
-        // After whatever the work's answer queued for that turn (the next slice).
+        keptCount += 1
+        let count = keptCount
+        // After whatever the work's answer queued for that turn (the next slice). The same
+        // worker, kept again by a later write, is that write's to end: an older turn's check,
+        // kept back while the next write held the loop, runs only after it.
         loop.later { [self] in
-            guard !writing, let kept else { return }
+            guard !writing, keptCount == count, let kept else { return }
             self.kept = nil
             Self.end(kept)
         }

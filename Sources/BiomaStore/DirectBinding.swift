@@ -6,17 +6,19 @@ import GRDBSQLite
 /// inserts, a merge's intervals): GRDB's `StatementArguments` box each value in an existential
 /// and validate the list on every execution, which cost a quarter of a ten-year insert.
 ///
-/// Made once per execution: it marks the statement's arguments as bound (`execute()` then only
-/// resets and steps it, keeping these bindings), and every parameter must then be bound before
-/// `execute()`. A statement bound here and later run through `execute(arguments:)` is bound
+/// Made once per execution: it resets the statement and clears its bindings, and every
+/// parameter must then be bound before `execute()` (or `step()`), which run it straight
+/// through SQLite. A statement bound here and later run through `execute(arguments:)` is bound
 /// again there as usual.
 struct DirectBinding {
     let statement: Statement
 
     init(_ statement: Statement) {
         self.statement = statement
-        // Clears the previous bindings and marks none needed; each is bound below.
-        statement.setUncheckedArguments(StatementArguments())
+        // Clears the previous run and bindings; each is bound below. (GRDB's own run of the
+        // statement binds its arguments again.)
+        sqlite3_reset(statement.sqliteStatement)
+        sqlite3_clear_bindings(statement.sqliteStatement)
     }
 
     /// SQLite copies the text before the call returns (the Swift string need not outlive it).
@@ -44,8 +46,38 @@ struct DirectBinding {
         try check(code)
     }
 
-    /// Runs the statement with the values bound.
-    func execute() throws { try statement.execute() }
+    /// Runs the statement with the values bound, straight through SQLite: GRDB's execution
+    /// (its arguments checked, its observers told) was a tenth of a peer's replay. Inside a
+    /// transaction GRDB began, on a connection with no transaction observer.
+    func execute() throws {
+        while try step() {}
+        sqlite3_reset(statement.sqliteStatement)
+    }
+
+    /// Steps a query with the values bound: true with a row to read (`int64(at:)`,
+    /// `text(at:)`, 0-based columns), false once done. Without GRDB's row and cursor, for the
+    /// lookups a merge makes per operation; `finish()` once read.
+    func step() throws -> Bool {
+        switch sqlite3_step(statement.sqliteStatement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(statement.sqliteStatement)))
+            sqlite3_reset(statement.sqliteStatement)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+    }
+
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(statement.sqliteStatement, column) }
+
+    func text(at column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement.sqliteStatement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement.sqliteStatement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// Ends a query's reading (its read of the database is let go).
+    func finish() { sqlite3_reset(statement.sqliteStatement) }
 
     private func check(_ code: Int32) throws {
         guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "binding failed") }
@@ -63,5 +95,30 @@ extension DirectBinding {
         try stamp.bind(time.device, at: 3)
         try stamp.bind(id, at: 4)
         try stamp.execute()
+    }
+}
+
+extension Tracker {
+    /// Rows per statement for many rows: `insertRows`, then 16, 4 and 1 for the rest. A few
+    /// statement texts, each prepared once per connection (one for every remainder was
+    /// prepared again at nearly every slice of a merge).
+    static let groupSizes = [insertRows, 16, 4, 1]
+
+    /// `count` rows as the ranges each statement takes (`groupSizes`).
+    static func rowGroups(_ count: Int) -> [Range<Int>] {
+        var groups: [Range<Int>] = []
+        var start = 0
+        for size in groupSizes {
+            while count - start >= size {
+                groups.append(start..<start + size)
+                start += size
+            }
+        }
+        return groups
+    }
+
+    /// `sql(rows)` for each of `groupSizes`, made once.
+    static func groupSQL(_ sql: (Int) -> String) -> [Int: String] {
+        Dictionary(uniqueKeysWithValues: groupSizes.map { ($0, sql($0)) })
     }
 }

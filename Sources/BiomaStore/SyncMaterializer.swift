@@ -7,19 +7,33 @@ import GRDB
 /// that keep intervals apart, which it records itself.
 struct SyncMaterializer {
     let db: Database
-    /// Entities this merge saw for the first time, with all their fields (no need to read them).
-    let fresh: [String: [String: SyncValue]]
+    /// The merged fields this merge changed (as kept in `sync_entity`: no need to read them again).
+    let known: [Tracker.EntityKey: StampedFields]
     /// Intervals that name a project this merge made: written again now that it exists.
     var referencing: Set<String> = []
 
-    init(db: Database, fresh: [String: [String: SyncValue]] = [:]) {
+    init(db: Database, known: [Tracker.EntityKey: StampedFields] = [:]) {
         self.db = db
-        self.fresh = fresh
+        self.known = known
     }
 
     func fields(_ entity: SyncEntity, _ id: String) throws -> [String: SyncValue] {
-        if let known = fresh[id] { return known }
+        if let known = known[Tracker.EntityKey(entity: entity, id: id)] { return known.values }
         return try Tracker.mergedFields(db, entity, id)?.values ?? [:]
+    }
+
+    /// An entity's field values, read where `known` has them without a copy of its own (a
+    /// peer's history writes thousands of intervals a slice).
+    struct FieldValues {
+        private let stamped: [String: StampedFields.Field]?
+        private let read: [String: SyncValue]
+
+        init(_ materializer: SyncMaterializer, _ entity: SyncEntity, _ id: String) throws {
+            stamped = materializer.known[Tracker.EntityKey(entity: entity, id: id)]?.fields
+            read = stamped == nil ? try materializer.fields(entity, id) : [:]
+        }
+
+        subscript(_ name: String) -> SyncValue? { stamped.map { $0[name]?.value } ?? read[name] }
     }
 
     /// Project UUID → local id, as read in this merge (projects are written before intervals).
@@ -66,7 +80,8 @@ struct SyncMaterializer {
     mutating func write(_ table: SyncTable, _ id: String) throws {
         if table.entity == .project { projectIDs.known = [:] }
         let fields = try fields(table.entity, id)
-        let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?", arguments: [id]) ?? false
+        let exists =
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table.table) WHERE uuid = ?"), arguments: [id]) ?? false
         if fields[SyncOperation.deletedField] == .bool(true) {
             if exists { try db.cachedStatement(sql: "DELETE FROM \(table.table) WHERE uuid = ?").execute(arguments: [id]) }
             return
@@ -177,8 +192,14 @@ struct SyncMaterializer {
         return (name, key(name))
     }
 
-    /// `writeSQL` of a whole group, made once (a peer's history writes thousands).
-    static let wholeWriteSQL = writeSQL(Tracker.insertRows)
+    /// `writeSQL` and `deleteSQL` of each group's size, made once (a peer's history writes thousands).
+    static let writeSQLs = Tracker.groupSQL(writeSQL)
+    static let deleteSQLs = Tracker.groupSQL(deleteSQL)
+
+    /// Deletes `rows` intervals by uuid.
+    static func deleteSQL(_ rows: Int) -> String {
+        "DELETE FROM interval WHERE uuid IN (" + repeatElement("?", count: rows).joined(separator: ", ") + ")"
+    }
 
     /// Writes `rows` intervals by uuid: each made, or updated where it is here already.
     static func writeSQL(_ rows: Int) -> String {
@@ -205,9 +226,10 @@ struct SyncMaterializer {
         }
         var targets: [String: Target] = [:]
         var gone: Set<String> = []
+        targets.reserveCapacity(ids.count)
         // In any order: each is read on its own (a project not here yet waits whatever the order).
         for id in ids {
-            let fields = try fields(.interval, id)
+            let fields = try FieldValues(self, .interval, id)
             guard fields[SyncOperation.deletedField] != .bool(true), case .int(let start)? = fields["start"] else {
                 gone.insert(id)
                 continue
@@ -229,6 +251,7 @@ struct SyncMaterializer {
         // The merge's view: the intervals written here, and every interval already here that
         // overlaps one of them.
         var stretches: [String: SyncMerge.Stretch] = [:]
+        stretches.reserveCapacity(targets.count + 2)
         for (id, target) in targets { stretches[id] = SyncMerge.Stretch(id: id, start: target.start, end: target.end) }
         // Intervals here never overlap each other, so those overlapping the span the written
         // ones cover are the ones ending inside it, the first ending after it, and the open
@@ -266,7 +289,7 @@ struct SyncMaterializer {
             {
                 consider(row)
             }
-            if let row = try Row.fetchOne(db, sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL") {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL")) {
                 consider(row)
             }
         }
@@ -276,7 +299,12 @@ struct SyncMaterializer {
             cuts.append((id, ends[id] ?? nil))
         }
         // Deletes, then ends that close, then the rest: no moment with two open intervals.
-        for id in gone.sorted() { try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [id]) }
+        let goneIDs = gone.sorted()
+        for group in Tracker.rowGroups(goneIDs.count) {
+            let delete = DirectBinding(try db.cachedStatement(sql: Self.deleteSQLs[group.count]!))
+            for (index, id) in goneIDs[group].enumerated() { try delete.bind(id, at: Int32(index + 1)) }
+            try delete.execute()
+        }
         let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
         for cut in cuts.sorted(by: { $0.id < $1.id }) {
             let start = stretches[cut.id]!.start
@@ -295,21 +323,13 @@ struct SyncMaterializer {
             }
         }
         let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }
-        // Many intervals (a peer's history): the insert and update triggers set aside while
-        // they are written. Recording is off in a merge, so for these rows the triggers do
-        // nothing but cost a sub-program each (their uuid is given); set aside, the rows go in
-        // `Tracker.insertRows` to a statement, values bound straight to it.
-        var asides: [TriggerAside] = []
-        if ordered.count >= Tracker.bulkRows, try !SyncTable.isRecording(db) {
-            asides = [try TriggerAside("sync_interval_insert", db), try TriggerAside("sync_interval_update", db)]
-        }
-        var start = 0
-        while start < ordered.count {
-            let group = ordered[start..<min(ordered.count, start + Tracker.insertRows)]
-            let write = DirectBinding(
-                try db.cachedStatement(sql: group.count == Tracker.insertRows ? Self.wholeWriteSQL : Self.writeSQL(group.count)))
+        // `Tracker.insertRows` to a statement, values bound straight to it. The triggers stay:
+        // recording is off in a merge, so they record nothing (setting them aside changed the
+        // schema each slice, and every statement of both connections was prepared again).
+        for group in Tracker.rowGroups(ordered.count) {
+            let write = DirectBinding(try db.cachedStatement(sql: Self.writeSQLs[group.count]!))
             var index: Int32 = 1
-            for (id, target) in group {
+            for (id, target) in ordered[group] {
                 try write.bind(target.start, at: index)
                 try write.bind(target.end, at: index + 1)
                 try write.bind(target.project, at: index + 2)
@@ -319,9 +339,7 @@ struct SyncMaterializer {
                 index += 6
             }
             try write.execute()
-            start += group.count
         }
-        for aside in asides { try aside.restore() }
         // Said once: the time both devices timed (a run stopped by a newer start is not news).
         var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []
         for overlap in overlaps {

@@ -21,10 +21,8 @@ extension Tracker {
         var after = model
         var stoppedAt: Micros?
         try writeOrThrow { db in
-            try db.execute(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1")
+            try db.cachedStatement(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1").execute()
             var touched: [SyncEntity: Set<String>] = [:]
-            // Entities first seen in this batch, with their fields: written from memory.
-            var fresh: [String: [String: SyncValue]] = [:]
             // Closed intervals first seen in this batch (their span as created), and an end the
             // peer then moved earlier in the same batch: its own cut, read with the creation.
             var created: [String: (start: Micros, end: Micros)] = [:]
@@ -33,6 +31,13 @@ extension Tracker {
             // the order the entities first came (a peer's log makes them in uuid order).
             var kept: [EntityKey: StampedFields] = [:]
             var keptOrder: [EntityKey] = []
+            kept.reserveCapacity(operations.count)
+            keptOrder.reserveCapacity(operations.count)
+            // The merged fields of the entities the batch names and the stamps they hold, read at
+            // once; the stamps this batch adds join them as they are made.
+            let stored = try Self.mergedFields(db, of: operations)
+            var stamps = try Self.stamps(db, ids: Set(stored.values.lazy.flatMap { $0.fields.values.lazy.map(\.stamp) }))
+            stamps.reserveCapacity(stamps.count + operations.count)
             let seen = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
             for operation in operations {
@@ -41,6 +46,7 @@ extension Tracker {
                 // Applied before (its stamp is here): nothing to do.
                 guard db.changesCount == 1 else { continue }
                 let stampID = db.lastInsertedRowID
+                stamps[stampID] = FieldStamp(clock: clock, operation: operation.id)
                 merged.operations += 1
                 if operation.entity == .interval, case .int(let end)? = operation.fields["end"] {
                     if let span = created[operation.entityID] {
@@ -51,31 +57,31 @@ extension Tracker {
                 }
                 var merged: StampedFields
                 let key = EntityKey(entity: operation.entity, id: operation.entityID)
-                if let current = try kept[key] ?? Self.mergedFields(db, operation.entity, operation.entityID) {
-                    let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current))
-                    fresh[operation.entityID] = nil
+                if let current = kept[key] ?? stored[key] {
+                    let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current, known: &stamps))
                     guard !winners.isEmpty else { continue }
                     merged = current
                     merged.set(winners, stamp: stampID)
                 } else {
                     guard !operation.fields.isEmpty else { continue }
-                    fresh[operation.entityID] = operation.fields
                     merged = StampedFields(operation.fields, stamp: stampID)
                 }
                 if kept.updateValue(merged, forKey: key) == nil { keptOrder.append(key) }
                 touched[operation.entity, default: []].insert(operation.entityID)
             }
             try Self.keepAll(keptOrder.map { ($0, kept[$0]!) }, db)
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO sync_peer (device, segment, offset, sequence, last_op_us, problem)
                         VALUES (?, ?, ?, ?, ?, ?)
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     peer.device, peer.segment, peer.offset, peer.sequence,
                     operations.last?.clock.wall ?? peer.lastOperation, peer.problem,
                 ])
-            var materializer = SyncMaterializer(db: db, fresh: fresh)
+            // Entities first seen here and those changed: written from their fields in memory.
+            var materializer = SyncMaterializer(db: db, known: kept)
             for table in SyncTable.all where table.entity != .interval {
                 for id in (touched[table.entity] ?? []).sorted() { try materializer.write(table, id) }
             }
@@ -84,15 +90,18 @@ extension Tracker {
             intervals.formUnion(materializer.referencing)
             merged.overlaps = try materializer.writeIntervals(intervals)
             merged.overlaps += try Self.timedBeforeACut(created, movedEnd, db)
-            try db.execute(
-                sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1",
-                arguments: [clock.wall, Int64(clock.counter)])
-            let (loaded, _, _, _) = try Self.load(db)
-            after.projects = loaded.projects
-            after.nextProjectNumber = loaded.nextProjectNumber
-            after.tasks = loaded.tasks
-            after.nextTaskNumber = loaded.nextTaskNumber
-            after.presets = loaded.presets
+            try db.cachedStatement(sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1")
+                .execute(arguments: [clock.wall, Int64(clock.counter)])
+            // Only projects, tasks and presets are read back into the model (intervals are not
+            // kept in it): a slice of intervals alone leaves it as it was.
+            if touched.keys.contains(where: { $0 != .interval }) {
+                let (loaded, _, _, _) = try Self.load(db)
+                after.projects = loaded.projects
+                after.nextProjectNumber = loaded.nextProjectNumber
+                after.tasks = loaded.tasks
+                after.nextTaskNumber = loaded.nextTaskNumber
+                after.presets = loaded.presets
+            }
             let openAfter = try Self.openInterval(db)
             if openAfter?.uuid != openBefore?.uuid || openAfter?.segment != openBefore?.segment {
                 if let openBefore, openAfter?.uuid != openBefore.uuid {
@@ -155,7 +164,7 @@ extension Tracker {
     }
 
     static func openInterval(_ db: Database) throws -> (uuid: String, segment: OpenSegment)? {
-        try Row.fetchOne(db, sql: "SELECT uuid, start_us, project_id FROM interval WHERE end_us IS NULL").map {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT uuid, start_us, project_id FROM interval WHERE end_us IS NULL")).map {
             ($0[0], OpenSegment(start: $0[1], projectID: $0[2]))
         }
     }
@@ -165,8 +174,9 @@ extension Tracker {
         let query = DirectBinding(try db.cachedStatement(sql: "SELECT fields FROM sync_entity WHERE kind = ? AND uuid = ?"))
         try query.bind(entity.rawValue, at: 1)
         try query.bind(id, at: 2)
-        let text = try String.fetchOne(query.statement)
-        guard let text else { return nil }
+        guard try query.step() else { return nil }
+        let text = query.text(at: 0)
+        query.finish()
         do { return try StampedFields(text: text) } catch {
             throw TrackerError.storage("The merged fields of \(entity.rawValue) \(id) are damaged: \(error)")
         }
@@ -189,48 +199,92 @@ extension Tracker {
 
     /// Keeps `rows` entities' merged fields in one statement.
     static func keepSQL(_ rows: Int) -> String {
-        "INSERT OR REPLACE INTO sync_entity (kind, uuid, fields) VALUES "
+        "INSERT INTO sync_entity (kind, uuid, fields) VALUES "
             + repeatElement("(?, ?, ?)", count: rows).joined(separator: ", ")
+            + " ON CONFLICT (kind, uuid) DO UPDATE SET fields = excluded.fields"
     }
 
-    /// `keepSQL` of a whole group, made once.
-    static let wholeKeepSQL = keepSQL(insertRows)
+    /// `keepSQL` of each group's size, made once.
+    static let keepSQLs = groupSQL(keepSQL)
 
-    /// `keep` for many entities, `insertRows` to a statement.
+    /// `keep` for many entities, in groups of rows to a statement (`rowGroups`).
     static func keepAll(_ entries: [(key: EntityKey, fields: StampedFields)], _ db: Database) throws {
-        var start = 0
-        while start < entries.count {
-            let group = entries[start..<min(entries.count, start + insertRows)]
-            let write = DirectBinding(
-                try db.cachedStatement(sql: group.count == insertRows ? wholeKeepSQL : keepSQL(group.count)))
+        for group in rowGroups(entries.count) {
+            let write = DirectBinding(try db.cachedStatement(sql: keepSQLs[group.count]!))
             var index: Int32 = 1
-            for (key, fields) in group {
+            for (key, fields) in entries[group] {
                 try write.bind(key.entity.rawValue, at: index)
                 try write.bind(key.id, at: index + 1)
                 try write.bind(fields.text, at: index + 2)
                 index += 3
             }
             try write.execute()
-            start += group.count
         }
     }
 
-    /// The operation (clock and id) behind each of `fields`.
-    static func stamps(_ db: Database, of fields: StampedFields) throws -> [String: FieldStamp] {
-        let statement = try db.cachedStatement(sql: "SELECT wall, counter, device, op FROM sync_stamp WHERE id = ?")
-        var read: [Int64: FieldStamp] = [:]
+    /// The operation (clock and id) behind each of `fields`: from `known`, or read (and then known).
+    static func stamps(_ db: Database, of fields: StampedFields, known: inout [Int64: FieldStamp]) throws -> [String: FieldStamp] {
         var stamps: [String: FieldStamp] = [:]
         for (name, field) in fields.fields {
-            if read[field.stamp] == nil {
-                guard let row = try Row.fetchOne(statement, arguments: [field.stamp]) else {
+            if known[field.stamp] == nil {
+                known.merge(try self.stamps(db, ids: [field.stamp])) { old, _ in old }
+                guard known[field.stamp] != nil else {
                     throw TrackerError.storage("A merged field names stamp \(field.stamp), which is not kept.")
                 }
-                let counter: Int64 = row[1]
-                read[field.stamp] = FieldStamp(
-                    clock: HybridTime(wall: row[0], counter: UInt32(clamping: counter), device: row[2]), operation: row[3])
             }
-            stamps[name] = read[field.stamp]
+            stamps[name] = known[field.stamp]
         }
         return stamps
+    }
+
+    /// The operation (clock and id) of each of the stamps `ids` (those kept), a group of them
+    /// to a query.
+    static func stamps(_ db: Database, ids: Set<Int64>) throws -> [Int64: FieldStamp] {
+        let ids = Array(ids)
+        var stamps: [Int64: FieldStamp] = [:]
+        stamps.reserveCapacity(ids.count)
+        for group in rowGroups(ids.count) {
+            let query = DirectBinding(try db.cachedStatement(sql: stampsSQLs[group.count]!))
+            for (index, id) in ids[group].enumerated() { try query.bind(id, at: Int32(index + 1)) }
+            while try query.step() {
+                stamps[query.int64(at: 0)] = FieldStamp(
+                    clock: HybridTime(wall: query.int64(at: 1), counter: UInt32(clamping: query.int64(at: 2)), device: query.text(at: 3)),
+                    operation: query.text(at: 4))
+            }
+        }
+        return stamps
+    }
+
+    static let stampsSQLs = groupSQL { rows in
+        "SELECT id, wall, counter, device, op FROM sync_stamp WHERE id IN (" + repeatElement("?", count: rows).joined(separator: ", ") + ")"
+    }
+
+    /// The merged fields of the entities `operations` name (those kept), a group of them to a
+    /// query.
+    static func mergedFields(_ db: Database, of operations: [SyncOperation]) throws -> [EntityKey: StampedFields] {
+        var named: [SyncEntity: [String]] = [:]
+        var seen: Set<EntityKey> = []
+        for operation in operations where seen.insert(EntityKey(entity: operation.entity, id: operation.entityID)).inserted {
+            named[operation.entity, default: []].append(operation.entityID)
+        }
+        var stored: [EntityKey: StampedFields] = [:]
+        for (entity, ids) in named {
+            for group in rowGroups(ids.count) {
+                let query = DirectBinding(try db.cachedStatement(sql: entitiesSQLs[group.count]!))
+                try query.bind(entity.rawValue, at: 1)
+                for (index, id) in ids[group].enumerated() { try query.bind(id, at: Int32(index + 2)) }
+                while try query.step() {
+                    let id = query.text(at: 0)
+                    do { stored[EntityKey(entity: entity, id: id)] = try StampedFields(text: query.text(at: 1)) } catch {
+                        throw TrackerError.storage("The merged fields of \(entity.rawValue) \(id) are damaged: \(error)")
+                    }
+                }
+            }
+        }
+        return stored
+    }
+
+    static let entitiesSQLs = groupSQL { rows in
+        "SELECT uuid, fields FROM sync_entity WHERE kind = ? AND uuid IN (" + repeatElement("?", count: rows).joined(separator: ", ") + ")"
     }
 }

@@ -213,7 +213,8 @@ public struct SyncFolder: Sendable {
                 // The whole lines before it are still taken.
             }
             for line in lines {
-                let at = "\(name) byte \(batch.cursor.offset)"
+                // Where a problem is (made only when there is one: a replay reads every line).
+                var at: String { "\(name) byte \(batch.cursor.offset)" }
                 guard let line else {
                     batch.problem = "\(at): the line is not UTF-8"
                     return batch

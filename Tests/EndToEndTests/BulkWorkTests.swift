@@ -248,6 +248,33 @@ struct BulkWorkTests {
         #expect(waitUntil { (try? s.service.sync { () throws(BusError) in bulk.keepsAWorker }) == false })
     }
 
+    /// A job of many slices (a peer's log) starts each next write at the loop's next turn:
+    /// all of them take the first's worker (its prepared statements and page cache). The turn
+    /// that would have ended the worker after one slice runs while a later slice holds the
+    /// loop, and only after it: it must not end the worker that slice kept again.
+    @Test func everySliceOfAJobTakesTheFirstsWorker() throws {
+        let s = try Service()
+        defer { s.close() }
+        let now = s.clock.now()
+        let seen = Seen()
+        let (bulk, loop) = (s.timer.bulk, s.service.loop)
+        let opened = try s.service.sync { () throws(BusError) in bulk.writersOpened }
+        @Sendable func slice(_ number: Int) {
+            bulk.write({ worker -> [String] in
+                _ = try worker.addProject(name: "Slice \(number)", color: "", at: now)
+                return worker.projects.map(\.name)
+            }) { result in
+                guard number < 5, (try? result.get()) != nil else { return seen.set(result) }
+                loop.later { slice(number + 1) }
+            }
+        }
+        try s.service.sync { () throws(BusError) in slice(1) }
+        #expect(waitUntil { seen.result != nil })
+        #expect(try seen.result?.get() == (1...5).map { "Slice \($0)" })
+        #expect(try s.service.sync { () throws(BusError) in bulk.writersOpened } == opened + 1, "every slice took the first's worker")
+        #expect(waitUntil { (try? s.service.sync { () throws(BusError) in bulk.keepsAWorker }) == false })
+    }
+
     @Test func aFailedImportChangesNothingAndTheCallsKeptMeanwhileStillRun() throws {
         let s = try Service()
         defer { s.close() }

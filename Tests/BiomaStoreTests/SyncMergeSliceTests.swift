@@ -1,0 +1,78 @@
+import BiomaCore
+import Foundation
+import Testing
+
+@testable import BiomaStore
+
+/// A peer's long log merged in slices, as the daemon reads it: rows go in groups per statement
+/// (64, 16, 4 and 1), and a slice's entities and the stamps they hold are read a group to a
+/// query before it, the stamps the slice adds kept as they are made. However the log is cut,
+/// the history is the peer's.
+@Suite struct SyncMergeSliceTests {
+    static let now = t("2026-11-20T12:00:00+01:00")
+
+    /// Each way of cutting `count` operations: the slices' sizes.
+    static func slicings(_ count: Int) -> [[Int]] {
+        var uneven: [Int] = []
+        var left = count
+        for size in [1, 63, 64, 65, 5, 130, 17] where left > 0 {
+            uneven.append(min(size, left))
+            left -= min(size, left)
+        }
+        if left > 0 { uneven.append(left) }
+        return [[count], uneven, Array(repeating: 1, count: count)]
+    }
+
+    @Test func groupsCoverEveryRowOnceInOrder() {
+        for count in 0...(Tracker.insertRows * 2 + 30) {
+            let groups = Tracker.rowGroups(count)
+            #expect(groups.flatMap { Array($0) } == Array(0..<count), "\(count) rows")
+            #expect(groups.allSatisfy { Tracker.groupSizes.contains($0.count) }, "\(count) rows")
+        }
+    }
+
+    @Test func aLongHistoryMergesTheSameHoweverItIsCut() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.now)
+            let count = Tracker.insertRows * 2 + 21
+            // Created, all deleted, created again (the replay of a device that imported,
+            // reset, and imported again), then one changed and one deleted.
+            _ = try pair.a.importIntervals(BulkInsertTests.items(count), format: .timewarrior, at: Self.now)
+            try BulkInsertTests.drainBacklog(of: pair.a)
+            try pair.a.resetHistory(at: Self.now)
+            try BulkInsertTests.drainBacklog(of: pair.a)
+            let again = BulkInsertTests.first + 400 * hour
+            let added = try pair.a.importIntervals(BulkInsertTests.items(count, from: again), format: .timewarrior, at: Self.now)
+            try BulkInsertTests.drainBacklog(of: pair.a)
+            let ids = added.addedIDs.sorted()
+            try pair.a.deleteInterval(String(ids[3]), at: Self.now)
+            _ = try pair.a.addInterval(
+                start: again - 3 * hour, end: again - 2 * hour, project: nil, note: "added late", replace: false, at: Self.now)
+            let source = try pair.export(pair.a, at: Self.now)
+            let device = try pair.id(pair.a)
+            let log = pair.logs[device]!
+            #expect(log.count > count * 3)
+            for (index, sizes) in Self.slicings(log.count).enumerated() {
+                let reader = try Tracker(
+                    dataDirectory: dir.appendingPathComponent("reader\(index)"), rules: berlin, now: Self.now, bootID: boot)
+                try reader.enableSync(folder: "/sync", name: "R")
+                var start = 0
+                var applied = 0
+                for size in sizes {
+                    let merged = try reader.mergeSync(
+                        Array(log[start..<start + size]), peer: SyncPeerState(device: device), at: Self.now)
+                    applied += merged.operations
+                    start += size
+                }
+                #expect(applied == log.count, "slices \(sizes.prefix(8))")
+                #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == source, "slices \(sizes.prefix(8))")
+                // Read again (a cursor lost): every operation is known, nothing changes.
+                let twice = try reader.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now)
+                #expect(twice.operations == 0)
+                #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == source)
+                let rows = try reader.queryStringsForTesting("SELECT count(*) FROM interval")
+                #expect(rows == ["\(count)"])
+            }
+        }
+    }
+}
