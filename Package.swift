@@ -13,6 +13,11 @@
 
 import PackageDescription
 
+/// `make test` builds the tests optimized (`-c release`): a release build compiles a module
+/// whole, and the end-to-end suite as one unit took over five minutes on 2 cores; its files
+/// are compiled one by one instead (in parallel, as a debug build does).
+let fileByFile: [SwiftSetting] = [.unsafeFlags(["-no-whole-module-optimization"])]
+
 let package = Package(
     name: "biomatimer",
     products: [
@@ -209,7 +214,8 @@ let package = Package(
             dependencies: [
                 "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaInstall", "BiomaWidgets",
                 "BiomaReports", "BiomaText", "BiomaTray", "BiomaSystem", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: fileByFile
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,7 +8,7 @@ import Testing
 /// (`Tests/harness/syncthing-pair.py`). What one device appends arrives whole at the other,
 /// Syncthing's way of putting a file in place (a temporary name, then a rename) wakes the
 /// other side's `FolderWatch`, and the database never travels.
-@Suite(.ownThread, .timeLimit(.minutes(2))) struct SyncthingCarryTests {
+@Suite(.ownThreadLong, .timeLimit(.minutes(2))) struct SyncthingCarryTests {
     @Test func appendedOperationsArriveAndReadBackOnTheOtherMachine() throws {
         let pair = try SyncthingPair()
         let (pathA, pathB) = (pair.desk, pair.laptop)

@@ -11,7 +11,7 @@ import TestSupport
 /// a pipe that never ends, one that is slow, a terminal left alone — every other caller is
 /// answered, the daemon's memory stays put, and what cannot be read (a device, a socket) is
 /// refused at once. A caller that leaves takes its command with it; SIGTERM is honoured.
-@Suite(.ownThread, .timeLimit(.minutes(3)))
+@Suite(.ownThreadLong, .timeLimit(.minutes(3)))
 struct CallerInputTests {
     static let header = "project,color,start,end,duration\n"
     static let row = "Client A,#007AFF,2026-01-07T09:00:00Z,2026-01-07T10:00:00Z,1:00:00\n"

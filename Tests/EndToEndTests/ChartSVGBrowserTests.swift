@@ -96,7 +96,7 @@ struct BrowserRender {
 /// The documents of ChartSVGRenderTests, drawn by chromium: the same pixels at the same hours,
 /// and rsvg-convert's PNG and chromium's screenshot alike at sample points inside the shapes.
 /// One chromium launch per document; serialized so that the launches do not share the cores.
-@Suite(.ownThread, .serialized, .timeLimit(.minutes(3)))
+@Suite(.ownThreadLong, .serialized, .timeLimit(.minutes(3)))
 struct ChartSVGBrowserTests {
     /// Points inside the segments, the hour ticks' gaps and the legend, away from edges.
     static let samples: [(x: Double, y: Double)] =

@@ -9,7 +9,7 @@ import TestSupport
 /// unprivileged user in a fresh dbus-run-session, through the system's activation file), their
 /// private memory stays within the goals, and `apt-get remove` takes every file it installed but
 /// its conffile (`purge` that too) and none of the user's data.
-@Suite(.ownThread, .timeLimit(.minutes(3)))
+@Suite(.ownThreadLong, .timeLimit(.minutes(3)))
 struct DebPackageTests {
     static let folder = repositoryRoot.appendingPathComponent(".build/deb")
     static let programs = [

@@ -7,7 +7,7 @@ import TestSupport
 /// The front carries the command line to the daemon (`Run`): files are the caller's (opened by
 /// the front, passed as descriptors), questions are asked on the caller's terminal, colour,
 /// width and time zone are the caller's, and the shells complete through it.
-@Suite(.ownThread, .timeLimit(.minutes(3)))
+@Suite(.ownThreadLong, .timeLimit(.minutes(3)))
 struct FrontTests {
     static let tool = productsDirectory.appendingPathComponent("biomatimer-tool").path
 

@@ -8,7 +8,7 @@ import TestSupport
 /// `biomatimer install` wrote and the daemon its activation file starts, on the session's
 /// own bus (Tests/harness/xvfb-gnome-shell.sh). Screenshots are read for the dot's solid
 /// colour (text pixels come out a step off; fills are exact); clicks go through xdotool.
-@Suite(.ownThread, .timeLimit(.minutes(3)))
+@Suite(.ownThreadLong, .timeLimit(.minutes(3)))
 struct GnomeShellTests {
     static let tools = [
         "/usr/bin/gnome-shell", "/usr/bin/Xvfb", "/usr/bin/xwd", "/usr/bin/xwdtopnm", "/usr/bin/pnmtopng", "/usr/bin/xdotool",

@@ -9,7 +9,7 @@ import TestSupport
 /// template on a private system bus, the daemon under libfaketime so the test moves its clock
 /// an hour while the machine "sleeps", and the mock notification server for the offer on
 /// return. And a daemon with no system bus at all.
-@Suite(.ownThread, .timeLimit(.minutes(2)))
+@Suite(.ownThreadLong, .timeLimit(.minutes(2)))
 struct LogindTests {
     /// The mock logind on `bus`, with a session of this uid.
     final class Logind: @unchecked Sendable {

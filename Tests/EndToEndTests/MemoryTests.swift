@@ -8,7 +8,7 @@ import TestSupport
 /// importing ten years of history (Timewarrior's export of BenchStore's ten years: ~40
 /// intervals a day, 12 projects) and exporting it again is back near its idle size, instead of
 /// keeping the peak until a restart.
-@Suite(.ownThread, .timeLimit(.minutes(10)))
+@Suite(.ownThreadLong, .timeLimit(.minutes(10)))
 struct MemoryTests {
     /// `Private_Dirty` of `/proc/PID/smaps_rollup`, in kB.
     static func privateDirty(_ pid: pid_t) throws -> Int {

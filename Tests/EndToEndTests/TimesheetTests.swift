@@ -6,7 +6,7 @@ import TestSupport
 /// `report --html` and `report --pdf` end to end: the real daemon under libfaketime (Friday
 /// 2026-11-20, 18:00 UTC) and the real CLI; the HTML drawn by headless chromium, the PDF read
 /// back by poppler's pdftotext and drawn by pdftoppm, their colours counted by png_pixels.py.
-@Suite(.ownThread, .serialized, .timeLimit(.minutes(4)))
+@Suite(.ownThreadLong, .serialized, .timeLimit(.minutes(4)))
 struct TimesheetTests {
     typealias Daemon = NotesEndToEndTests.Daemon
     static let hostileClient = "<img src=x onerror=alert(1)> & 'ACME'"

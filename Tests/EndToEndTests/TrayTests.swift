@@ -101,7 +101,7 @@ extension [String: Any] {
     var id: Int { self["id"] as? Int ?? -1 }
 }
 
-@Suite(.ownThread, .serialized) struct TrayTests {
+@Suite(.ownThreadLong, .serialized) struct TrayTests {
     static let binary = DaemonFixture.binary
 
     /// A daemon with two projects, Client A running; the tray started on the same bus, with

@@ -7,7 +7,7 @@ import Testing
 /// A right click opens its menu (a GTK popup): the popup shows in a headless sway with the
 /// virtual pointer of wl-click.py; it once seemed not to because the stopped tray was `Passive`,
 /// which waybar hides, so the click hit no icon.
-@Suite(.ownThread, .serialized) struct TrayWaybarTests {
+@Suite(.ownThreadLong, .serialized) struct TrayWaybarTests {
     /// `icon`: the colour the tray icon is drawn in (RRGGBB); the harness waits until the bar
     /// shows it before its screenshot or clicks.
     static func harness(

@@ -5,7 +5,8 @@ import Foundation
 public let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// The folder holding the built products (`biomatimer`, the test bundle): `.build*/debug`.
+/// The folder holding the built products (`biomatimer`, the test bundle): `.build*/debug`, or
+/// `.build-tests/release` under `make test`.
 public let productsDirectory: URL = {
     // The test runner is `…/debug/<package>PackageTests.xctest` (a file on Linux); the
     // executables sit next to it.
