@@ -177,6 +177,11 @@ extension Tracker {
         guard try query.step() else { return nil }
         let text = query.text(at: 0)
         query.finish()
+        return try storedFields(text, entity, id)
+    }
+
+    /// Merged fields as `sync_entity` keeps them (`text`), or a storage error naming the entity.
+    static func storedFields(_ text: String, _ entity: SyncEntity, _ id: String) throws -> StampedFields {
         do { return try StampedFields(text: text) } catch {
             throw TrackerError.storage("The merged fields of \(entity.rawValue) \(id) are damaged: \(error)")
         }
@@ -275,9 +280,7 @@ extension Tracker {
                 for (index, id) in ids[group].enumerated() { try query.bind(id, at: Int32(index + 2)) }
                 while try query.step() {
                     let id = query.text(at: 0)
-                    do { stored[EntityKey(entity: entity, id: id)] = try StampedFields(text: query.text(at: 1)) } catch {
-                        throw TrackerError.storage("The merged fields of \(entity.rawValue) \(id) are damaged: \(error)")
-                    }
+                    stored[EntityKey(entity: entity, id: id)] = try storedFields(query.text(at: 1), entity, id)
                 }
             }
         }
