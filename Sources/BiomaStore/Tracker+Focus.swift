@@ -37,14 +37,14 @@ extension Tracker {
         if let cached = focusCompletedCache, cached.day == day { return cached.count }
         let count: Int
         do {
-            count = try database.read({ db in
+            count = try Self.read(database) { db in
                 try Int.fetchOne(
-                    db,
-                    sql: """
-                        SELECT count(*) FROM focus_phase
-                        WHERE end_us > ? AND end_us <= ? AND completed = 1 AND phase IN ('work', 'active')
-                        """, arguments: [low, high])
-            }) ?? 0
+                    db.cachedStatement(
+                        sql: """
+                            SELECT count(*) FROM focus_phase
+                            WHERE end_us > ? AND end_us <= ? AND completed = 1 AND phase IN ('work', 'active')
+                            """), arguments: [low, high])
+            } ?? 0
         } catch {
             throw .storage("cannot read the completed focus phases: \(error)")
         }

@@ -1,6 +1,7 @@
 import BiomaCore
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Test hooks (internal; reached with @testable import).
 extension Tracker {
@@ -9,14 +10,28 @@ extension Tracker {
         try database.writeWithoutTransaction { try $0.execute(sql: sql) }
     }
 
+    /// How many times SQLite compiled again the statements the connection holds prepared (a
+    /// statement expired by a schema change or a pragma is compiled again at its next step).
+    func statementsCompiledAgainForTesting() -> Int {
+        database.unsafeRead { db in
+            var total: Int32 = 0
+            var statement = sqlite3_next_stmt(db.sqliteConnection, nil)
+            while let current = statement {
+                total += sqlite3_stmt_status(current, SQLITE_STMTSTATUS_REPREPARE, 0)
+                statement = sqlite3_next_stmt(db.sqliteConnection, current)
+            }
+            return Int(total)
+        }
+    }
+
     /// The first column of every row `sql` gives, as text.
     func queryStringsForTesting(_ sql: String) throws -> [String] {
-        try database.read { db in try Row.fetchAll(db, sql: sql).map { $0[0] as DatabaseValue }.map { "\($0.storage.value ?? "NULL")" } }
+        try Self.read(database) { db in try Row.fetchAll(db, sql: sql).map { $0[0] as DatabaseValue }.map { "\($0.storage.value ?? "NULL")" } }
     }
 
     /// SQLite's plans for the queries behind today's totals and reports.
     func queryPlansForTesting() throws -> [String] {
-        try database.read { db in
+        try Self.read(database) { db in
             let queries: [(String, StatementArguments)] = [(Tracker.overlapSQL, [0, 1]), (Tracker.afterSQL, [0])]
             return try queries.map { query in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }
@@ -28,7 +43,7 @@ extension Tracker {
     /// Every row of every table, as text, to compare the store before and after a call. The
     /// tables are read from the schema, so a table a migration adds is in the dump too.
     func dumpForTesting() throws -> String {
-        try database.read { db in
+        try Self.read(database) { db in
             var text = ""
             for table in try Self.tablesForTesting(db) {
                 // Sorted as text: the same rows give the same dump whatever their order.
@@ -42,7 +57,7 @@ extension Tracker {
 
     /// The names of every table of the store (SQLite's own and GRDB's bookkeeping aside).
     func tableNamesForTesting() throws -> [String] {
-        try database.read { try Self.tablesForTesting($0) }
+        try Self.read(database) { try Self.tablesForTesting($0) }
     }
 
     private static func tablesForTesting(_ db: Database) throws -> [String] {
@@ -56,14 +71,14 @@ extension Tracker {
 
     /// Every interval row by id, and the stopwatch's running part: what an undo restores.
     func historyForTesting() throws -> (rows: [IntervalRow], open: OpenSegment?, runs: [Micros?]) {
-        let rows = try database.read { try Row.fetchAll($0, sql: Tracker.rowSQL + " ORDER BY id").map(Tracker.intervalRow) }
+        let rows = try Self.read(database) { try Row.fetchAll($0, sql: Tracker.rowSQL + " ORDER BY id").map(Tracker.intervalRow) }
         return (rows, model.state.open, [model.state.workRunStart, model.state.projectRunStart])
     }
 
     /// SQLite's plans for the queries behind edits and undo (rows around an instant, by id,
     /// the running one, a journal entry's rows).
     func editQueryPlansForTesting() throws -> [String] {
-        try database.read { db in
+        try Self.read(database) { db in
             let queries: [(String, StatementArguments)] = [
                 (Tracker.rowSQL + " WHERE end_us > ? AND end_us <= ? ORDER BY end_us", [0, 1]),
                 (Tracker.rowSQL + " WHERE end_us > ? ORDER BY end_us LIMIT 1", [0]),

@@ -104,7 +104,7 @@ public final class Tracker: @unchecked Sendable {
         var loaded: (Model, heartbeat: Micros?, boot: String?, lastBackup: String?)
         do {
             try Schema.migrator.migrate(database)
-            loaded = try database.read(Tracker.load)
+            loaded = try Self.read(database, Tracker.load)
         } catch {
             throw failure(error, "read")
         }
@@ -282,9 +282,8 @@ public final class Tracker: @unchecked Sendable {
     public func heartbeat(at now: Micros) throws {
         takeDailyBackupIfDue(at: now)
         try writeOrThrow { db in
-            try db.execute(
-                sql: "UPDATE timer_state SET heartbeat_us = ?, boot_id = ? WHERE id = 1",
-                arguments: [now, bootID])
+            try db.cachedStatement(sql: "UPDATE timer_state SET heartbeat_us = ?, boot_id = ? WHERE id = 1")
+                .execute(arguments: [now, bootID])
         }
     }
 
@@ -315,7 +314,23 @@ public final class Tracker: @unchecked Sendable {
     }
 
     func readOrThrow<R>(_ body: (Database) throws -> R) throws -> R {
-        do { return try database.read(body) } catch { throw Tracker.storageError(error, doing: "read", path: path) }
+        do { return try Self.read(database, body) } catch { throw Tracker.storageError(error, doing: "read", path: path) }
+    }
+
+    /// One read of `queue` in a deferred transaction: every statement of `body` (which only
+    /// reads) sees one snapshot. Not GRDB's `read`, which turns `PRAGMA query_only` on and off
+    /// around it: SQLite expires every prepared statement of the connection at each change of
+    /// that pragma, so after each read every cached statement was compiled again at its next
+    /// use — over half of the daemon's work for a toggle.
+    static func read<R>(_ queue: DatabaseQueue, _ body: (Database) throws -> R) throws -> R {
+        try queue.unsafeRead { db in
+            var result: R?
+            try db.inTransaction(.deferred) {
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        }
     }
 
     /// One write transaction. With sync on, the changes it made become operations before it
