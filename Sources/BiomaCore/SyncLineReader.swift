@@ -33,14 +33,15 @@ enum SyncLineReader {
         return text.withUTF8 { bytes in
             var reader = JSONByteCursor(bytes: bytes)
             var fields: [String: StampedFields.Field] = [:]
+            fields.reserveCapacity(12)
             guard reader.literal("{") else { return nil }
             if reader.peek != UInt8(ascii: "}") {
                 while true {
                     // Any name the general reader takes (it is not checked there either), once.
-                    guard let name = reader.string(), fields[name] == nil, reader.literal(":["), let value = reader.value(),
-                        reader.literal(","), let stamp = reader.integer(), reader.literal("]")
+                    guard let name = reader.string(), reader.literal(":["), let value = reader.value(),
+                        reader.literal(","), let stamp = reader.integer(), reader.literal("]"),
+                        fields.updateValue(StampedFields.Field(value: value, stamp: stamp), forKey: name) == nil
                     else { return nil }
-                    fields[name] = StampedFields.Field(value: value, stamp: stamp)
                     if reader.peek == UInt8(ascii: "}") { break }
                     guard reader.literal(",") else { return nil }
                 }
@@ -72,11 +73,12 @@ extension JSONByteCursor {
     mutating func fields() -> [String: SyncValue]? {
         var fields: [String: SyncValue] = [:]
         if peek == UInt8(ascii: "}") { return fields }
+        // An interval's operation sets six fields, a project's ten: room for them at once.
+        fields.reserveCapacity(12)
         while true {
-            guard let name = string(), SyncOperation.isFieldName(name), fields[name] == nil, literal(":"),
-                let value = value()
+            guard let bytes = stringBytes(), SyncOperation.isFieldName(bytes: bytes), literal(":"), let value = value(),
+                fields.updateValue(value, forKey: String(decoding: bytes, as: UTF8.self)) == nil
             else { return nil }
-            fields[name] = value
             guard fields.count <= SyncOperation.maxFields else { return nil }
             if peek == UInt8(ascii: "}") { return fields }
             guard literal(",") else { return nil }

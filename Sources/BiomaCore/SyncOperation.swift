@@ -197,7 +197,13 @@ public struct SyncOperation: Equatable, Sendable {
     }
 
     static func isFieldName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
+        var name = name
+        return name.withUTF8(isFieldName(bytes:))
+    }
+
+    /// `isFieldName` of a name's UTF-8 bytes (read in place: a replay checks every field of
+    /// every line).
+    static func isFieldName(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first, (0x61...0x7A).contains(first), bytes.count <= 32 else { return false }
         return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_") }
     }
@@ -291,7 +297,11 @@ public struct StampedFields: Equatable, Sendable {
     }
 
     /// Written byte by byte (a merge writes one per operation it applies).
-    public var text: String {
+    public var text: String { String(decoding: utf8Text, as: UTF8.self) }
+
+    /// `text`'s UTF-8 bytes, as the store binds them (without a string made and checked
+    /// between).
+    public var utf8Text: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(2 + 48 * fields.count)
         out.append(UInt8(ascii: "{"))
@@ -312,7 +322,7 @@ public struct StampedFields: Equatable, Sendable {
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "}"))
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// `n` in decimal, as `String(n)` writes it, without a string of its own.

@@ -46,6 +46,16 @@ struct DirectBinding {
         try check(code)
     }
 
+    /// Text given as its UTF-8 bytes (`bytes` is not empty).
+    func bind(utf8 bytes: [UInt8], at index: Int32) throws {
+        let code = bytes.withUnsafeBufferPointer { buffer in
+            sqlite3_bind_text(
+                statement.sqliteStatement, index, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
+                Int32(buffer.count), Self.transient)
+        }
+        try check(code)
+    }
+
     /// Runs the statement with the values bound, straight through SQLite: GRDB's execution
     /// (its arguments checked, its observers told) was a tenth of a peer's replay. Inside a
     /// transaction GRDB began, on a connection with no transaction observer.

@@ -192,7 +192,7 @@ extension Tracker {
         let write = DirectBinding(try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_entity (kind, uuid, fields) VALUES (?, ?, ?)"))
         try write.bind(entity.rawValue, at: 1)
         try write.bind(id, at: 2)
-        try write.bind(fields.text, at: 3)
+        try write.bind(utf8: fields.utf8Text, at: 3)
         try write.execute()
     }
 
@@ -220,7 +220,7 @@ extension Tracker {
             for (key, fields) in entries[group] {
                 try write.bind(key.entity.rawValue, at: index)
                 try write.bind(key.id, at: index + 1)
-                try write.bind(fields.text, at: index + 2)
+                try write.bind(utf8: fields.utf8Text, at: index + 2)
                 index += 3
             }
             try write.execute()
