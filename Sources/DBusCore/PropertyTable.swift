@@ -78,10 +78,14 @@ public struct PropertyColumn<Root>: Sendable {
     /// Sent with every `PropertiesChanged` of the interface, changed or not (values that only
     /// hold at an instant, like a stopwatch's reading and that instant).
     public let alwaysSent: Bool
-    let encode: @Sendable (Root) -> DBusValue
+    @usableFromInline let encode: @Sendable (Root) -> DBusValue
     /// False when the value has another type (nothing is assigned then).
-    let assign: @Sendable (DBusValue, inout Root) -> Bool
+    @usableFromInline let assign: @Sendable (DBusValue, inout Root) -> Bool
 
+    /// Inlinable: made where the table is, with the key path a literal there, the compiler
+    /// reads and writes the stored property directly rather than through the runtime's key
+    /// path projection (each listing row encoded and decoded went through it, field by field).
+    @inlinable
     public init<Value: DBusPropertyValue>(
         _ name: String, _ keyPath: WritableKeyPath<Root, Value> & Sendable, alwaysSent: Bool = false
     ) {
@@ -155,7 +159,9 @@ extension String: DBusPropertyValue {
 
 extension Array: DBusPropertyValue where Element: DBusPropertyValue {
     public static var dbusType: DBusType { .array(Element.dbusType) }
-    public var dbusValue: DBusValue { .array(Element.dbusType, map(\.dbusValue)) }
+    // A closure, not `map(\.dbusValue)`: in generic code that key path is made anew at each
+    // call and read through the runtime (a sixth of a listing's encoding).
+    public var dbusValue: DBusValue { .array(Element.dbusType, map { $0.dbusValue }) }
     public init?(dbusValue: DBusValue) {
         guard case .array(let type, let items) = dbusValue, type == Element.dbusType else { return nil }
         var out: [Element] = []
