@@ -61,6 +61,22 @@ public struct PropertyTable<Root>: Sendable {
         return root
     }
 
+    /// A state decoded from an `a{sv}` holding exactly the table's columns, in its order (as
+    /// `entries(of:)` writes them): each entry read in step with its column, without a
+    /// dictionary made on the way. Nil for any other `a{sv}` (`decode(_:over:)` reads those).
+    /// A value of another type is ignored, as `decode` ignores it.
+    public func decode(ordered value: DBusValue, over fallback: Root) -> Root? {
+        guard case .array(.dictEntry(.string, _), let items) = value.unwrapped, items.count == columns.count else { return nil }
+        var root = fallback
+        // By index: this generic code is not specialized for `Root`, where `zip` costs more than
+        // the decoding itself.
+        for index in 0..<items.count {
+            guard case .dictEntry(.string(let name), let entry) = items[index], name == columns[index].name else { return nil }
+            _ = columns[index].assign(entry.unwrapped, &root)
+        }
+        return root
+    }
+
     /// Applies the entries of a `PropertiesChanged` signal (or a `GetAll` answer) to `root`.
     /// Unknown names and values of another type are ignored.
     public func apply(_ properties: [String: DBusValue], to root: inout Root) {

@@ -38,6 +38,22 @@ import TimerControl
         #expect(ProjectListing.rows(.array(.string, [.string("p4")])).isEmpty)
     }
 
+    /// The daemon's rows (the table's order) are read in step with the table; the same entries
+    /// in any other order read the same, and a value of another type keeps the default either way.
+    @Test func entriesInAnyOrderReadTheSame() {
+        var a = ProjectListing()
+        (a.id, a.name, a.color, a.position, a.running, a.sessionTime) = ("p1", "Client A", "#FF8800", 2, true, 7)
+        let ordered = ProjectListing.table.entries(of: a)
+        #expect(ProjectListing(dbusValue: .vardict(ordered: ordered)) == a)
+        #expect(ProjectListing(dbusValue: .vardict(ordered: Array(ordered.reversed()))) == a)
+        let mistyped = ordered.map { $0.0 == "Name" ? ($0.0, DBusValue.int64(3)) : $0 }
+        var expected = a
+        expected.name = ""
+        #expect(ProjectListing(dbusValue: .vardict(ordered: mistyped)) == expected)
+        #expect(ProjectListing(dbusValue: .vardict(ordered: Array(mistyped.reversed()))) == expected)
+        #expect(ProjectListing.table.decode(ordered: .vardict(ordered: Array(ordered.dropLast())), over: ProjectListing()) == nil)
+    }
+
     /// A row inside a property: `Sync1.Devices` is an array of rows.
     @Test func rowsNestInProperties() {
         var row = SyncDeviceRow()
