@@ -27,7 +27,7 @@ enum SyncLineReader {
         }
     }
 
-    /// `StampedFields.text`'s form read back: `{"end":[1763629200000000,41],…}`.
+    /// `StampedFields.utf8Text`'s form read back: `{"end":[1763629200000000,41],…}`.
     static func stampedFields(_ text: String) -> [String: StampedFields.Field]? {
         var text = text
         return text.withUTF8 { bytes in

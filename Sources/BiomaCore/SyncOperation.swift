@@ -273,7 +273,7 @@ public struct StampedFields: Equatable, Sendable {
         fields = values.mapValues { Field(value: $0, stamp: stamp) }
     }
 
-    /// Reads `text` written by `text`.
+    /// Reads `text` written by `utf8Text`.
     public init(text: String) throws(SyncLineError) {
         if let read = SyncLineReader.stampedFields(text) {
             self.init(read)
@@ -296,11 +296,9 @@ public struct StampedFields: Equatable, Sendable {
         }
     }
 
-    /// Written byte by byte (a merge writes one per operation it applies).
-    public var text: String { String(decoding: utf8Text, as: UTF8.self) }
-
-    /// `text`'s UTF-8 bytes, as the store binds them (without a string made and checked
-    /// between).
+    /// The fields as `sync_entity` keeps them, `{"end":[1763629200000000,41],…}`: UTF-8 text
+    /// written byte by byte (a merge writes one per operation it applies) and bound to the
+    /// store as it is, without a string made and checked between.
     public var utf8Text: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(2 + 48 * fields.count)

@@ -35,25 +35,22 @@ struct DirectBinding {
 
     func bind(_ value: String?, at index: Int32) throws {
         guard var value else { return try check(sqlite3_bind_null(statement.sqliteStatement, index)) }
-        let code = value.withUTF8 { bytes in
-            // An empty buffer may have no address, which SQLite would take for NULL.
+        try value.withUTF8 { try bind(text: $0, at: index) }
+    }
+
+    /// Text given as its UTF-8 bytes (without a string made and checked between).
+    func bind(utf8 bytes: [UInt8], at index: Int32) throws {
+        try bytes.withUnsafeBufferPointer { try bind(text: $0, at: index) }
+    }
+
+    private func bind(text bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
+        // An empty buffer may have no address, which SQLite would take for NULL.
+        try check(
             bytes.isEmpty
                 ? sqlite3_bind_text(statement.sqliteStatement, index, "", 0, Self.transient)
                 : sqlite3_bind_text(
                     statement.sqliteStatement, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
-                    Int32(bytes.count), Self.transient)
-        }
-        try check(code)
-    }
-
-    /// Text given as its UTF-8 bytes (`bytes` is not empty).
-    func bind(utf8 bytes: [UInt8], at index: Int32) throws {
-        let code = bytes.withUnsafeBufferPointer { buffer in
-            sqlite3_bind_text(
-                statement.sqliteStatement, index, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self),
-                Int32(buffer.count), Self.transient)
-        }
-        try check(code)
+                    Int32(bytes.count), Self.transient))
     }
 
     /// Runs the statement with the values bound, straight through SQLite: GRDB's execution

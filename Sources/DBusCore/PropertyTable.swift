@@ -61,20 +61,26 @@ public struct PropertyTable<Root>: Sendable {
         return root
     }
 
-    /// A state decoded from an `a{sv}` holding exactly the table's columns, in its order (as
-    /// `entries(of:)` writes them): each entry read in step with its column, without a
-    /// dictionary made on the way. Nil for any other `a{sv}` (`decode(_:over:)` reads those).
-    /// A value of another type is ignored, as `decode` ignores it.
-    public func decode(ordered value: DBusValue, over fallback: Root) -> Root? {
-        guard case .array(.dictEntry(.string, _), let items) = value.unwrapped, items.count == columns.count else { return nil }
-        var root = fallback
-        // By index: this generic code is not specialized for `Root`, where `zip` costs more than
-        // the decoding itself.
-        for index in 0..<items.count {
-            guard case .dictEntry(.string(let name), let entry) = items[index], name == columns[index].name else { return nil }
-            _ = columns[index].assign(entry.unwrapped, &root)
+    /// A state decoded from an `a{sv}` value, as `decode(_:over:)` decodes its entries; nil
+    /// when `value` is no `a{sv}`. Entries as `entries(of:)` writes them (the table's columns,
+    /// in its order) are read in step with the columns, without a dictionary made on the way.
+    public func decode(_ value: DBusValue, over fallback: Root) -> Root? {
+        guard case .array(.dictEntry(.string, _), let items) = value.unwrapped else { return nil }
+        if items.count == columns.count {
+            var root = fallback
+            // By index: this generic code is not specialized for `Root`, where `zip` costs more
+            // than the decoding itself.
+            var inStep = true
+            for index in 0..<items.count {
+                guard case .dictEntry(.string(let name), let entry) = items[index], name == columns[index].name else {
+                    inStep = false
+                    break
+                }
+                _ = columns[index].assign(entry.unwrapped, &root)
+            }
+            if inStep { return root }
         }
-        return root
+        return value.vardict.map { decode($0, over: fallback) }
     }
 
     /// Applies the entries of a `PropertiesChanged` signal (or a `GetAll` answer) to `root`.

@@ -16,13 +16,8 @@ extension ResultRow {
 
     /// A row from its `a{sv}`: an entry missing, unknown or of another type keeps `init()`'s value.
     public init?(dbusValue: DBusValue) {
-        // As the daemon writes rows (the table's order), read in step; any other through names.
-        if let row = Self.table.decode(ordered: dbusValue, over: Self()) {
-            self = row
-            return
-        }
-        guard let entries = dbusValue.vardict else { return nil }
-        self = Self.table.decode(entries, over: Self())
+        guard let row = Self.table.decode(dbusValue, over: Self()) else { return nil }
+        self = row
     }
 
     /// `rows` as an `aa{sv}` result, each row's entries in the table's order.
