@@ -3,12 +3,12 @@
 /// `DBusType.parse` is the only way from text to types and enforces every rule of the
 /// specification (length, nesting depth, dict entries only inside arrays with a basic key),
 /// so a type that exists here is one libdbus accepts.
-public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
+public enum DBusType: Hashable, Sendable, CustomStringConvertible {
     case byte, boolean, int16, uint16, int32, uint32, int64, uint64, double
     case string, objectPath, signature, unixFD
-    case array(DBusType)
+    indirect case array(DBusType)
     /// Only valid as the element of an array: `a{sv}` is `.array(.dictEntry(.string, .variant))`.
-    case dictEntry(DBusType, DBusType)
+    indirect case dictEntry(DBusType, DBusType)
     case structure([DBusType])
     case variant
 

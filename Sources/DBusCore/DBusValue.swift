@@ -3,7 +3,7 @@
 ///
 /// Writing `a{sv}` maps and reading typed replies are the common cases, so there are
 /// shorthands for both: `.vardict(["Name": .string("x")])` and `reply[0].vardict?["Name"]?.string`.
-public indirect enum DBusValue: Hashable, Sendable {
+public enum DBusValue: Hashable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -23,9 +23,9 @@ public indirect enum DBusValue: Hashable, Sendable {
     /// An array with its element type; the elements must all have exactly that type.
     case array(DBusType, [DBusValue])
     /// Only valid as an element of an array.
-    case dictEntry(DBusValue, DBusValue)
+    indirect case dictEntry(DBusValue, DBusValue)
     case structure([DBusValue])
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
 
     /// The value's type. For containers it is the declared type, not inferred from elements.
     public var type: DBusType {
