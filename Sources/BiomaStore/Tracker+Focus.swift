@@ -66,11 +66,11 @@ extension Tracker {
         // Stretches are short (a phase lasts at most a day and a stretch never outlives it), so
         // those overlapping [low, high) end in (low, high + 1 day]: one bounded index range.
         let rows = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT kind, phase, round, label, project_id, start_us, end_us, planned_us, completed
-                FROM focus_phase WHERE end_us > ? AND end_us <= ? AND start_us < ? ORDER BY end_us
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT kind, phase, round, label, project_id, start_us, end_us, planned_us, completed
+                    FROM focus_phase WHERE end_us > ? AND end_us <= ? AND start_us < ? ORDER BY end_us
+                    """),
             arguments: [low, high > Micros.max - FocusPlan.maximumDuration ? Micros.max : high + FocusPlan.maximumDuration, high])
         var records: [FocusRecord] = []
         while let row = try rows.next() {

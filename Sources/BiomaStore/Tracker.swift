@@ -321,15 +321,20 @@ public final class Tracker: @unchecked Sendable {
     /// reads) sees one snapshot. Not GRDB's `read`, which turns `PRAGMA query_only` on and off
     /// around it: SQLite expires every prepared statement of the connection at each change of
     /// that pragma, so after each read every cached statement was compiled again at its next
-    /// use — over half of the daemon's work for a toggle.
+    /// use — over half of the daemon's work for a toggle. Its `BEGIN` and `COMMIT` are cached
+    /// statements too (GRDB's `inTransaction` compiles them at each call).
     static func read<R>(_ queue: DatabaseQueue, _ body: (Database) throws -> R) throws -> R {
         try queue.unsafeRead { db in
-            var result: R?
-            try db.inTransaction(.deferred) {
+            try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+            let result: R
+            do {
                 result = try body(db)
-                return .commit
+            } catch {
+                try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
+                throw error
             }
-            return result!
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            return result
         }
     }
 

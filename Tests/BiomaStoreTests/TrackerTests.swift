@@ -243,21 +243,25 @@ import Testing
 
     /// Reads between changes leave the connection's compiled statements as they are: a read
     /// that turned `PRAGMA query_only` on and off (GRDB's `read`) expired every one of them,
-    /// and each toggle after it compiled its statements again.
+    /// and each toggle after it compiled its statements again. (The day's backup, taken at
+    /// the first change of a day, expires them once: `VACUUM INTO`.)
     @Test func readsLeaveTheCompiledStatementsCompiled() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
             let t0 = t("2024-03-30T09:00:00Z")
             let project = try tracker.addProject(name: "Alpha", color: "", at: t0)
             try tracker.startProject(project, at: t0)
-            for step in 1...6 {
+            var afterTheBackup = 0
+            for step in 1...7 {
                 let now = t0 + Micros(step) * minute
                 _ = try tracker.toggle(at: now)
                 _ = try tracker.snapshot(at: now)
                 _ = try tracker.focusCompleted(on: Day("2024-03-30")!)
                 _ = try tracker.report(.week, containing: Day("2024-03-30")!, at: now)
+                if step == 1 { afterTheBackup = tracker.statementsCompiledAgainForTesting() }
             }
-            #expect(tracker.statementsCompiledAgainForTesting() == 0)
+            #expect(afterTheBackup <= 2, "the statements compiled before the day's backup: a read's BEGIN and COMMIT")
+            #expect(tracker.statementsCompiledAgainForTesting() == afterTheBackup)
         }
     }
 }
