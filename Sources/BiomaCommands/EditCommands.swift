@@ -51,9 +51,8 @@ struct Log: ParsableCommand {
         var to = date ?? ""
         if period == .week {
             // The daemon knows where weeks start (week_start, day_start).
-            let answer = try client.call(BIOMATIMER_TIMER1_REPORT, [.string("week"), .string(date ?? "")]).first
-            let report = answer.flatMap(ReportListing.init) ?? ReportListing()
-            (from, to) = (report.from, report.to)
+            let days = try client.call(BIOMATIMER_TIMER1_PERIOD_DAYS, [.string("week"), .string(date ?? "")])
+            (from, to) = (days.first?.string ?? "", days.dropFirst().first?.string ?? "")
         }
         let rows = IntervalListing.rows(
             try client.call(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string(from), .string(to)]).first)

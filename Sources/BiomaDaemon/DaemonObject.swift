@@ -199,7 +199,7 @@ public struct DaemonObject: Sendable {
     /// every other call waits for it and is then applied in order. (`Run` and the exports
     /// mark themselves: a command's own calls are looked at one by one.)
     static let reading: Set<String> = [
-        BIOMATIMER_TIMER1_LIST_PROJECTS, BIOMATIMER_TIMER1_REPORT, BIOMATIMER_TIMER1_REPORT_TEXT,
+        BIOMATIMER_TIMER1_LIST_PROJECTS, BIOMATIMER_TIMER1_REPORT, BIOMATIMER_TIMER1_REPORT_TEXT, BIOMATIMER_TIMER1_PERIOD_DAYS,
         BIOMATIMER_TIMER1_LIST_INTERVALS, BIOMATIMER_TIMER1_LIST_TARGETS, BIOMATIMER_TASKS1_LIST_TASKS,
         BIOMATIMER_FOCUS1_LIST_PRESETS, BIOMATIMER_FOCUS1_FOCUS_HISTORY, BIOMATIMER_HOOKS1_LIST_HOOKS,
     ]

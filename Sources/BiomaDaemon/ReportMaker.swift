@@ -57,9 +57,7 @@ struct ReportMaker {
 
     /// The totals of `period` (day, week, month, year) containing `day` (`""`: today).
     func report(period: String, day: String) throws -> Report {
-        guard let period = ReportPeriod(rawValue: period) else {
-            throw DaemonAPI.invalidArgument("Unknown period \(quoted(period)): use day, week, month or year.")
-        }
+        let period = try WorkService.period(period)
         let day = try WorkService.optionalDay(day, "day")
         do {
             return try tracker.report(period, containing: day, at: now)

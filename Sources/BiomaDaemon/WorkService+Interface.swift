@@ -80,6 +80,12 @@ extension WorkService {
                         [.string(try $0.text(period: period, day: day, options))]
                     }
                 },
+                DBusMethod(BIOMATIMER_TIMER1_PERIOD_DAYS, in: [.init("period", "s"), .init("day", "s")],
+                    out: [.init("from_day", "s"), .init("to_day", "s")]
+                ) { [self] call in
+                    let days = try periodDays(call.arguments[0].string!, call.arguments[1].string!)
+                    return [.string(days.from.description), .string(days.to.description)]
+                },
                 DBusMethod.deferred(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
                     [self] call, reply in try export(call, reply) { try $0.exportCSV(from: $1, to: $2, at: $3) }
                 }.reading(),
@@ -193,6 +199,21 @@ extension WorkService {
             listing.focus.append(focus)
         }
         return listing.dbusValue
+    }
+
+    /// A report's period by its name: `day`, `week`, `month` or `year`.
+    static func period(_ text: String) throws -> ReportPeriod {
+        guard let period = ReportPeriod(rawValue: text) else {
+            throw DaemonAPI.invalidArgument("Unknown period \(quoted(text)): use day, week, month or year.")
+        }
+        return period
+    }
+
+    /// The days a report of `period` containing `day` (`""`: today) covers (`PeriodDays`).
+    func periodDays(_ period: String, _ day: String) throws -> (from: Day, to: Day) {
+        let period = try Self.period(period)
+        let day = try Self.optionalDay(day, "day") ?? tracker.rules.day(containing: clock.now())
+        return tracker.rules.period(period, containing: day)
     }
 
     static func optionalDay(_ text: String, _ what: String) throws -> Day? {

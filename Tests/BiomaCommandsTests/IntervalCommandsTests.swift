@@ -50,11 +50,11 @@ import TimerControl
         Line(
             ["log", "--week", "--date", "2026-11-25"],
             calls: [
-                timer(BIOMATIMER_TIMER1_REPORT, [.string("week"), .string("2026-11-25")]),
+                timer(BIOMATIMER_TIMER1_PERIOD_DAYS, [.string("week"), .string("2026-11-25")]),
                 timer(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string("2026-11-23"), .string("2026-11-29")]), .getAll(ContractNames.interface),
             ],
             answers: [
-                BIOMATIMER_TIMER1_REPORT: [{ var r = ReportListing(); (r.from, r.to) = ("2026-11-23", "2026-11-29"); return r.dbusValue }()],
+                BIOMATIMER_TIMER1_PERIOD_DAYS: [.string("2026-11-23"), .string("2026-11-29")],
                 BIOMATIMER_TIMER1_LIST_INTERVALS: [IntervalListing.list([interval("1", Moment.today(8), Moment.today(9, 30), project: "p1")])],
             ],
             properties: work,

@@ -201,6 +201,8 @@ struct DaemonTests {
             ("Report", ["'fortnight'", "''"], "InvalidArgument"),
             ("Report", ["'day'", "'2026-13-01'"], "InvalidArgument"),
             ("Report", ["'week'", "'yesterday'"], "InvalidArgument"),
+            ("PeriodDays", ["'fortnight'", "''"], "InvalidArgument"),
+            ("PeriodDays", ["'week'", "'2026-02-30'"], "InvalidArgument"),
             ("ExportCSV", ["'2026-02-30'", "''"], "InvalidArgument"),
             ("ImportCSV", ["'not,a,csv\\nfile'"], "InvalidArgument"),
             ("CycleProject", ["0"], "InvalidArgument"),
