@@ -79,6 +79,8 @@ extension Tracker {
     static let overlapSQL =
         "SELECT start_us, end_us, project_id, note, tags FROM interval WHERE end_us > ? AND end_us <= ? ORDER BY end_us"
     static let afterSQL = "SELECT start_us, end_us, project_id, note, tags FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"
+    /// The start of the first closed interval (the first to end: intervals never overlap).
+    static let firstStartSQL = "SELECT start_us FROM interval WHERE end_us IS NOT NULL ORDER BY end_us LIMIT 1"
 
     static func closedIntervals(_ db: Database, overlapping low: Micros, _ high: Micros) throws -> [Interval] {
         var result: [Interval] = []

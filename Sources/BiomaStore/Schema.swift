@@ -178,6 +178,11 @@ enum Schema {
         // v12: clients above projects, rates, non-billable projects, and an interval's tags
         // (`BillingSchema`).
         migration("v12-clients-tags", BillingSchema.sql)
+        // v13: no index on an interval's start. Intervals never overlap, so their starts come
+        // in the order of their ends: every query reads the end's index (the first recorded
+        // day, the interval starting where another ends), and each interval written (an
+        // import, a peer's replay) updates one index fewer.
+        migration("v13-no-start-index", "DROP INDEX interval_start")
         return migrator
     }
 

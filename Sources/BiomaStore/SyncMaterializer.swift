@@ -284,7 +284,7 @@ struct SyncMaterializer {
             while let row = try rows.next() { consider(row) }
             if high < .max,
                 let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"),
+                    db.cachedStatement(sql: Tracker.nextEndingSQL),
                     arguments: [high])
             {
                 consider(row)

@@ -146,17 +146,27 @@ extension Tracker {
         for (id, cutAt) in movedEnd.sorted(by: { $0.key < $1.key }) {
             guard let span = created[id], cutAt > span.start,
                 try Micros.fetchOne(db.cachedStatement(sql: "SELECT end_us FROM interval WHERE uuid = ?"), arguments: [id]) == cutAt,
-                let other = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT uuid, end_us FROM interval WHERE start_us = ? AND uuid != ?"),
-                    arguments: [cutAt, id])
+                let other = try intervalStarting(at: cutAt, db), other.uuid != id
             else { continue }
-            let (keptID, keptEnd): (String, Micros?) = (other[0], other[1])
+            let (keptID, keptEnd) = (other.uuid, other.end)
             let to = min(span.end, keptEnd ?? span.end)
             guard to > cutAt else { continue }
             found.append((try starter(ofInterval: keptID, db) ?? "", try starter(ofInterval: id, db) ?? "", cutAt, to))
         }
         return found
     }
+
+    /// The interval starting at `instant`, if any. Intervals never overlap: it is the first to
+    /// end after `instant` (read in the end's index), or the running one when none does.
+    static func intervalStarting(at instant: Micros, _ db: Database) throws -> (uuid: String, end: Micros?)? {
+        let next =
+            try Row.fetchOne(db.cachedStatement(sql: nextEndingSQL), arguments: [instant])
+            ?? Row.fetchOne(db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL"))
+        guard let next, next[1] as Micros == instant else { return nil }
+        return (next[0], next[2])
+    }
+
+    static let nextEndingSQL = "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"
 
     static func starter(ofInterval interval: String, _ db: Database) throws -> String? {
         guard let stamp = try mergedFields(db, .interval, interval)?.fields["start"]?.stamp else { return nil }

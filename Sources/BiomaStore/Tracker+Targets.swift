@@ -37,7 +37,10 @@ extension Tracker {
     /// The first day with recorded work (the running interval's when nothing is closed), nil
     /// when there is none.
     public func firstRecordedDay() throws -> Day? {
-        let first = try readOrThrow { try Int64.fetchOne($0, sql: "SELECT MIN(start_us) FROM interval WHERE end_us IS NOT NULL") }
+        // The first to end is the first to start: intervals never overlap.
+        let first = try readOrThrow {
+            try Int64.fetchOne($0.cachedStatement(sql: Tracker.firstStartSQL))
+        }
         guard let start = [first, model.state.open?.start].compactMap({ $0 }).min() else { return nil }
         return rules.day(containing: start)
     }

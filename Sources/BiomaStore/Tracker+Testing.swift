@@ -29,10 +29,13 @@ extension Tracker {
         try Self.read(database) { db in try Row.fetchAll(db, sql: sql).map { $0[0] as DatabaseValue }.map { "\($0.storage.value ?? "NULL")" } }
     }
 
-    /// SQLite's plans for the queries behind today's totals and reports.
+    /// SQLite's plans for the queries behind today's totals and reports, the first recorded
+    /// day, and the interval starting at an instant.
     func queryPlansForTesting() throws -> [String] {
         try Self.read(database) { db in
-            let queries: [(String, StatementArguments)] = [(Tracker.overlapSQL, [0, 1]), (Tracker.afterSQL, [0])]
+            let queries: [(String, StatementArguments)] = [
+                (Tracker.overlapSQL, [0, 1]), (Tracker.afterSQL, [0]), (Tracker.firstStartSQL, []), (Tracker.nextEndingSQL, [0]),
+            ]
             return try queries.map { query in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }
                     .joined(separator: "; ")

@@ -199,6 +199,23 @@ final class SyncPair {
         }
     }
 
+    /// The same when the interval starting at A's cut is the one running on B.
+    @Test func aPeersCutAtTheRunHereReadWithItsCreationIsStillSaid() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.at(8), enabled: false)
+            _ = try pair.a.addInterval(start: Self.at(9), end: Self.at(10.5), project: nil, note: nil, replace: false, at: Self.at(11))
+            try pair.b.start(at: Self.at(10))
+            try pair.enable(pair.a, "A").enable(pair.b, "B")
+            let onA = try pair.deliver(to: pair.a, at: Self.at(11))
+            let onB = try pair.deliver(to: pair.b, at: Self.at(11))
+            let (a, b) = (try pair.id(pair.a), try pair.id(pair.b))
+            for merged in [onA, onB] {
+                #expect(merged.overlaps.map { "\($0.kept) \($0.cut) \($0.from) \($0.to)" } == ["\(b) \(a) \(Self.at(10)) \(Self.at(10.5))"])
+            }
+            #expect(try pair.export(pair.a, at: Self.at(11)) == pair.export(pair.b, at: Self.at(11)))
+        }
+    }
+
     @Test func anyOrderOfArrivalGivesTheSameHistory() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.at(8))
