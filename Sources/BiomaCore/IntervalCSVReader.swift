@@ -219,6 +219,17 @@ extension IntervalCSV {
 
     /// RFC 4180 records read one at a time from the bytes (after a byte-order mark, if any).
     struct RecordReader {
+        /// Appends the bytes from `start` up to the first that `stops` (or the end) to the cell
+        /// being read, in one copy (ten years are a hundred thousand lines); returns where the
+        /// stop is.
+        @inline(__always)
+        private func appendRun(from start: Int, upTo stops: (UInt8) -> Bool, _ cells: inout Cells) -> Int {
+            var end = start + 1
+            while end < bytes.count, !stops(bytes[end]) { end += 1 }
+            cells.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+            return end
+        }
+
         private let bytes: UnsafeBufferPointer<UInt8>
         private var index: Int
         private var line = 1
@@ -254,9 +265,11 @@ extension IntervalCSV {
                                 inQuotes = false
                                 closedQuote = true
                             }
-                        } else {
-                            if byte == lf { line += 1 }
+                        } else if byte == lf {
+                            line += 1
                             cells.bytes.append(byte)
+                        } else {
+                            index = appendRun(from: index - 1, upTo: { $0 == quote || $0 == lf }, &cells)
                         }
                         continue
                     }
@@ -280,7 +293,7 @@ extension IntervalCSV {
                         guard !closedQuote else {
                             throw .invalidArgument("CSV line \(line): text after a closing quote. Nothing was imported.")
                         }
-                        cells.bytes.append(byte)
+                        index = appendRun(from: index - 1, upTo: { $0 == quote || $0 == comma || $0 == cr || $0 == lf }, &cells)
                     }
                 }
                 if inQuotes {
