@@ -34,8 +34,39 @@ extension SyncService {
         var more: Bool
         var problem: String?
         var merged: SyncMerged?
-        /// How long the slice took on the worker (µs).
+        /// How long the slice took on the worker (µs), and the bytes its lines were read up to.
         var took: Int64 = 0
+        var limit: Int
+        /// The next slice, being read meanwhile (nil at the end of the log or at a problem).
+        var ahead: ReadAhead?
+    }
+
+    /// A peer's next slice read and parsed on a thread of its own while the worker merges the
+    /// one before it (reading was a tenth of a replay): the next slice finds its operations
+    /// ready. Nothing is changed by it; a read no slice takes is let go.
+    final class ReadAhead: @unchecked Sendable {
+        let device: String
+        let from: SyncCursor
+        let limit: Int
+        private let done = DispatchSemaphore(value: 0)
+        /// Written once, on the reading thread, before `done` is signalled.
+        private var batch: PeerBatch?
+
+        init(_ folder: SyncFolder, _ device: String, from: SyncCursor, limit: Int) {
+            (self.device, self.from, self.limit) = (device, from, limit)
+            Thread { [self] in
+                batch = folder.read(device, from: from, limit: limit)
+                done.signal()
+            }.start()
+        }
+
+        /// The batch, once read, when it was read for `device` from `cursor`; else nil.
+        func batch(for device: String, from cursor: SyncCursor) -> PeerBatch? {
+            guard device == self.device, cursor == from else { return nil }
+            done.wait()
+            done.signal()
+            return batch
+        }
     }
 
     /// A read of peers' logs across turns of the loop: the peers still to read, the one being
@@ -43,6 +74,8 @@ extension SyncService {
     struct MergeRun {
         var peers: [String]
         var reading: SyncPeerState?
+        /// The next slice of `reading`, being read.
+        var ahead: ReadAhead?
         var count = 0
         var devices: Set<String> = []
         var overlaps: [(kept: String, cut: String, from: Micros, to: Micros)] = []
@@ -124,12 +157,13 @@ extension SyncService {
             log("sync: cannot merge \(reading.device)'s operations now (\(error)); trying again at its next change")
             return mergeRun = nil
         }
-        run.reading = nil
+        let ahead = run.ahead
+        (run.reading, run.ahead) = (nil, nil)
         mergeRun = run
         let limit = mergeSliceBytes
         bulk.write({ worker -> MergedSlice in
             let started = csystem_clock_us(CLOCK_MONOTONIC)
-            var slice = try Self.mergeSlice(of: reading, limit: limit, from: folder, into: worker, at: now)
+            var slice = try Self.mergeSlice(of: reading, limit: limit, ahead: ahead, from: folder, into: worker, at: now)
             slice.took = csystem_clock_us(CLOCK_MONOTONIC) - started
             return slice
         }) { [self] result in
@@ -143,9 +177,10 @@ extension SyncService {
                     if merged.operations > 0 { run.devices.insert(slice.state.device) }
                     run.overlaps += merged.overlaps
                     if slice.more {
-                        run.reading = slice.state
-                        // A whole slice: its pace sets the next one's size.
-                        mergeSliceBytes = Self.nextMergeSlice(after: limit, took: slice.took)
+                        (run.reading, run.ahead) = (slice.state, slice.ahead)
+                        // A whole slice: its pace sets the next one's size (the slice being
+                        // read ahead has the size before it: the one after takes this pace).
+                        mergeSliceBytes = Self.nextMergeSlice(after: slice.limit, took: slice.took)
                     }
                 }
             case .failure(let error):
@@ -156,18 +191,22 @@ extension SyncService {
         }
     }
 
-    /// One slice, on the worker: `reading`'s next lines (about `limit` bytes) read and merged
-    /// in one transaction.
+    /// One slice, on the worker: `reading`'s next lines (about `limit` bytes, or as `ahead`
+    /// read them) merged in one transaction, the lines after them read meanwhile.
     static func mergeSlice(
-        of reading: SyncPeerState, limit: Int, from folder: SyncFolder, into worker: Tracker, at now: Micros
+        of reading: SyncPeerState, limit: Int, ahead: ReadAhead?, from folder: SyncFolder, into worker: Tracker, at now: Micros
     ) throws -> MergedSlice {
         var state = reading
         let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
-        let batch = folder.read(state.device, from: from, limit: limit)
+        let readAhead = ahead?.batch(for: state.device, from: from)
+        let batch = readAhead ?? folder.read(state.device, from: from, limit: limit)
         let problemChanged = batch.problem != state.problem
         (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
         state.problem = batch.problem
-        var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil)
+        var slice = MergedSlice(
+            state: state, more: batch.more, problem: problemChanged ? batch.problem : nil, limit: readAhead == nil ? limit : ahead!.limit)
+        // Not past a problem: it is said, and the log read again from it at its next change.
+        if batch.more, batch.problem == nil { slice.ahead = ReadAhead(folder, state.device, from: batch.cursor, limit: limit) }
         guard batch.cursor != from || problemChanged else { return slice }
         slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
         if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
