@@ -275,7 +275,9 @@ extension Tracker {
     }
 
     /// The merged fields of the entities `operations` name (those kept), a group of them to a
-    /// query.
+    /// query. Only the ids up to the greatest kept of their kind are looked up: UUIDv7s come
+    /// in the order they were made, so a peer's history replayed in order names entities
+    /// newer than every one kept here, and none of them is looked up.
     static func mergedFields(_ db: Database, of operations: [SyncOperation]) throws -> [EntityKey: StampedFields] {
         var named: [SyncEntity: [String]] = [:]
         var seen: Set<EntityKey> = []
@@ -283,7 +285,13 @@ extension Tracker {
             named[operation.entity, default: []].append(operation.entityID)
         }
         var stored: [EntityKey: StampedFields] = [:]
-        for (entity, ids) in named {
+        for (entity, named) in named {
+            guard
+                let greatest = try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT max(uuid) FROM sync_entity WHERE kind = ?"), arguments: [entity.rawValue])
+            else { continue }
+            // Lowercase UUIDs (`UUIDText`): their order as strings is SQLite's order of their bytes.
+            let ids = named.filter { $0 <= greatest }
             for group in rowGroups(ids.count) {
                 let query = DirectBinding(try db.cachedStatement(sql: entitiesSQLs[group.count]!))
                 try query.bind(entity.rawValue, at: 1)
