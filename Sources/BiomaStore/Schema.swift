@@ -181,8 +181,16 @@ enum Schema {
         // v13: no index on an interval's start. Intervals never overlap, so their starts come
         // in the order of their ends: every query reads the end's index (the first recorded
         // day, the interval starting where another ends), and each interval written (an
-        // import, a peer's replay) updates one index fewer.
-        migration("v13-no-start-index", "DROP INDEX interval_start")
+        // import, a peer's replay) updates one index fewer. A project's intervals are indexed
+        // by their ends too: a budget's period is one range of them, where every publication
+        // read all of the project's years.
+        migration(
+            "v13-interval-indexes",
+            """
+            DROP INDEX interval_start;
+            DROP INDEX interval_project;
+            CREATE INDEX interval_project_end ON interval(project_id, end_us);
+            """)
         return migrator
     }
 

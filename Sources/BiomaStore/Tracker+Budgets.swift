@@ -13,18 +13,20 @@ extension Tracker {
         let high = window.end ?? .max
         // Intervals never overlap: one indexed sum over the project's closed intervals.
         var used = try readOrThrow { db in
-            try Int64.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT IFNULL(SUM(MIN(end_us, ?) - MAX(start_us, ?)), 0) FROM interval
-                            WHERE project_id = ? AND end_us IS NOT NULL AND end_us > ? AND start_us < ?
-                        """), arguments: [high, low, project.id, low, high]) ?? 0
+            try Int64.fetchOne(db.cachedStatement(sql: Tracker.budgetUseSQL), arguments: [high, low, project.id, low, high]) ?? 0
         }
         if let open = model.state.open, open.projectID == project.id {
             used += max(0, min(now, high) - max(open.start, low))
         }
         return (budget, window, used)
     }
+
+    /// A project's closed time in [?2, ?1): the range of its intervals ending after the low
+    /// end, in the index of the project's ends (`interval_project_end`).
+    static let budgetUseSQL = """
+        SELECT IFNULL(SUM(MIN(end_us, ?) - MAX(start_us, ?)), 0) FROM interval
+            WHERE project_id = ? AND end_us IS NOT NULL AND end_us > ? AND start_us < ?
+        """
 
     /// The period whose notices were shown for `project`, and which.
     public func budgetAnnounced(_ projectID: String) throws -> (period: String, thresholds: Set<BudgetThreshold>)? {

@@ -30,11 +30,12 @@ extension Tracker {
     }
 
     /// SQLite's plans for the queries behind today's totals and reports, the first recorded
-    /// day, and the interval starting at an instant.
+    /// day, the interval starting at an instant, and a budget's use (the last).
     func queryPlansForTesting() throws -> [String] {
         try Self.read(database) { db in
             let queries: [(String, StatementArguments)] = [
                 (Tracker.overlapSQL, [0, 1]), (Tracker.afterSQL, [0]), (Tracker.firstStartSQL, []), (Tracker.nextEndingSQL, [0]),
+                (Tracker.budgetUseSQL, [1, 0, "p1", 0, 1]),
             ]
             return try queries.map { query in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.0, arguments: query.1).map { $0["detail"] as String }

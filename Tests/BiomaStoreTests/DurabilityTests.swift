@@ -156,9 +156,12 @@ import TestSupport
     @Test func overlapQueriesUseTheEndIndex() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
-            let plans = try tracker.queryPlansForTesting()
-            #expect(plans.count == 4)
+            var plans = try tracker.queryPlansForTesting()
+            #expect(plans.count == 5)
             #expect(try tracker.queryStringsForTesting("SELECT name FROM sqlite_master WHERE name = 'interval_start'") == [])
+            // A budget's use: the project's intervals in one range of their ends, not all its years.
+            let budget = plans.removeLast()
+            #expect(budget.contains("SEARCH interval USING INDEX interval_project_end (project_id=? AND end_us>?)"), "\(budget)")
             for plan in plans {
                 #expect(plan.contains("SEARCH interval USING INDEX interval_end"), "\(plan)")
                 #expect(!plan.contains("SCAN"), "\(plan)")
