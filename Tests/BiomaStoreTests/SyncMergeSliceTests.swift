@@ -31,6 +31,24 @@ import Testing
         }
     }
 
+    /// An operation that comes again in one read (a log copied into itself) is applied once,
+    /// whether it comes again within a group of stamps recorded together or in a later one.
+    @Test func anOperationTwiceInOneReadIsAppliedOnce() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.now)
+            _ = try pair.a.importIntervals(BulkInsertTests.items(Tracker.insertRows + 6), format: .timewarrior, at: Self.now)
+            try BulkInsertTests.drainBacklog(of: pair.a)
+            let device = try pair.id(pair.a)
+            let log = pair.logs[device]!
+            let reader = try Tracker(dataDirectory: dir.appendingPathComponent("reader"), rules: berlin, now: Self.now, bootID: boot)
+            try reader.enableSync(folder: "/sync", name: "R")
+            let doubled = Array(log.prefix(3)) + Array(log.prefix(3)) + log
+            let merged = try reader.mergeSync(doubled, peer: SyncPeerState(device: device), at: Self.now)
+            #expect(merged.operations == log.count)
+            #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
+        }
+    }
+
     @Test func aLongHistoryMergesTheSameHoweverItIsCut() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.now)
