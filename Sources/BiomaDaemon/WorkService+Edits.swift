@@ -25,10 +25,19 @@ extension WorkService {
                 let at = call.arguments[1].int64!
                 return [.string(try change { try tracker.splitInterval(id, at: at, now: $0) })]
             },
-            DBusMethod(BIOMATIMER_TIMER1_UNDO, out: [.init("what", "s")]) { [self] _ in
-                [.string(try change { try tracker.undo(at: $0) })]
-            },
+            DBusMethod.deferred(BIOMATIMER_TIMER1_UNDO, out: [.init("what", "s")]) { [self] _, reply in undo(reply) },
         ]
+    }
+
+    /// Undo of an edit of many rows (an import, a history reset) is bulk work, on a worker
+    /// while the loop answers others; of a few rows, a change on the loop like any other.
+    static let bulkUndoRows = 1_000
+
+    private func undo(_ reply: PendingReply) {
+        if (try? tracker.newestEditTouches(atLeast: Self.bulkUndoRows)) == true {
+            return changeInBulk(reply: reply, size: Self.bulkUndoRows << 6, { try $0.undo(at: $1) }) { [.string($0)] }
+        }
+        reply.finish(Result { [.string(try change { try tracker.undo(at: $0) })] })
     }
 
     private func listIntervals(_ call: MethodCall) throws -> [DBusValue] {

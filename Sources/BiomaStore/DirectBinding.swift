@@ -77,6 +77,32 @@ struct DirectBinding {
 
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(statement.sqliteStatement, column) }
 
+    /// A digest of the row's columns after the first (FNV-1a, 64 bits, over each column's
+    /// type and value as SQLite holds it): the same values give the same digest, on any
+    /// machine and in any version of this program.
+    func rowDigest() -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let statement = statement.sqliteStatement
+        for column in 1..<sqlite3_column_count(statement) {
+            let type = sqlite3_column_type(statement, column)
+            add(UInt8(truncatingIfNeeded: type))
+            switch type {
+            case SQLITE_INTEGER:
+                withUnsafeBytes(of: sqlite3_column_int64(statement, column).littleEndian) { for byte in $0 { add(byte) } }
+            case SQLITE_NULL:
+                break
+            default:
+                // Text (and anything else) by its bytes, after its length.
+                let bytes = sqlite3_column_blob(statement, column)
+                let count = Int(sqlite3_column_bytes(statement, column))
+                withUnsafeBytes(of: Int64(count).littleEndian) { for byte in $0 { add(byte) } }
+                if let bytes { for byte in UnsafeRawBufferPointer(start: bytes, count: count) { add(byte) } }
+            }
+        }
+        return hash
+    }
+
     func text(at column: Int32) -> String {
         guard let bytes = sqlite3_column_text(statement.sqliteStatement, column) else { return "" }
         let count = Int(sqlite3_column_bytes(statement.sqliteStatement, column))

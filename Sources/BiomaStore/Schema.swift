@@ -183,13 +183,17 @@ enum Schema {
         // day, the interval starting where another ends), and each interval written (an
         // import, a peer's replay) updates one index fewer. A project's intervals are indexed
         // by their ends too: a budget's period is one range of them, where every publication
-        // read all of the project's years.
+        // read all of the project's years. An import's journal entry holds the ids it added
+        // (consecutive, from `added_first`) and a digest of each row (`added_digests`), where
+        // a row per interval was copied into `edit_journal_row`.
         migration(
             "v13-interval-indexes",
             """
             DROP INDEX interval_start;
             DROP INDEX interval_project;
             CREATE INDEX interval_project_end ON interval(project_id, end_us);
+            ALTER TABLE edit_journal ADD COLUMN added_first INTEGER;
+            ALTER TABLE edit_journal ADD COLUMN added_digests BLOB;
             """)
         return migrator
     }

@@ -142,7 +142,8 @@ extension Tracker {
                 let entry = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT seq, what, run_saved, work_run_before, project_run_before, work_run_after, project_run_after
+                        SELECT seq, what, run_saved, work_run_before, project_run_before, work_run_after, project_run_after,
+                            added_first, added_digests
                         FROM edit_journal ORDER BY seq DESC LIMIT 1
                         """)
             else {
@@ -150,6 +151,17 @@ extension Tracker {
             }
             let seq: Int64 = entry[0]
             what = entry[1]
+            // An import: the intervals it added, deleted once each is as it left them.
+            if let first: Int64 = entry[7] {
+                let digests: Data = entry[8] ?? Data()
+                if let why = try Tracker.addedChanged(from: first, digests: digests, db) {
+                    throw TrackerError.invalidArgument("Cannot undo the \(what): \(why). Nothing was changed (the journal keeps it).")
+                }
+                try db.cachedStatement(sql: "DELETE FROM interval WHERE id >= ? AND id < ?")
+                    .execute(arguments: [first, first + Int64(digests.count / 8)])
+                try db.execute(sql: "DELETE FROM edit_journal WHERE seq = ?", arguments: [seq])
+                return []
+            }
             let changes = try Tracker.journalRows(db, seq: seq)
             var current: [Int64: IntervalRow] = [:]
             for change in changes where change.after != nil {

@@ -1,4 +1,5 @@
 import BiomaCore
+import Foundation
 import GRDB
 
 /// The edit journal (`edit_journal`, `edit_journal_row`, migration v5-edit-journal): per edit,
@@ -22,16 +23,70 @@ extension Tracker {
     }
 
     /// The same for every interval inserted in this transaction from `firstID` on (take
-    /// `nextID(db)` before inserting): one INSERT … SELECT, however many.
+    /// `nextID(db)` before inserting; they take consecutive ids): the entry holds the first id
+    /// and a digest of each row in id order (`rowDigest`, 8 bytes each), which `addedChanged`
+    /// checks before undo deletes them. A row copied per interval was a tenth of a ten-year
+    /// import.
     static func journalAdded(idsFrom firstID: Int64, what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
-        guard try Int64.fetchOne(db, sql: "SELECT max(id) FROM interval").map({ $0 >= firstID }) == true else { return }
+        var digests: [UInt8] = []
+        var next = firstID
+        let rows = DirectBinding(try db.cachedStatement(sql: addedRowsSQL))
+        try rows.bind(firstID, at: 1)
+        try rows.bind(Int64.max, at: 2)
+        while try rows.step() {
+            guard rows.int64(at: 0) == next else {
+                rows.finish()
+                throw TrackerError.storage("The intervals of an import did not take consecutive ids (\(next) was expected).")
+            }
+            withUnsafeBytes(of: rows.rowDigest().littleEndian) { digests.append(contentsOf: $0) }
+            next += 1
+        }
+        guard next > firstID else { return }
         let seq = try journal(kind: kind, what: what, changes: [], run: nil, at: now, db)
-        try db.execute(
-            sql: """
-                INSERT INTO edit_journal_row (seq, id, had_before, has_after, after_start_us, after_end_us, after_project_id, after_note,
-                    after_tags)
-                SELECT ?, id, 0, 1, start_us, end_us, project_id, note, tags FROM interval WHERE id >= ?
-                """, arguments: [seq, firstID])
+        try db.cachedStatement(sql: "UPDATE edit_journal SET added_first = ?, added_digests = ? WHERE seq = ?")
+            .execute(arguments: [firstID, Data(digests), seq])
+    }
+
+    /// Whether the newest journaled edit touched `rows` intervals or more (its undo is bulk
+    /// work then): an import's added ones, or another edit's rows. Read without counting them
+    /// all (a reset's are every interval).
+    public func newestEditTouches(atLeast rows: Int) throws -> Bool {
+        try readOrThrow { db in
+            guard let entry = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT seq, length(added_digests) FROM edit_journal ORDER BY seq DESC LIMIT 1"))
+            else { return false }
+            if let bytes: Int = entry[1] { return bytes / 8 >= rows }
+            return try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM edit_journal_row WHERE seq = ? LIMIT 1 OFFSET ?"),
+                arguments: [entry[0] as Int64, rows - 1]) ?? false
+        }
+    }
+
+    /// The rows with ids in [?1, ?2), in id order, with the columns `rowDigest` reads.
+    static let addedRowsSQL = "SELECT id, start_us, end_us, project_id, note, tags FROM interval WHERE id >= ? AND id < ? ORDER BY id"
+
+    /// Why undo cannot delete the intervals an import added (ids from `first`, one digest of
+    /// 8 bytes each): the first of them deleted or changed since; nil when every one is as
+    /// the import left it.
+    static func addedChanged(from first: Int64, digests: Data, _ db: Database) throws -> String? {
+        let count = Int64(digests.count / 8)
+        var next = first
+        let rows = DirectBinding(try db.cachedStatement(sql: addedRowsSQL))
+        try rows.bind(first, at: 1)
+        try rows.bind(first + count, at: 2)
+        while try rows.step() {
+            let id = rows.int64(at: 0)
+            let offset = Int(id - first) * 8
+            let kept = digests[digests.startIndex + offset..<digests.startIndex + offset + 8].withUnsafeBytes {
+                UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))
+            }
+            guard id == next, rows.rowDigest() == kept else {
+                rows.finish()
+                return id == next ? "interval \(id) has changed since" : "interval \(next) has been deleted since"
+            }
+            next += 1
+        }
+        return next == first + count ? nil : "interval \(next) has been deleted since"
     }
 
     /// The journal entry of a history reset: every row, in one INSERT … SELECT.

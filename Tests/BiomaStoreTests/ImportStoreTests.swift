@@ -70,6 +70,59 @@ import Testing
         }
     }
 
+    /// An import's journal entry is its first id and a digest of each row it added, not a
+    /// copy of the rows; undo deletes them only while each is as the import left it, and
+    /// names the first that is not (a change that left no entry of its own: a project deleted
+    /// with its time, a peer's edit), changing nothing.
+    @Test func undoOfAnImportNamesAnIntervalChangedOrDeletedSince() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
+            let items = (0..<5).map { day in
+                item("2024-05-0\(day + 1)T09:00:00Z", "2024-05-0\(day + 1)T10:00:00Z", day == 3 ? "Gone" : "Kept", day + 1)
+            }
+            let added = try tracker.importIntervals(items, format: .timewarrior, at: now).addedIDs
+            #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM edit_journal_row") == ["0"])
+            #expect(try tracker.queryStringsForTesting("SELECT added_first FROM edit_journal") == ["\(added[0])"])
+            #expect(try tracker.queryStringsForTesting("SELECT length(added_digests) FROM edit_journal") == ["40"])
+            // A peer's edit of the second: named, nothing changed.
+            try tracker.executeForTesting("UPDATE interval SET note = 'from a peer' WHERE id = \(added[1])")
+            let edited = try tracker.dumpForTesting()
+            #expect(throws: TrackerError.invalidArgument(
+                "Cannot undo the import of 5 intervals (timewarrior): interval \(added[1]) has changed since. Nothing was changed (the journal keeps it).")
+            ) { try tracker.undo(at: now) }
+            #expect(try tracker.dumpForTesting() == edited)
+            // Put back as it was: the digest matches again. Then the fourth's project deleted with its time.
+            try tracker.executeForTesting("UPDATE interval SET note = NULL WHERE id = \(added[1])")
+            try tracker.deleteProject("Gone", at: now)
+            #expect(throws: TrackerError.invalidArgument(
+                "Cannot undo the import of 5 intervals (timewarrior): interval \(added[3]) has been deleted since. Nothing was changed (the journal keeps it).")
+            ) { try tracker.undo(at: now) }
+            // The last one deleted too: still named by the first missing.
+            try tracker.executeForTesting("DELETE FROM interval WHERE id = \(added[4])")
+            #expect(throws: TrackerError.invalidArgument(
+                "Cannot undo the import of 5 intervals (timewarrior): interval \(added[3]) has been deleted since. Nothing was changed (the journal keeps it).")
+            ) { try tracker.undo(at: now) }
+        }
+    }
+
+    /// Undo of a whole import, as it left them: every interval it added goes, and only those.
+    @Test func undoOfAnImportDeletesExactlyWhatItAdded() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
+            _ = try tracker.appendHistory(
+                [Interval(start: t("2024-04-01T09:00:00Z"), end: t("2024-04-01T10:00:00Z"), projectID: nil)], at: now)
+            let before = try tracker.queryStringsForTesting("SELECT id FROM interval")
+            let csv = "project,color,start,end,duration,note,tags\n"
+                + "A,#112233,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,\"a note, with a comma\",call q4\n"
+                + ",,2024-05-05T09:00:00Z,2024-05-05T10:00:00Z,1:00:00,,\n"
+            #expect(try tracker.importCSV(csv, at: now) == 2)
+            try tracker.start(at: now)
+            try tracker.stop(at: now + minute)
+            #expect(try tracker.undo(at: now + minute) == "Undid: import of 2 intervals (csv)")
+            #expect(try tracker.queryStringsForTesting("SELECT id FROM interval") == before + [try #require(before.last.map { "\(Int($0)! + 3)" })])
+        }
+    }
+
     @Test func refusalsNameTheEntryAndChangeNothing() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)

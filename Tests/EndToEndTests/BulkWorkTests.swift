@@ -171,6 +171,42 @@ struct BulkWorkTests {
         #expect(try s.service.sync { () throws(BusError) in s.tracker.workTimer.running })
     }
 
+    /// Undo of an import of many intervals is bulk work too: held at its write, the loop
+    /// answers reads (the intervals still there) and keeps a toggle for after it.
+    @Test func theUndoOfALargeImportIsWrittenOnAWorker() throws {
+        let s = try Service()
+        defer { s.close() }
+        let count = WorkService.bulkUndoRows
+        let day = s.rules.start(of: Day("2026-03-09")!)
+        let rows = (0..<count).map { index in
+            let start = Date(timeIntervalSince1970: Double(day) / 1e6 + Double(index) * 60)
+            return (start.ISO8601Format(), start.addingTimeInterval(30).ISO8601Format())
+        }
+        let imported = try s.client().call(
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "ImportCSV",
+            [.string(Self.csv(rows))])
+        #expect(imported == [.uint32(UInt32(count))])
+
+        let lock = try WriteLock(s.tracker.path)
+        let undoing = Pending(s.bus.address, "Undo")
+        #expect(Self.waitUntilHeld(s.bus.address), "the undo never held the loop")
+        let listed = try s.client().call(
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "ListIntervals",
+            [.string("2026-03-09"), .string("2026-03-09")])
+        #expect(listed.first?.array?.count == count, "a read is answered from the last commit")
+        let toggling = Pending(s.bus.address, "Toggle")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(!toggling.answered && !undoing.answered)
+
+        lock.release()
+        #expect(try #require(undoing.wait(), "the undo was not answered").get() == [.string("Undid: import of \(count) intervals (csv)")])
+        #expect(try #require(toggling.wait(), "the toggle was not answered").get() == [.boolean(true)])
+        let after = try s.client().call(
+            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "ListIntervals",
+            [.string("2026-03-09"), .string("2026-03-09")])
+        #expect(after.first?.array?.isEmpty == true)
+    }
+
     /// A month's or a year's report, a timesheet and a range are made on a worker's tracker
     /// (the loop goes on answering others meanwhile); a day's or a week's on the loop's own.
     /// Both read the same committed store.
