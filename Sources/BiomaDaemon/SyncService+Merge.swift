@@ -198,13 +198,12 @@ extension SyncService {
     ) throws -> MergedSlice {
         var state = reading
         let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
-        let readAhead = ahead?.batch(for: state.device, from: from)
-        let batch = readAhead ?? folder.read(state.device, from: from, limit: limit)
+        let readAhead = ahead.flatMap { ahead in ahead.batch(for: state.device, from: from).map { ($0, ahead.limit) } }
+        let (batch, bytes) = readAhead ?? (folder.read(state.device, from: from, limit: limit), limit)
         let problemChanged = batch.problem != state.problem
         (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
         state.problem = batch.problem
-        var slice = MergedSlice(
-            state: state, more: batch.more, problem: problemChanged ? batch.problem : nil, limit: readAhead == nil ? limit : ahead!.limit)
+        var slice = MergedSlice(state: state, more: batch.more, problem: problemChanged ? batch.problem : nil, limit: bytes)
         // Not past a problem: it is said, and the log read again from it at its next change.
         if batch.more, batch.problem == nil { slice.ahead = ReadAhead(folder, state.device, from: batch.cursor, limit: limit) }
         guard batch.cursor != from || problemChanged else { return slice }

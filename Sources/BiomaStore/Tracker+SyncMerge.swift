@@ -285,13 +285,13 @@ extension Tracker {
             named[operation.entity, default: []].append(operation.entityID)
         }
         var stored: [EntityKey: StampedFields] = [:]
-        for (entity, named) in named {
+        for (entity, all) in named {
             guard
                 let greatest = try String.fetchOne(
                     db.cachedStatement(sql: "SELECT max(uuid) FROM sync_entity WHERE kind = ?"), arguments: [entity.rawValue])
             else { continue }
             // Lowercase UUIDs (`UUIDText`): their order as strings is SQLite's order of their bytes.
-            let ids = named.filter { $0 <= greatest }
+            let ids = all.filter { $0 <= greatest }
             for group in rowGroups(ids.count) {
                 let query = DirectBinding(try db.cachedStatement(sql: entitiesSQLs[group.count]!))
                 try query.bind(entity.rawValue, at: 1)
