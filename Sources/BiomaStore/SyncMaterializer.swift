@@ -289,7 +289,7 @@ struct SyncMaterializer {
             {
                 consider(row)
             }
-            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL")) {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: Tracker.runningSQL)) {
                 consider(row)
             }
         }

@@ -161,12 +161,14 @@ extension Tracker {
     static func intervalStarting(at instant: Micros, _ db: Database) throws -> (uuid: String, end: Micros?)? {
         let next =
             try Row.fetchOne(db.cachedStatement(sql: nextEndingSQL), arguments: [instant])
-            ?? Row.fetchOne(db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL"))
+            ?? Row.fetchOne(db.cachedStatement(sql: runningSQL))
         guard let next, next[1] as Micros == instant else { return nil }
         return (next[0], next[2])
     }
 
     static let nextEndingSQL = "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? ORDER BY end_us LIMIT 1"
+    /// The running interval, in `nextEndingSQL`'s columns.
+    static let runningSQL = "SELECT uuid, start_us, end_us FROM interval WHERE end_us IS NULL"
 
     static func starter(ofInterval interval: String, _ db: Database) throws -> String? {
         guard let stamp = try mergedFields(db, .interval, interval)?.fields["start"]?.stamp else { return nil }
