@@ -57,30 +57,34 @@ public enum SyncMerge {
     /// ends stay nil), and the overlaps it resolved. A function of the set: the order of
     /// `stretches` does not matter.
     public static func withoutOverlaps(_ stretches: [Stretch]) -> (ends: [String: Micros?], overlaps: [Overlap]) {
-        let sorted = stretches.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        let (cut, overlaps) = cuts(stretches)
         var ends: [String: Micros?] = [:]
-        var overlaps: [Overlap] = []
-        for (index, stretch) in sorted.enumerated() {
-            var end = stretch.end
-            // The next stretch in start order has the earliest start at or after this one's:
-            // only it can decide where this one ends.
-            if index + 1 < sorted.count {
-                let next = sorted[index + 1]
-                if next.start < (stretch.end ?? .max) {
-                    let both: Micros? =
-                        switch (stretch.end, next.end) {
-                        case (nil, nil): nil
-                        case (let a?, nil): a
-                        case (nil, let b?): b
-                        case (let a?, let b?): min(a, b)
-                        }
-                    overlaps.append(Overlap(cut: stretch.id, kept: next.id, from: next.start, to: both))
-                    end = next.start
-                }
-            }
-            ends[stretch.id] = end
-        }
+        for stretch in stretches { ends[stretch.id] = stretch.end }
+        for stretch in cut { ends[stretch.id] = stretch.end }
         return (ends, overlaps)
+    }
+
+    /// `withoutOverlaps` as the stretches it cuts, each with its new end, in start order, and
+    /// the overlaps it resolved: none when nothing overlaps (a peer's history replayed in
+    /// order), found without a table of every stretch's end.
+    public static func cuts(_ stretches: [Stretch]) -> (cut: [Stretch], overlaps: [Overlap]) {
+        let sorted = stretches.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        var cut: [Stretch] = []
+        var overlaps: [Overlap] = []
+        // The next stretch in start order has the earliest start at or after each one's: only
+        // it can decide where that one ends.
+        for (stretch, next) in zip(sorted, sorted.dropFirst()) where next.start < (stretch.end ?? .max) {
+            let both: Micros? =
+                switch (stretch.end, next.end) {
+                case (nil, nil): nil
+                case (let a?, nil): a
+                case (nil, let b?): b
+                case (let a?, let b?): min(a, b)
+                }
+            overlaps.append(Overlap(cut: stretch.id, kept: next.id, from: next.start, to: both))
+            cut.append(Stretch(id: stretch.id, start: stretch.start, end: next.start))
+        }
+        return (cut, overlaps)
     }
 
     /// Whether this device's id is also used by another copy of its data folder (a restored

@@ -302,9 +302,27 @@ public struct StampedFields: Equatable, Sendable {
     public var utf8Text: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(2 + 48 * fields.count)
+        write(to: &out)
+        return out
+    }
+
+    /// Appends `utf8Text` to `out`.
+    public func write(to out: inout [UInt8]) {
+        Self.write(fields, to: &out, value: \.value) { field, out in Self.write(field.stamp, to: &out) }
+    }
+
+    /// Writes `fields` as `utf8Text` does: names sorted, each value from `value`, and its
+    /// stamp written by `stamp`.
+    static func write<Value>(
+        _ fields: [String: Value], to out: inout [UInt8], value: (Value) -> SyncValue, stamp: (Value, inout [UInt8]) -> Void
+    ) {
+        // The names sorted by their places in the table (no value copied to sort them).
+        var order = Array(fields.indices)
+        order.sort { fields[$0].key < fields[$1].key }
         out.append(UInt8(ascii: "{"))
-        for (name, field) in fields.sorted(by: { $0.key < $1.key }) {
-            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+        for (count, index) in order.enumerated() {
+            let (name, field) = fields[index]
+            if count > 0 { out.append(UInt8(ascii: ",")) }
             // An operation's field names need no escaping (`SyncOperation.isFieldName`).
             if name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_") }) {
                 out.append(UInt8(ascii: "\""))
@@ -314,13 +332,12 @@ public struct StampedFields: Equatable, Sendable {
                 out.append(contentsOf: JSON.quoted(name).utf8)
             }
             out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: "[")])
-            if case .int(let n) = field.value { Self.write(n, to: &out) } else { field.value.json.write(to: &out) }
+            if case .int(let n) = value(field) { write(n, to: &out) } else { value(field).json.write(to: &out) }
             out.append(UInt8(ascii: ","))
-            Self.write(field.stamp, to: &out)
+            stamp(field, &out)
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "}"))
-        return out
     }
 
     /// `n` in decimal, as `String(n)` writes it, without a string of its own.
@@ -344,5 +361,35 @@ public struct StampedFields: Equatable, Sendable {
     /// Sets each of `values` with `stamp`.
     public mutating func set(_ values: [String: SyncValue], stamp: Int64) {
         for (name, value) in values { fields[name] = Field(value: value, stamp: stamp) }
+    }
+}
+
+/// An operation's fields as `StampedFields.utf8Text` writes them when one stamp holds them
+/// all, without the stamp: completed once the merge gives the operation its stamp. Made
+/// ahead, off the merge's thread: most of a peer's history is entities that one operation
+/// makes, whose merged fields are that operation's.
+public struct StampedText: Sendable {
+    /// The text without its stamps, and the places where they go.
+    let bytes: [UInt8]
+    let stamps: [Int]
+
+    public init(_ values: [String: SyncValue]) {
+        var bytes: [UInt8] = []
+        var stamps: [Int] = []
+        bytes.reserveCapacity(2 + 32 * values.count)
+        stamps.reserveCapacity(values.count)
+        StampedFields.write(values, to: &bytes, value: { $0 }) { _, out in stamps.append(out.count) }
+        (self.bytes, self.stamps) = (bytes, stamps)
+    }
+
+    /// Appends the text with `stamp` to `out`: `StampedFields(values, stamp: stamp).utf8Text`.
+    public func write(stamp: Int64, to out: inout [UInt8]) {
+        var from = 0
+        for place in stamps {
+            out.append(contentsOf: bytes[from..<place])
+            StampedFields.write(stamp, to: &out)
+            from = place
+        }
+        out.append(contentsOf: bytes[from...])
     }
 }

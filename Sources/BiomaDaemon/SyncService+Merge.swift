@@ -42,30 +42,33 @@ extension SyncService {
     }
 
     /// A peer's next slice read and parsed on a thread of its own while the worker merges the
-    /// one before it (reading was a tenth of a replay): the next slice finds its operations
-    /// ready. Nothing is changed by it; a read no slice takes is let go.
+    /// one before it (reading was a tenth of a replay), with its operations' fields as the
+    /// store keeps them (`StampedText`): the next slice finds them ready. Nothing is changed
+    /// by it; a read no slice takes is let go.
     final class ReadAhead: @unchecked Sendable {
         let device: String
         let from: SyncCursor
         let limit: Int
         private let done = DispatchSemaphore(value: 0)
         /// Written once, on the reading thread, before `done` is signalled.
-        private var batch: PeerBatch?
+        private var read: (batch: PeerBatch, texts: [StampedText])?
 
         init(_ folder: SyncFolder, _ device: String, from: SyncCursor, limit: Int) {
             (self.device, self.from, self.limit) = (device, from, limit)
             Thread { [self] in
-                batch = folder.read(device, from: from, limit: limit)
+                let batch = folder.read(device, from: from, limit: limit)
+                read = (batch, batch.operations.map { StampedText($0.fields) })
                 done.signal()
             }.start()
         }
 
-        /// The batch, once read, when it was read for `device` from `cursor`; else nil.
-        func batch(for device: String, from cursor: SyncCursor) -> PeerBatch? {
+        /// The batch and its texts, once read, when it was read for `device` from `cursor`;
+        /// else nil.
+        func batch(for device: String, from cursor: SyncCursor) -> (batch: PeerBatch, texts: [StampedText])? {
             guard device == self.device, cursor == from else { return nil }
             done.wait()
             done.signal()
-            return batch
+            return read
         }
     }
 
@@ -198,8 +201,8 @@ extension SyncService {
     ) throws -> MergedSlice {
         var state = reading
         let from = SyncCursor(segment: state.segment, offset: state.offset, sequence: state.sequence)
-        let readAhead = ahead.flatMap { ahead in ahead.batch(for: state.device, from: from).map { ($0, ahead.limit) } }
-        let (batch, bytes) = readAhead ?? (folder.read(state.device, from: from, limit: limit), limit)
+        let readAhead = ahead.flatMap { ahead in ahead.batch(for: state.device, from: from).map { ($0.batch, $0.texts, ahead.limit) } }
+        let (batch, texts, bytes) = readAhead ?? (folder.read(state.device, from: from, limit: limit), nil, limit)
         let problemChanged = batch.problem != state.problem
         (state.segment, state.offset, state.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
         state.problem = batch.problem
@@ -207,7 +210,7 @@ extension SyncService {
         // Not past a problem: it is said, and the log read again from it at its next change.
         if batch.more, batch.problem == nil { slice.ahead = ReadAhead(folder, state.device, from: batch.cursor, limit: limit) }
         guard batch.cursor != from || problemChanged else { return slice }
-        slice.merged = try worker.mergeSync(batch.operations, peer: state, at: now)
+        slice.merged = try worker.mergeSync(batch.operations, texts: texts, peer: state, at: now)
         if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
         return slice
     }

@@ -43,6 +43,8 @@ struct DirectBinding {
         try bytes.withUnsafeBufferPointer { try bind(text: $0, at: index) }
     }
 
+    func bind(utf8 bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws { try bind(text: bytes, at: index) }
+
     private func bind(text bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
         // An empty buffer may have no address, which SQLite would take for NULL.
         try check(

@@ -22,20 +22,6 @@ struct SyncMaterializer {
         return try Tracker.mergedFields(db, entity, id)?.values ?? [:]
     }
 
-    /// An entity's field values, read where `known` has them without a copy of its own (a
-    /// peer's history writes thousands of intervals a slice).
-    struct FieldValues {
-        private let stamped: [String: StampedFields.Field]?
-        private let read: [String: SyncValue]
-
-        init(_ materializer: SyncMaterializer, _ entity: SyncEntity, _ id: String) throws {
-            stamped = materializer.known[Tracker.EntityKey(entity: entity, id: id)]?.fields
-            read = stamped == nil ? try materializer.fields(entity, id) : [:]
-        }
-
-        subscript(_ name: String) -> SyncValue? { stamped.map { $0[name]?.value } ?? read[name] }
-    }
-
     /// Project UUID → local id, as read in this merge (projects are written before intervals).
     private final class ProjectIDs { var known: [String: String?] = [:] }
     private let projectIDs = ProjectIDs()
@@ -214,53 +200,58 @@ struct SyncMaterializer {
     /// Writes intervals from their merged fields, keeping every interval apart from the
     /// others: of two that overlap, the later-started keeps the time and the earlier one is
     /// cut at its start (a running one is stopped there). A cut is recorded as this device's
-    /// operation. Returns the overlaps both devices had timed.
-    mutating func writeIntervals(_ ids: Set<String>) throws -> [(kept: String, cut: String, from: Micros, to: Micros)] {
-        guard !ids.isEmpty else { return [] }
+    /// operation. `intervals` are each id with its merged fields' values (nil: read from the
+    /// store). Returns the overlaps both devices had timed.
+    mutating func writeIntervals(_ intervals: [(id: String, values: [String: SyncValue]?)]) throws -> [(
+        kept: String, cut: String, from: Micros, to: Micros
+    )] {
+        guard !intervals.isEmpty else { return [] }
         struct Target {
+            var id: String
             var start: Micros
             var end: Micros?
             var project: String?
             var note: String?
             var tags: String?
         }
-        var targets: [String: Target] = [:]
-        var gone: Set<String> = []
-        targets.reserveCapacity(ids.count)
+        var targets: [Target] = []
+        var gone: [String] = []
+        targets.reserveCapacity(intervals.count)
         // In any order: each is read on its own (a project not here yet waits whatever the order).
-        for id in ids {
-            let fields = try FieldValues(self, .interval, id)
-            guard fields[SyncOperation.deletedField] != .bool(true), case .int(let start)? = fields["start"] else {
-                gone.insert(id)
+        for (id, values) in intervals {
+            var (start, end, note, tags, project, deleted): (Micros?, Micros?, String?, String?, SyncValue?, Bool) =
+                (nil, nil, nil, nil, nil, false)
+            func take(_ name: String, _ value: SyncValue) {
+                switch (name, value) {
+                case ("start", .int(let n)): start = n
+                case ("end", .int(let n)): end = n
+                case ("note", .string(let text)): note = text
+                case ("tags", .string(let text)): tags = Tags.stored(Tags.parse(text))
+                case ("project", _): project = value
+                case (SyncOperation.deletedField, .bool(true)): deleted = true
+                default: break
+                }
+            }
+            for (name, value) in try values ?? fields(.interval, id) { take(name, value) }
+            guard !deleted, let start, end.map({ $0 > start }) ?? true else {
+                gone.append(id)
                 continue
             }
-            var end: Micros?
-            if case .int(let value)? = fields["end"] { end = value }
-            if let end, end <= start {
-                gone.insert(id)
-                continue
-            }
-            var note: String?
-            if case .string(let text)? = fields["note"] { note = text }
-            var tags: String?
-            if case .string(let text)? = fields["tags"] { tags = Tags.stored(Tags.parse(text)) }
-            targets[id] = Target(
-                start: start, end: end, project: try localProject(fields["project"], for: .interval, id), note: note,
-                tags: tags)
+            targets.append(
+                Target(id: id, start: start, end: end, project: try localProject(project, for: .interval, id), note: note, tags: tags))
         }
         // The merge's view: the intervals written here, and every interval already here that
         // overlaps one of them.
-        var stretches: [String: SyncMerge.Stretch] = [:]
-        stretches.reserveCapacity(targets.count + 2)
-        for (id, target) in targets { stretches[id] = SyncMerge.Stretch(id: id, start: target.start, end: target.end) }
+        var stretches = targets.map { SyncMerge.Stretch(id: $0.id, start: $0.start, end: $0.end) }
         // Intervals here never overlap each other, so those overlapping the span the written
         // ones cover are the ones ending inside it, the first ending after it, and the open
         // one: index ranges, read once per merge. Each is kept if it overlaps one of them.
-        if let low = targets.values.map(\.start).min() {
-            let high = targets.values.map { $0.end ?? .max }.max() ?? .max
-            let spans = targets.values.map { ($0.start, $0.end ?? .max) }.sorted { $0.0 < $1.0 }
+        if let low = targets.lazy.map(\.start).min() {
+            let high = targets.lazy.map { $0.end ?? .max }.max() ?? .max
+            let spans = targets.map { ($0.start, $0.end ?? .max) }.sorted { $0.0 < $1.0 }
             // The latest end among spans starting at or before each one's start.
             var reach: [Micros] = []
+            reach.reserveCapacity(spans.count)
             for span in spans { reach.append(max(reach.last ?? .min, span.1)) }
             func overlapsATarget(_ start: Micros, _ end: Micros) -> Bool {
                 // The spans starting before `end`; one of them reaching past `start` overlaps.
@@ -271,33 +262,28 @@ struct SyncMaterializer {
                 }
                 return lo > 0 && reach[lo - 1] > start
             }
+            // Made at the first row read (a replay in order reads none).
+            var written: Set<String>?
             func consider(_ row: Row) {
                 let id: String = row[0]
                 let start: Micros = row[1]
                 let end: Micros? = row[2]
-                guard targets[id] == nil, !gone.contains(id), overlapsATarget(start, end ?? .max) else { return }
-                stretches[id] = SyncMerge.Stretch(id: id, start: start, end: end)
+                if written == nil { written = Set(intervals.lazy.map(\.id)) }
+                guard !written!.contains(id), overlapsATarget(start, end ?? .max) else { return }
+                stretches.append(SyncMerge.Stretch(id: id, start: start, end: end))
             }
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? AND end_us <= ?"),
                 arguments: [low, high])
             while let row = try rows.next() { consider(row) }
-            if high < .max,
-                let row = try Row.fetchOne(
-                    db.cachedStatement(sql: Tracker.nextEndingSQL),
-                    arguments: [high])
-            {
+            if high < .max, let row = try Row.fetchOne(db.cachedStatement(sql: Tracker.nextEndingSQL), arguments: [high]) {
                 consider(row)
             }
             if let row = try Row.fetchOne(db.cachedStatement(sql: Tracker.runningSQL)) {
                 consider(row)
             }
         }
-        let (ends, overlaps) = SyncMerge.withoutOverlaps(Array(stretches.values))
-        var cuts: [(id: String, end: Micros?)] = []
-        for (id, stretch) in stretches where ends[id] != stretch.end {
-            cuts.append((id, ends[id] ?? nil))
-        }
+        let (cuts, overlaps) = SyncMerge.cuts(stretches)
         // Deletes, then ends that close, then the rest: no moment with two open intervals.
         let goneIDs = gone.sorted()
         for group in Tracker.rowGroups(goneIDs.count) {
@@ -305,37 +291,45 @@ struct SyncMaterializer {
             for (index, id) in goneIDs[group].enumerated() { try delete.bind(id, at: Int32(index + 1)) }
             try delete.execute()
         }
-        let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
-        for cut in cuts.sorted(by: { $0.id < $1.id }) {
-            let start = stretches[cut.id]!.start
-            let kept = cut.end.map { $0 > start } ?? true
-            try record.execute(arguments: [cut.id, (kept ? JSON.object(["end": cut.end.map(JSON.int) ?? .null]) : .object(["deleted": .bool(true)])).text])
-            if targets[cut.id] != nil {
-                // Written below with the rest of its fields.
-                if kept { targets[cut.id]?.end = cut.end } else {
-                    targets[cut.id] = nil
+        if !cuts.isEmpty {
+            let record = try db.cachedStatement(sql: "INSERT INTO sync_change (kind, uuid, fields) VALUES ('interval', ?, ?)")
+            let targetAt = Dictionary(uniqueKeysWithValues: targets.indices.map { (targets[$0].id, $0) })
+            var cutTargets: Set<Int> = []
+            for cut in cuts.sorted(by: { $0.id < $1.id }) {
+                let kept = cut.end.map { $0 > cut.start } ?? true
+                try record.execute(
+                    arguments: [cut.id, (kept ? JSON.object(["end": cut.end.map(JSON.int) ?? .null]) : .object(["deleted": .bool(true)])).text])
+                if let index = targetAt[cut.id] {
+                    // Written below with the rest of its fields.
+                    if kept { targets[index].end = cut.end } else {
+                        cutTargets.insert(index)
+                        try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
+                    }
+                } else if kept {
+                    try db.cachedStatement(sql: "UPDATE interval SET end_us = ? WHERE uuid = ?").execute(arguments: [cut.end, cut.id])
+                } else {
                     try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
                 }
-            } else if kept {
-                try db.cachedStatement(sql: "UPDATE interval SET end_us = ? WHERE uuid = ?").execute(arguments: [cut.end, cut.id])
-            } else {
-                try db.cachedStatement(sql: "DELETE FROM interval WHERE uuid = ?").execute(arguments: [cut.id])
             }
+            targets = targets.indices.filter { !cutTargets.contains($0) }.map { targets[$0] }
         }
-        let ordered = targets.sorted { ($0.value.end == nil ? 1 : 0, $0.key) < ($1.value.end == nil ? 1 : 0, $1.key) }
+        // In the order of their ids (as they were made), the running one last. A peer's log
+        // names them in that order already.
+        if !zip(targets, targets.dropFirst()).allSatisfy({ $0.id < $1.id }) { targets.sort { $0.id < $1.id } }
+        let ordered = targets.filter { $0.end != nil } + targets.filter { $0.end == nil }
         // `Tracker.insertRows` to a statement, values bound straight to it. The triggers stay:
         // recording is off in a merge, so they record nothing (setting them aside changed the
         // schema each slice, and every statement of both connections was prepared again).
         for group in Tracker.rowGroups(ordered.count) {
             let write = DirectBinding(try db.cachedStatement(sql: Self.writeSQLs[group.count]!))
             var index: Int32 = 1
-            for (id, target) in ordered[group] {
+            for target in ordered[group] {
                 try write.bind(target.start, at: index)
                 try write.bind(target.end, at: index + 1)
                 try write.bind(target.project, at: index + 2)
                 try write.bind(target.note, at: index + 3)
                 try write.bind(target.tags, at: index + 4)
-                try write.bind(id, at: index + 5)
+                try write.bind(target.id, at: index + 5)
                 index += 6
             }
             try write.execute()

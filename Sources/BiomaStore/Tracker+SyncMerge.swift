@@ -9,8 +9,13 @@ extension Tracker {
     /// the greatest stamp; entities are written from their merged fields; intervals are kept
     /// apart (the later start keeps an overlap, and a cut here is written as this device's
     /// operation); what runs here follows. Nothing raises a notification here: the caller
-    /// says what the merge did, once.
-    public func mergeSync(_ operations: [SyncOperation], peer: SyncPeerState, at now: Micros) throws -> SyncMerged {
+    /// says what the merge did, once. `texts` are the operations' fields as `sync_entity` keeps
+    /// them (made here when not given: a caller makes them ahead, off this thread).
+    public func mergeSync(
+        _ operations: [SyncOperation], texts: [StampedText]? = nil, peer: SyncPeerState, at now: Micros
+    ) throws -> SyncMerged {
+        let texts = texts ?? operations.map { StampedText($0.fields) }
+        precondition(texts.count == operations.count, "a text for each operation")
         try drainWholeSyncBacklog()
         guard var clock = sync.clock else { throw TrackerError.invalidArgument("Sync is off.") }
         // Every later tick here (the cuts this merge records, too) orders after what it read.
@@ -22,31 +27,25 @@ extension Tracker {
         var stoppedAt: Micros?
         try writeOrThrow { db in
             try db.cachedStatement(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1").execute()
-            var touched: [SyncEntity: Set<String>] = [:]
             // Closed intervals first seen in this batch (their span as created), and an end the
             // peer then moved earlier in the same batch: its own cut, read with the creation.
             var created: [String: (start: Micros, end: Micros)] = [:]
             var movedEnd: [String: Micros] = [:]
-            // The merged fields this batch changed, written all at once after it (`keepAll`), in
-            // the order the entities first came (a peer's log makes them in uuid order).
-            var kept: [EntityKey: StampedFields] = [:]
-            var keptOrder: [EntityKey] = []
-            kept.reserveCapacity(operations.count)
-            keptOrder.reserveCapacity(operations.count)
+            // The entities this batch changed, in the order they first came (a peer's log makes
+            // them in uuid order), written all at once after it.
+            var changed: [Changed] = []
+            var position: [EntityKey: Int] = [:]
+            changed.reserveCapacity(operations.count)
+            position.reserveCapacity(operations.count)
             // The merged fields of the entities the batch names and the stamps they hold, read at
-            // once; the stamps this batch adds join them as they are made.
+            // once; a stamp this batch adds joins them once merged fields hold it.
             let stored = try Self.mergedFields(db, of: operations)
             var stamps = try Self.stamps(db, ids: Set(stored.values.lazy.flatMap { $0.fields.values.lazy.map(\.stamp) }))
-            stamps.reserveCapacity(stamps.count + operations.count)
-            let seen = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
-            for operation in operations {
+            let stampIDs = try Self.stamp(operations, db)
+            for (index, operation) in operations.enumerated() {
                 let clock = operation.clock
-                try DirectBinding.insertStamp(seen, clock, operation: operation.id)
                 // Applied before (its stamp is here): nothing to do.
-                guard db.changesCount == 1 else { continue }
-                let stampID = db.lastInsertedRowID
-                stamps[stampID] = FieldStamp(clock: clock, operation: operation.id)
+                guard let stampID = stampIDs[index] else { continue }
                 merged.operations += 1
                 if operation.entity == .interval, case .int(let end)? = operation.fields["end"] {
                     if let span = created[operation.entityID] {
@@ -55,21 +54,30 @@ extension Tracker {
                         created[operation.entityID] = (start, end)
                     }
                 }
-                var merged: StampedFields
-                let key = EntityKey(entity: operation.entity, id: operation.entityID)
-                if let current = kept[key] ?? stored[key] {
-                    let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: current, known: &stamps))
-                    guard !winners.isEmpty else { continue }
-                    merged = current
-                    merged.set(winners, stamp: stampID)
-                } else {
-                    guard !operation.fields.isEmpty else { continue }
-                    merged = StampedFields(operation.fields, stamp: stampID)
+                // `operation`'s winning fields set in `fields`; false when none wins.
+                func merge(into fields: inout StampedFields) throws -> Bool {
+                    let winners = SyncMerge.winners(of: operation, over: try Self.stamps(db, of: fields, known: &stamps))
+                    guard !winners.isEmpty else { return false }
+                    fields.set(winners, stamp: stampID)
+                    stamps[stampID] = FieldStamp(clock: clock, operation: operation.id)
+                    return true
                 }
-                if kept.updateValue(merged, forKey: key) == nil { keptOrder.append(key) }
-                touched[operation.entity, default: []].insert(operation.entityID)
+                let key = EntityKey(entity: operation.entity, id: operation.entityID)
+                if let at = position[key] {
+                    var fields = changed[at].fields(operations, known: &stamps)
+                    changed[at].merged = nil  // its only reference while merged
+                    _ = try merge(into: &fields)
+                    changed[at].merged = fields
+                } else if !stored.isEmpty, var fields = stored[key] {
+                    guard try merge(into: &fields) else { continue }
+                    position[key] = changed.count
+                    changed.append(Changed(key: key, merged: fields, operation: index, stamp: stampID))
+                } else if !operation.fields.isEmpty {
+                    position[key] = changed.count
+                    changed.append(Changed(key: key, merged: nil, operation: index, stamp: stampID))
+                }
             }
-            try Self.keepAll(keptOrder.map { ($0, kept[$0]!) }, db)
+            try Self.keepAll(changed, texts: texts, db)
             try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO sync_peer (device, segment, offset, sequence, last_op_us, problem)
@@ -81,20 +89,29 @@ extension Tracker {
                     operations.last?.clock.wall ?? peer.lastOperation, peer.problem,
                 ])
             // Entities first seen here and those changed: written from their fields in memory.
-            var materializer = SyncMaterializer(db: db, known: kept)
+            let others = changed.filter { $0.key.entity != .interval }
+            var materializer = SyncMaterializer(
+                db: db, known: Dictionary(uniqueKeysWithValues: others.map { ($0.key, $0.fields(operations, known: &stamps)) }))
             for table in SyncTable.all where table.entity != .interval {
-                for id in (touched[table.entity] ?? []).sorted() { try materializer.write(table, id) }
+                for entity in others.filter({ $0.key.entity == table.entity }).sorted(by: { $0.key.id < $1.key.id }) {
+                    try materializer.write(table, entity.key.id)
+                }
             }
             let openBefore = try Self.openInterval(db)
-            var intervals = touched[.interval] ?? []
-            intervals.formUnion(materializer.referencing)
+            var intervals: [(id: String, values: [String: SyncValue]?)] = changed.compactMap {
+                $0.key.entity == .interval ? ($0.key.id, $0.merged?.values ?? operations[$0.operation].fields) : nil
+            }
+            if !materializer.referencing.isEmpty {
+                let listed = Set(intervals.map(\.id))
+                intervals += materializer.referencing.subtracting(listed).sorted().map { ($0, nil) }
+            }
             merged.overlaps = try materializer.writeIntervals(intervals)
             merged.overlaps += try Self.timedBeforeACut(created, movedEnd, db)
             try db.cachedStatement(sql: "UPDATE sync_self SET recording = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1")
                 .execute(arguments: [clock.wall, Int64(clock.counter)])
             // Only projects, tasks and presets are read back into the model (intervals are not
             // kept in it): a slice of intervals alone leaves it as it was.
-            if touched.keys.contains(where: { $0 != .interval }) {
+            if !others.isEmpty {
                 let (loaded, _, _, _) = try Self.load(db)
                 after.projects = loaded.projects
                 after.nextProjectNumber = loaded.nextProjectNumber
@@ -214,6 +231,32 @@ extension Tracker {
         var id: String
     }
 
+    /// An entity a merge changed: its merged fields, or, first seen in the batch and named by
+    /// one operation (most of a peer's history), that operation's fields with its stamp, made
+    /// merged fields only when another operation names it too.
+    struct Changed {
+        var key: EntityKey
+        /// Nil while the entity holds `operation`'s fields alone, set with `stamp`.
+        var merged: StampedFields?
+        var operation: Int
+        var stamp: Int64
+
+        /// The merged fields, made from the operation when it holds one's alone (its stamp is
+        /// then `known`, as every merged field's is).
+        func fields(_ operations: [SyncOperation], known: inout [Int64: FieldStamp]) -> StampedFields {
+            if let merged { return merged }
+            let operation = operations[operation]
+            known[stamp] = FieldStamp(clock: operation.clock, operation: operation.id)
+            return StampedFields(operation.fields, stamp: stamp)
+        }
+
+        /// Appends the text `sync_entity` keeps to `out` (`texts`: each operation's).
+        func write(_ texts: [StampedText], to out: inout [UInt8]) {
+            if let merged { return merged.write(to: &out) }
+            texts[operation].write(stamp: stamp, to: &out)
+        }
+    }
+
     /// Keeps `rows` entities' merged fields in one statement.
     static func keepSQL(_ rows: Int) -> String {
         "INSERT INTO sync_entity (kind, uuid, fields) VALUES "
@@ -224,19 +267,78 @@ extension Tracker {
     /// `keepSQL` of each group's size, made once.
     static let keepSQLs = groupSQL(keepSQL)
 
-    /// `keep` for many entities, in groups of rows to a statement (`rowGroups`).
-    static func keepAll(_ entries: [(key: EntityKey, fields: StampedFields)], _ db: Database) throws {
-        for group in rowGroups(entries.count) {
+    /// `keep` for the entities a merge changed (`texts`: its operations'), in groups of rows to
+    /// a statement (`rowGroups`), each group's texts written into one buffer.
+    static func keepAll(_ entities: [Changed], texts: [StampedText], _ db: Database) throws {
+        var text: [UInt8] = []
+        var ends: [Int] = []
+        for group in rowGroups(entities.count) {
+            text.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+            for entity in entities[group] {
+                entity.write(texts, to: &text)
+                ends.append(text.count)
+            }
             let write = DirectBinding(try db.cachedStatement(sql: keepSQLs[group.count]!))
-            var index: Int32 = 1
-            for (key, fields) in entries[group] {
-                try write.bind(key.entity.rawValue, at: index)
-                try write.bind(key.id, at: index + 1)
-                try write.bind(utf8: fields.utf8Text, at: index + 2)
-                index += 3
+            var (index, start): (Int32, Int) = (1, 0)
+            for (entity, end) in zip(entities[group], ends) {
+                try write.bind(entity.key.entity.rawValue, at: index)
+                try write.bind(entity.key.id, at: index + 1)
+                try text.withUnsafeBufferPointer { try write.bind(utf8: UnsafeBufferPointer(rebasing: $0[start..<end]), at: index + 2) }
+                (index, start) = (index + 3, end)
             }
             try write.execute()
         }
+    }
+
+    /// Records the stamps of `operations`, a group of them to a statement: the id each was
+    /// given, or nil for one applied before (its stamp is here, or earlier in the batch). A
+    /// group that names one applied before fails as a whole and is recorded one by one.
+    static func stamp(_ operations: [SyncOperation], _ db: Database) throws -> [Int64?] {
+        var ids: [Int64?] = []
+        ids.reserveCapacity(operations.count)
+        // A new row's id is one more than the greatest (SQLite's rowid): a group's are
+        // consecutive. Checked, and read back by operation if they ever are not.
+        var greatest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM sync_stamp")) ?? 0
+        for group in rowGroups(operations.count) {
+            let write = DirectBinding(try db.cachedStatement(sql: stampSQLs[group.count]!))
+            var index: Int32 = 1
+            for operation in operations[group] {
+                try write.bind(operation.clock.wall, at: index)
+                try write.bind(Int64(operation.clock.counter), at: index + 1)
+                try write.bind(operation.clock.device, at: index + 2)
+                try write.bind(operation.id, at: index + 3)
+                index += 4
+            }
+            do {
+                try write.execute()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                let one = try db.cachedStatement(sql: "INSERT OR IGNORE INTO sync_stamp (wall, counter, device, op) VALUES (?, ?, ?, ?)")
+                for operation in operations[group] {
+                    try DirectBinding.insertStamp(one, operation.clock, operation: operation.id)
+                    ids.append(db.changesCount == 1 ? db.lastInsertedRowID : nil)
+                    if let id = ids.last!, id > greatest { greatest = id }
+                }
+                continue
+            }
+            if db.lastInsertedRowID == greatest + Int64(group.count) {
+                ids += (greatest + 1...db.lastInsertedRowID).map { $0 }
+            } else {
+                let read = DirectBinding(try db.cachedStatement(sql: "SELECT id FROM sync_stamp WHERE op = ?"))
+                for operation in operations[group] {
+                    try read.bind(operation.id, at: 1)
+                    guard try read.step() else { throw TrackerError.storage("The stamp of operation \(operation.id) was not kept.") }
+                    ids.append(read.int64(at: 0))
+                    read.finish()
+                }
+            }
+            greatest = max(greatest, db.lastInsertedRowID)
+        }
+        return ids
+    }
+
+    static let stampSQLs = groupSQL { rows in
+        "INSERT INTO sync_stamp (wall, counter, device, op) VALUES " + repeatElement("(?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
     /// The operation (clock and id) behind each of `fields`: from `known`, or read (and then known).

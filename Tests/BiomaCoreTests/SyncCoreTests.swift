@@ -285,9 +285,14 @@ private let minute: Micros = 60 * microsPerSecond
             let stretches = values.enumerated().map { index, value in
                 Stretch(id: "s\(index)", start: Micros(value), end: value % 7 == 0 ? nil : Micros(value + 1 + value % 13))
             }
-            let (ends, _) = SyncMerge.withoutOverlaps(stretches)
+            let (ends, overlaps) = SyncMerge.withoutOverlaps(stretches)
             var random = SplitMix(seed: UInt64(values.reduce(0, +)))
             #expect(SyncMerge.withoutOverlaps(stretches.shuffled(using: &random)).ends == ends)
+            // `cuts` names exactly the stretches whose end changed, with their new end.
+            let (cut, cutOverlaps) = SyncMerge.cuts(stretches.shuffled(using: &random))
+            #expect(cutOverlaps == overlaps)
+            #expect(Set(cut.map(\.id)) == Set(stretches.filter { ends[$0.id]! != $0.end }.map(\.id)))
+            for stretch in cut { #expect(ends[stretch.id]! == stretch.end) }
             let after = stretches.map { Stretch(id: $0.id, start: $0.start, end: ends[$0.id]!) }
                 .filter { stretch in stretch.end.map { $0 > stretch.start } ?? true }
                 .sorted { $0.start < $1.start }

@@ -94,6 +94,22 @@ import Testing
         #expect(taken > 0)
     }
 
+    /// An operation's fields written ahead without their stamp (`StampedText`) and completed
+    /// with it are the text its merged fields keep, whatever the values and the stamp.
+    @Test func aStampedTextCompletedIsTheMergedFieldsText() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            let operation = Self.randomOperation(&generator)
+            let stamp = Int64.random(in: -5...Int64.max, using: &generator)
+            var text: [UInt8] = Array("kept before:".utf8)
+            StampedText(operation.fields).write(stamp: stamp, to: &text)
+            #expect(text == Array("kept before:".utf8) + StampedFields(operation.fields, stamp: stamp).utf8Text)
+        }
+        var empty: [UInt8] = []
+        StampedText([:]).write(stamp: 7, to: &empty)
+        #expect(String(decoding: empty, as: UTF8.self) == "{}")
+    }
+
     @Test func fieldsAndStampedFieldsReadTheSameAsThroughTheTree() throws {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<3000 {

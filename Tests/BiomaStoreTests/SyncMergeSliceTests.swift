@@ -1,13 +1,13 @@
 import BiomaCore
 import Foundation
+import GRDB
 import Testing
 
 @testable import BiomaStore
 
 /// A peer's long log merged in slices, as the daemon reads it: rows go in groups per statement
 /// (64, 16, 4 and 1), and a slice's entities and the stamps they hold are read a group to a
-/// query before it, the stamps the slice adds kept as they are made. However the log is cut,
-/// the history is the peer's.
+/// query before it. However the log is cut, the history is the peer's.
 @Suite struct SyncMergeSliceTests {
     static let now = t("2026-11-20T12:00:00+01:00")
 
@@ -46,6 +46,36 @@ import Testing
             let merged = try reader.mergeSync(doubled, peer: SyncPeerState(device: device), at: Self.now)
             #expect(merged.operations == log.count)
             #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
+        }
+    }
+
+    /// A log read again from its start after part of it was merged: the stamps recorded
+    /// together for a group fail as one where one is here already, and are recorded one by
+    /// one; only those not applied before are applied, and every stamp names its operation.
+    @Test func aLogReadAgainAppliesOnlyWhatWasNotApplied() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.now)
+            _ = try pair.a.importIntervals(BulkInsertTests.items(Tracker.insertRows * 3), format: .timewarrior, at: Self.now)
+            try BulkInsertTests.drainBacklog(of: pair.a)
+            let device = try pair.id(pair.a)
+            let log = pair.logs[device]!
+            let reader = try Tracker(dataDirectory: dir.appendingPathComponent("reader"), rules: berlin, now: Self.now, bootID: boot)
+            try reader.enableSync(folder: "/sync", name: "R")
+            // A few at the start, and one in the middle of what a later group takes.
+            let early = Array(log.prefix(5)) + [log[Tracker.insertRows + 7]]
+            #expect(try reader.mergeSync(early, peer: SyncPeerState(device: device), at: Self.now).operations == early.count)
+            #expect(try reader.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now).operations == log.count - early.count)
+            #expect(try reader.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now).operations == 0)
+            #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
+            let stamps = try reader.database.read { db in
+                try Row.fetchAll(db, sql: "SELECT op, wall, counter FROM sync_stamp WHERE device = ?", arguments: [device])
+            }
+            let byID = Dictionary(uniqueKeysWithValues: log.map { ($0.id, $0.clock) })
+            #expect(stamps.count == log.count)
+            for row in stamps {
+                let clock = byID[row["op"] as String]
+                #expect(clock?.wall == row["wall"] && Int64(clock?.counter ?? 0) == row["counter"])
+            }
         }
     }
 
