@@ -241,8 +241,9 @@ struct SyncMaterializer {
                 Target(id: id, start: start, end: end, project: try localProject(project, for: .interval, id), note: note, tags: tags))
         }
         // The merge's view: the intervals written here, and every interval already here that
-        // overlaps one of them.
-        var stretches = targets.map { SyncMerge.Stretch(id: $0.id, start: $0.start, end: $0.end) }
+        // overlaps one of them (`overlapping`).
+        var overlapping: [SyncMerge.Stretch] = []
+        var writtenOverlap = false
         // Intervals here never overlap each other, so those overlapping the span the written
         // ones cover are the ones ending inside it, the first ending after it, and the open
         // one: index ranges, read once per merge. Each is kept if it overlaps one of them.
@@ -253,6 +254,8 @@ struct SyncMaterializer {
             var reach: [Micros] = []
             reach.reserveCapacity(spans.count)
             for span in spans { reach.append(max(reach.last ?? .min, span.1)) }
+            // Two written ones overlap when one starts before those before it have all ended.
+            writtenOverlap = zip(spans.dropFirst(), reach).contains { span, before in span.0 < before }
             func overlapsATarget(_ start: Micros, _ end: Micros) -> Bool {
                 // The spans starting before `end`; one of them reaching past `start` overlaps.
                 var (lo, hi) = (0, spans.count)
@@ -270,7 +273,7 @@ struct SyncMaterializer {
                 let end: Micros? = row[2]
                 if written == nil { written = Set(intervals.lazy.map(\.id)) }
                 guard !written!.contains(id), overlapsATarget(start, end ?? .max) else { return }
-                stretches.append(SyncMerge.Stretch(id: id, start: start, end: end))
+                overlapping.append(SyncMerge.Stretch(id: id, start: start, end: end))
             }
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? AND end_us <= ?"),
@@ -283,7 +286,10 @@ struct SyncMaterializer {
                 consider(row)
             }
         }
-        let (cuts, overlaps) = SyncMerge.cuts(stretches)
+        // The rule, where anything overlaps (a peer's history replayed in order: nothing).
+        let (cuts, overlaps) =
+            writtenOverlap || !overlapping.isEmpty
+            ? SyncMerge.cuts(targets.map { SyncMerge.Stretch(id: $0.id, start: $0.start, end: $0.end) } + overlapping) : ([], [])
         // Deletes, then ends that close, then the rest: no moment with two open intervals.
         let goneIDs = gone.sorted()
         for group in Tracker.rowGroups(goneIDs.count) {
@@ -316,20 +322,20 @@ struct SyncMaterializer {
         // In the order of their ids (as they were made), the running one last. A peer's log
         // names them in that order already.
         if !zip(targets, targets.dropFirst()).allSatisfy({ $0.id < $1.id }) { targets.sort { $0.id < $1.id } }
-        let ordered = targets.filter { $0.end != nil } + targets.filter { $0.end == nil }
+        let ordered = targets.indices.filter { targets[$0].end != nil } + targets.indices.filter { targets[$0].end == nil }
         // `Tracker.insertRows` to a statement, values bound straight to it. The triggers stay:
         // recording is off in a merge, so they record nothing (setting them aside changed the
         // schema each slice, and every statement of both connections was prepared again).
         for group in Tracker.rowGroups(ordered.count) {
             let write = DirectBinding(try db.cachedStatement(sql: Self.writeSQLs[group.count]!))
             var index: Int32 = 1
-            for target in ordered[group] {
-                try write.bind(target.start, at: index)
-                try write.bind(target.end, at: index + 1)
-                try write.bind(target.project, at: index + 2)
-                try write.bind(target.note, at: index + 3)
-                try write.bind(target.tags, at: index + 4)
-                try write.bind(target.id, at: index + 5)
+            for at in ordered[group] {
+                try write.bind(targets[at].start, at: index)
+                try write.bind(targets[at].end, at: index + 1)
+                try write.bind(targets[at].project, at: index + 2)
+                try write.bind(targets[at].note, at: index + 3)
+                try write.bind(targets[at].tags, at: index + 4)
+                try write.bind(targets[at].id, at: index + 5)
                 index += 6
             }
             try write.execute()

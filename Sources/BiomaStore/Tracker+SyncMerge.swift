@@ -383,19 +383,22 @@ extension Tracker {
     /// in the order they were made, so a peer's history replayed in order names entities
     /// newer than every one kept here, and none of them is looked up.
     static func mergedFields(_ db: Database, of operations: [SyncOperation]) throws -> [EntityKey: StampedFields] {
+        var greatest: [SyncEntity: String] = [:]
+        for entity in Set(operations.lazy.map(\.entity)) {
+            greatest[entity] = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT max(uuid) FROM sync_entity WHERE kind = ?"), arguments: [entity.rawValue])
+        }
+        // Lowercase UUIDs (`UUIDText`): their order as strings is SQLite's order of their bytes.
         var named: [SyncEntity: [String]] = [:]
         var seen: Set<EntityKey> = []
-        for operation in operations where seen.insert(EntityKey(entity: operation.entity, id: operation.entityID)).inserted {
+        for operation in operations {
+            guard let greatest = greatest[operation.entity], operation.entityID <= greatest,
+                seen.insert(EntityKey(entity: operation.entity, id: operation.entityID)).inserted
+            else { continue }
             named[operation.entity, default: []].append(operation.entityID)
         }
         var stored: [EntityKey: StampedFields] = [:]
-        for (entity, all) in named {
-            guard
-                let greatest = try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT max(uuid) FROM sync_entity WHERE kind = ?"), arguments: [entity.rawValue])
-            else { continue }
-            // Lowercase UUIDs (`UUIDText`): their order as strings is SQLite's order of their bytes.
-            let ids = all.filter { $0 <= greatest }
+        for (entity, ids) in named {
             for group in rowGroups(ids.count) {
                 let query = DirectBinding(try db.cachedStatement(sql: entitiesSQLs[group.count]!))
                 try query.bind(entity.rawValue, at: 1)
