@@ -57,11 +57,13 @@ let package = Package(
         .target(name: "BiomaText", exclude: ["README.md"]),
         // Pure time-tracking rules: no I/O, clock and time zone passed in.
         .target(name: "BiomaCore", dependencies: ["BiomaText"], exclude: ["README.md"]),
+        // The one SQLite setting Swift cannot make itself (a C function of variable arguments).
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         // The SQLite store (GRDB) and the tracker facade the daemon drives.
         .target(
             name: "BiomaStore",
             dependencies: [
-                "BiomaCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "BiomaCore", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's own functions, for values bound straight to a bulk insert (`DirectBinding`).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

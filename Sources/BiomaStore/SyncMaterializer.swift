@@ -323,9 +323,10 @@ struct SyncMaterializer {
         // names them in that order already.
         if !zip(targets, targets.dropFirst()).allSatisfy({ $0.id < $1.id }) { targets.sort { $0.id < $1.id } }
         let ordered = targets.indices.filter { targets[$0].end != nil } + targets.indices.filter { targets[$0].end == nil }
-        // `Tracker.insertRows` to a statement, values bound straight to it. The triggers stay:
-        // recording is off in a merge, so they record nothing (setting them aside changed the
-        // schema each slice, and every statement of both connections was prepared again).
+        // `Tracker.insertRows` to a statement, values bound straight to it. On a worker the
+        // connection's triggers are off meanwhile (`Tracker.writeOrThrow(triggers:)`); the
+        // schema keeps them (dropping them changed it each slice, and every statement of both
+        // connections was prepared again).
         for group in Tracker.rowGroups(ordered.count) {
             let write = DirectBinding(try db.cachedStatement(sql: Self.writeSQLs[group.count]!))
             var index: Int32 = 1

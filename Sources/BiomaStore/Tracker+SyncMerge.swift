@@ -25,7 +25,8 @@ extension Tracker {
         let before = model
         var after = model
         var stoppedAt: Micros?
-        try writeOrThrow { db in
+        // Without the triggers on a worker's connection (`writeOrThrow(triggers:)`).
+        try writeOrThrow(triggers: false) { db in
             try db.cachedStatement(sql: "UPDATE sync_self SET recording = 0 WHERE id = 1").execute()
             // Closed intervals first seen in this batch (their span as created), and an end the
             // peer then moved earlier in the same batch: its own cut, read with the creation.

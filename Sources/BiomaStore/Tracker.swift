@@ -1,4 +1,5 @@
 import BiomaCore
+import CSQLite
 import Foundation
 import GRDB
 
@@ -30,7 +31,7 @@ public final class Tracker: @unchecked Sendable {
     /// The connections lent to workers: the loop's tracker's, shared by its workers.
     let workers: WorkerConnections
     /// A worker's connection, lent by `workers` until `close`.
-    private var lent: WorkerConnection?
+    private(set) var lent: WorkerConnection?
     let bootID: String
     var model: Model
     var todayCache: (day: Day, closed: [Interval])?
@@ -344,9 +345,29 @@ public final class Tracker: @unchecked Sendable {
     /// rest in order for `drainSyncBacklog`, which the daemon runs a slice per turn of its loop
     /// so that no caller waits behind them; any later write stamps the oldest first, so the
     /// operations keep the order of the changes.
+    ///
+    /// `triggers: false` (a peer's merge on a worker, and nothing else) runs it with the
+    /// connection's triggers off. They record changes into `sync_change` only while
+    /// `sync_self.recording` is 1, which a merge turns off, and give a uuid only to a row
+    /// inserted without one, which a merge never does: they do nothing there, yet cost a
+    /// quarter of an interval's insert. Turning them off or on makes SQLite prepare every
+    /// statement of the connection again, so it is done only when it changes: a worker kept
+    /// for a merge's next slice keeps them off, and the next other write on its connection
+    /// turns them on first. The loop's own connection never turns them off.
     func writeOrThrow<R>(
-        drainLimit: Int? = Tracker.drainSlice, enough: (() -> Bool)? = nil, _ body: (Database) throws -> R
+        triggers: Bool = true, drainLimit: Int? = Tracker.drainSlice, enough: (() -> Bool)? = nil,
+        _ body: (Database) throws -> R
     ) throws -> R {
+        if let lent, lent.triggersOff == triggers {
+            try database.writeWithoutTransaction { db in
+                let code = csqlite_enable_triggers(UnsafeMutableRawPointer(db.sqliteConnection), triggers ? 1 : 0)
+                let result = ResultCode(rawValue: code)
+                guard result == .SQLITE_OK else {
+                    throw DatabaseError(resultCode: result, message: "cannot turn the triggers \(triggers ? "on" : "off")")
+                }
+            }
+            lent.triggersOff = !triggers
+        }
         var journal = sync
         var operations: [SyncOperation] = []
         let result: R

@@ -57,6 +57,9 @@ final class WorkerConnections: @unchecked Sendable {
 /// stop (read by its busy handler while the store is busy).
 final class WorkerConnection: @unchecked Sendable {
     let queue: DatabaseQueue
+    /// Whether its triggers are off (`Tracker.writeOrThrow(triggers:)`): set by the work it is
+    /// lent to, one piece of work at a time.
+    var triggersOff = false
     private let lock = NSLock()
     private var stoppedNow: @Sendable () -> Bool = { true }
 

@@ -79,6 +79,34 @@ import Testing
         }
     }
 
+    /// A merge on a worker runs with its connection's triggers off, and they stay off for the
+    /// merge's next slice on that connection; the next other write turns them on first, so
+    /// what it changes is recorded as this device's operation as always.
+    @Test func aMergeOnAWorkerTurnsTheTriggersOffUntilTheNextOtherWrite() throws {
+        try withTemporaryDirectory { dir in
+            let pair = try SyncPair(dir, now: Self.now)
+            _ = try pair.a.importIntervals(BulkInsertTests.items(40), format: .timewarrior, at: Self.now)
+            try BulkInsertTests.drainBacklog(of: pair.a)
+            let device = try pair.id(pair.a)
+            let log = pair.logs[device]!
+            let worker = try Tracker(workerFor: pair.b) { false }
+            defer { worker.close() }
+            var peer = SyncPeerState(device: device)
+            _ = try worker.mergeSync(Array(log.prefix(20)), peer: peer, at: Self.now)
+            #expect(worker.lent?.triggersOff == true)
+            peer.sequence = 20
+            #expect(try worker.mergeSync(Array(log.dropFirst(20)), peer: peer, at: Self.now).operations == log.count - 20)
+            #expect(worker.lent?.triggersOff == true)
+            #expect(try worker.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
+            var recorded: [SyncOperation] = []
+            worker.onSyncOperations = { recorded += $0 }
+            _ = try worker.addProject(name: "Written after the merge", color: "#34C759", at: Self.now + 1)
+            #expect(worker.lent?.triggersOff == false)
+            #expect(recorded.map(\.entity) == [.project])
+            #expect(recorded.first?.fields["name"] == .string("Written after the merge"))
+        }
+    }
+
     @Test func aLongHistoryMergesTheSameHoweverItIsCut() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.now)
