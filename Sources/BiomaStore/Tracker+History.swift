@@ -147,12 +147,6 @@ extension Tracker {
             kept.append(item)
         }
         var bulk = kept.count >= bulkRows ? try BulkIntervals(db) : nil
-        // Into a table holding few rows against those coming (a first import of years), the
-        // indexes are made again once the rows are in, sorted in one go, rather than grown a row
-        // at a time: a fifth of the insert's time. The rows added are closed and their uuids
-        // new, so the unique ones are made again as they were.
-        let held = bulk == nil ? 0 : try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM interval")) ?? 0
-        let indexes = bulk != nil && held * 4 < kept.count ? try IndexesAside(of: "interval", db) : nil
         var added: [Int64] = []
         added.reserveCapacity(kept.count)
         // Rows go in `insertRows` to a statement: SQLite's work per statement (its journal,
@@ -184,7 +178,6 @@ extension Tracker {
             start += group.count
         }
         try bulk?.finish(added: added)
-        try indexes?.restore()
         return added
     }
 
@@ -258,26 +251,6 @@ struct TriggerAside {
     }
 
     func restore() throws { try db.execute(sql: sql) }
-}
-
-/// A table's indexes dropped for the rest of a transaction's bulk insert and made again from
-/// their own SQL as the store holds it; inside the caller's transaction, so a failure rolls
-/// them back with everything else.
-struct IndexesAside {
-    let sql: [String]
-    private let db: Database
-
-    init(of table: String, _ db: Database) throws {
-        let indexes = try Row.fetchAll(
-            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
-            arguments: [table])
-        (sql, self.db) = (indexes.map { $0["sql"] }, db)
-        for index in indexes { try db.execute(sql: "DROP INDEX \(index["name"] as String)") }
-    }
-
-    func restore() throws {
-        for sql in sql { try db.execute(sql: sql) }
-    }
 }
 
 extension Tracker {

@@ -67,34 +67,6 @@ import Testing
         }
     }
 
-    /// A large import into a table holding few rows sets the table's indexes aside and makes
-    /// them again once the rows are in (each in new pages): the same indexes as before, each
-    /// holding every row (SQLite's own check). Into a table holding more than a quarter as
-    /// many rows as come, they stay in place (in their pages).
-    @Test func aFirstLargeImportMakesTheIndexesAgainAsTheyWere() throws {
-        try withTemporaryDirectory { dir in
-            let now = t("2026-11-20T12:00:00+01:00")
-            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
-            let indexes = "SELECT name || ': ' || sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'interval' ORDER BY name"
-            let before = try tracker.queryStringsForTesting(indexes)
-            #expect(before.count >= 4)
-            let version = {
-                try tracker.queryStringsForTesting(
-                    "SELECT name || ' ' || rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'interval' ORDER BY name")
-            }
-            let first = try version()
-            _ = try tracker.importIntervals(Self.items(Tracker.bulkRows + 10), format: .timewarrior, at: now)
-            #expect(try version() != first)
-            #expect(try tracker.queryStringsForTesting(indexes) == before)
-            #expect(try tracker.queryStringsForTesting("PRAGMA integrity_check") == ["ok"])
-            let second = try version()
-            _ = try tracker.importIntervals(Self.items(Tracker.bulkRows + 10, from: Self.first + 5000 * hour), format: .timewarrior, at: now)
-            #expect(try version() == second)
-            #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval") == ["\(2 * (Tracker.bulkRows + 10))"])
-            #expect(try tracker.queryStringsForTesting("PRAGMA integrity_check") == ["ok"])
-        }
-    }
-
     /// A history reset deletes every row without the per-row delete trigger: with sync on each
     /// deletion is still an operation, one per row's uuid, and the trigger is back.
     @Test func aResetRecordsEveryDeletion() throws {
