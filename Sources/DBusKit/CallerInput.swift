@@ -119,7 +119,8 @@ public final class InputReader: @unchecked Sendable {
         case S_IFBLK: return finish(.failure(.notReadable(named("a block device"))))
         default: return finish(.failure(.notReadable("of an unknown kind")))
         }
-        buffer = [UInt8](repeating: 0, count: limits.chunkBytes)
+        // A file is read a chunk at a time; a pipe or terminal, as much as it holds (`ready`).
+        if regular { buffer = [UInt8](repeating: 0, count: limits.chunkBytes) }
         if !regular && !armIdleTimer() { return finish(.failure(.system(errno))) }
         watch = loop.watch(fd: fd, events: Int16(POLLIN)) { [self] revents in ready(revents) }
     }
@@ -136,15 +137,31 @@ public final class InputReader: @unchecked Sendable {
         if revents & Int16(POLLNVAL) != 0 { return finish(.failure(.system(EBADF))) }
         // A pipe or terminal: no more than it holds, so the read cannot block. Nothing held
         // while poll says ready means its end (the writers have gone, or ^D on a terminal).
-        let wanted = regular ? buffer.count : min(buffer.count, max(0, Int(csystem_bytes_ready(descriptor.fd))))
         var n: Int
-        repeat {
-            n = buffer.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress!, regular || wanted > 0 ? wanted : $0.count) }
-        } while n < 0 && errno == EINTR
-        if n < 0 { return finish(.failure(.system(errno))) }
-        if n == 0 { return finish(.success(data)) }
-        guard data.count + n <= limits.maximumBytes else { return finish(.failure(.tooLarge(limit: limits.maximumBytes))) }
-        data.append(contentsOf: buffer[..<n])
+        if regular {
+            repeat {
+                n = buffer.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress!, $0.count) }
+            } while n < 0 && errno == EINTR
+            if n < 0 { return finish(.failure(.system(errno))) }
+            if n == 0 { return finish(.success(data)) }
+            guard data.count + n <= limits.maximumBytes else { return finish(.failure(.tooLarge(limit: limits.maximumBytes))) }
+            data.append(contentsOf: buffer[..<n])
+        } else {
+            // Straight after what has arrived, into room made for what it holds: a hook's few
+            // bytes of output take a few bytes, not a chunk zeroed for each reader. (One byte
+            // of room when it holds none: the read then says the end.)
+            let room = min(limits.chunkBytes, max(1, Int(csystem_bytes_ready(descriptor.fd))))
+            let before = data.count
+            data.append(contentsOf: repeatElement(0, count: room))
+            repeat {
+                n = data.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress! + before, room) }
+            } while n < 0 && errno == EINTR
+            let code = errno
+            data.removeLast(room - max(n, 0))
+            if n < 0 { return finish(.failure(.system(code))) }
+            if n == 0 { return finish(.success(data)) }
+            guard data.count <= limits.maximumBytes else { return finish(.failure(.tooLarge(limit: limits.maximumBytes))) }
+        }
         if let endsEarly, endsEarly(data, (data.count - n)..<data.count) { return finish(.success(data)) }
         if !regular { _ = armIdleTimer() }
     }
