@@ -125,11 +125,16 @@ extension DirectBinding {
     /// both record.
     static func insertStamp(_ statement: Statement, _ time: HybridTime, operation id: String) throws {
         let stamp = DirectBinding(statement)
-        try stamp.bind(time.wall, at: 1)
-        try stamp.bind(Int64(time.counter), at: 2)
-        try stamp.bind(time.device, at: 3)
-        try stamp.bind(id, at: 4)
+        try stamp.bind(time, operation: id, at: 1)
         try stamp.execute()
+    }
+
+    /// An operation's stamp as the four values `(wall, counter, device, op)` from `index` on.
+    func bind(_ time: HybridTime, operation id: String, at index: Int32) throws {
+        try bind(time.wall, at: index)
+        try bind(Int64(time.counter), at: index + 1)
+        try bind(time.device, at: index + 2)
+        try bind(id, at: index + 3)
     }
 }
 

@@ -305,10 +305,7 @@ extension Tracker {
             let write = DirectBinding(try db.cachedStatement(sql: stampSQLs[group.count]!))
             var index: Int32 = 1
             for operation in operations[group] {
-                try write.bind(operation.clock.wall, at: index)
-                try write.bind(Int64(operation.clock.counter), at: index + 1)
-                try write.bind(operation.clock.device, at: index + 2)
-                try write.bind(operation.id, at: index + 3)
+                try write.bind(operation.clock, operation: operation.id, at: index)
                 index += 4
             }
             do {
