@@ -31,6 +31,8 @@ public enum Daemon {
     /// Runs until SIGTERM/SIGINT, the loss of the name or of the bus. Returns the exit code.
     public static func run(_ options: DaemonOptions, log: @escaping @Sendable (String) -> Void) -> Int32 {
         let signalFD = blockTerminationSignals()
+        // Before any thread opens the store.
+        Tracker.prepareSQLiteForThisProcess()
         // Blocks of 128 KiB and more (an import's text, an export's reply, the rows between)
         // are mapped on their own and unmapped when freed. Left to itself, glibc raises this
         // threshold after the first such free, and later ones stay in the heap after use.

@@ -79,30 +79,23 @@ struct DirectBinding {
 
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(statement.sqliteStatement, column) }
 
-    /// A digest of the row's columns after the first (FNV-1a, 64 bits, over each column's
-    /// type and value as SQLite holds it): the same values give the same digest, on any
-    /// machine and in any version of this program.
+    /// `RowDigest` of the row's columns after the first, as SQLite holds them.
     func rowDigest() -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        var digest = RowDigest()
         let statement = statement.sqliteStatement
         for column in 1..<sqlite3_column_count(statement) {
-            let type = sqlite3_column_type(statement, column)
-            add(UInt8(truncatingIfNeeded: type))
-            switch type {
+            switch sqlite3_column_type(statement, column) {
             case SQLITE_INTEGER:
-                withUnsafeBytes(of: sqlite3_column_int64(statement, column).littleEndian) { for byte in $0 { add(byte) } }
+                digest.add(sqlite3_column_int64(statement, column))
             case SQLITE_NULL:
-                break
-            default:
-                // Text (and anything else) by its bytes, after its length.
-                let bytes = sqlite3_column_blob(statement, column)
+                digest.addNull()
+            case let type:
+                // Text (and anything else) by its bytes.
                 let count = Int(sqlite3_column_bytes(statement, column))
-                withUnsafeBytes(of: Int64(count).littleEndian) { for byte in $0 { add(byte) } }
-                if let bytes { for byte in UnsafeRawBufferPointer(start: bytes, count: count) { add(byte) } }
+                digest.add(type: type, bytes: UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, column), count: count))
             }
         }
-        return hash
+        return digest.value
     }
 
     func text(at column: Int32) -> String {
@@ -116,6 +109,38 @@ struct DirectBinding {
 
     private func check(_ code: Int32) throws {
         guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "binding failed") }
+    }
+}
+
+/// A digest of a row's values (FNV-1a, 64 bits, over each one's type and value as SQLite holds
+/// it): the same values give the same digest, on any machine and in any version of this
+/// program. Made from a row read back (`DirectBinding.rowDigest`), or from the values an insert
+/// binds (`add(_:)` in column order), which give the same digest.
+struct RowDigest {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    private mutating func add(byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+
+    private mutating func add(word: Int64) { withUnsafeBytes(of: word.littleEndian) { for byte in $0 { add(byte: byte) } } }
+
+    mutating func add(_ integer: Int64) {
+        add(byte: UInt8(SQLITE_INTEGER))
+        add(word: integer)
+    }
+
+    mutating func addNull() { add(byte: UInt8(SQLITE_NULL)) }
+
+    /// A value of another type (text, a blob) by its bytes, after its length.
+    mutating func add(type: Int32, bytes: UnsafeRawBufferPointer) {
+        add(byte: UInt8(truncatingIfNeeded: type))
+        add(word: Int64(bytes.count))
+        for byte in bytes { add(byte: byte) }
+    }
+
+    /// Text as SQLite holds it in a TEXT column (its UTF-8 bytes), or NULL.
+    mutating func add(_ text: String?) {
+        guard var text else { return addNull() }
+        text.withUTF8 { add(type: SQLITE_TEXT, bytes: UnsafeRawBufferPointer($0)) }
     }
 }
 

@@ -14,12 +14,11 @@ extension Tracker {
             // The running interval restarts now under its project, with its note and tags.
             let running = try Row.fetchOne(db, sql: "SELECT note, tags FROM interval WHERE end_us IS NULL")
             try Tracker.journalReset(at: now, db)
-            // Every row at once: the per-row delete trigger set aside, the deletions recorded
-            // (when sync records them) in one statement, as the trigger writes them.
-            let trigger = try TriggerAside("sync_interval_delete", db)
+            // Every row at once: the deletions recorded (when sync records them) in one
+            // statement, as the per-row delete trigger writes them, then deleted with the
+            // triggers off (no row of another table refers to an interval).
             if try SyncTable.isRecording(db) { try db.execute(sql: SyncTable.named(.interval).deletionsSQL) }
-            try db.execute(sql: "DELETE FROM interval")
-            try trigger.restore()
+            try ConnectionSwitch.withChecksOff(db) { try db.execute(sql: "DELETE FROM interval") }
             try Tracker.apply(changes, openBefore: nil, db)
             if let running, model.state.open != nil {
                 let (note, tags): (String?, String?) = (running["note"], running["tags"])
@@ -104,13 +103,13 @@ extension Tracker {
 
     /// Inserts intervals after checking they overlap neither each other nor recorded time (an
     /// interval equal to a recorded one is skipped). `line` names the culprit in errors, as
-    /// `name(line)` when given, else as "`label` `line`". Returns the rowids of the intervals added.
+    /// `name(line)` when given, else as "`label` `line`". Returns the intervals added.
     static func insertHistory(
         _ items: [(interval: Interval, line: Int)], state: WorkTimer, rules: DayRules, label: String = "CSV line",
         name: ((Int) -> String)? = nil, note: ((Int) -> String?)? = nil, tags: ((Int) -> String?)? = nil, _ db: Database
-    ) throws -> [Int64] {
+    ) throws -> AddedIntervals {
         let sorted = items.sorted { ($0.interval.start, $0.line) < ($1.interval.start, $1.line) }
-        guard let first = sorted.first else { return [] }
+        guard let first = sorted.first else { return AddedIntervals() }
         func text(_ interval: Interval) -> String {
             "\(IntervalCSV.formatInstant(interval.start, rules: rules)) – \(IntervalCSV.formatInstant(interval.end, rules: rules))"
         }
@@ -147,37 +146,55 @@ extension Tracker {
             kept.append(item)
         }
         var bulk = kept.count >= bulkRows ? try BulkIntervals(db) : nil
-        var added: [Int64] = []
-        added.reserveCapacity(kept.count)
+        var added = AddedIntervals()
+        added.ids.reserveCapacity(kept.count)
+        added.digests.reserveCapacity(kept.count * 8)
         // Rows go in `insertRows` to a statement: SQLite's work per statement (its journal,
         // the AUTOINCREMENT counter) is paid once per group rather than once per row. The rows
         // of one statement take consecutive ids, its last being the last inserted. Values are
-        // bound straight to the statement (`DirectBinding`).
+        // bound straight to the statement (`DirectBinding`), and each row's digest is made
+        // from them as they are bound.
+        let verb = bulk == nil ? "INSERT" : "INSERT OR FAIL"
         func insertSQL(_ rows: Int) -> String {
-            "INSERT INTO interval (start_us, end_us, project_id, note, tags, uuid) VALUES "
+            "\(verb) INTO interval (start_us, end_us, project_id, note, tags, uuid) VALUES "
                 + repeatElement("(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
         }
         let whole = insertSQL(insertRows)
-        var start = 0
-        while start < kept.count {
-            let group = kept[start..<min(kept.count, start + insertRows)]
-            let insert = DirectBinding(try db.cachedStatement(sql: group.count == insertRows ? whole : insertSQL(group.count)))
-            var index: Int32 = 1
-            for item in group {
-                try insert.bind(item.interval.start, at: index)
-                try insert.bind(item.interval.end, at: index + 1)
-                try insert.bind(item.interval.projectID, at: index + 2)
-                try insert.bind(note?(item.line), at: index + 3)
-                try insert.bind(tags?(item.line), at: index + 4)
-                try insert.bind(bulk?.nextUUID(), at: index + 5)
-                index += 6
+        func insertAll() throws {
+            var start = 0
+            while start < kept.count {
+                let group = kept[start..<min(kept.count, start + insertRows)]
+                let insert = DirectBinding(try db.cachedStatement(sql: group.count == insertRows ? whole : insertSQL(group.count)))
+                var index: Int32 = 1
+                for item in group {
+                    let (note, tags) = (note?(item.line), tags?(item.line))
+                    try insert.bind(item.interval.start, at: index)
+                    try insert.bind(item.interval.end, at: index + 1)
+                    try insert.bind(item.interval.projectID, at: index + 2)
+                    try insert.bind(note, at: index + 3)
+                    try insert.bind(tags, at: index + 4)
+                    try insert.bind(bulk?.nextUUID(), at: index + 5)
+                    index += 6
+                    var digest = RowDigest()
+                    digest.add(item.interval.start)
+                    digest.add(item.interval.end)
+                    digest.add(item.interval.projectID)
+                    digest.add(note)
+                    digest.add(tags)
+                    withUnsafeBytes(of: digest.value.littleEndian) { added.digests.append(contentsOf: $0) }
+                }
+                try insert.execute()
+                let last = db.lastInsertedRowID
+                added.ids += (last - Int64(group.count) + 1)...last
+                start += group.count
             }
-            try insert.execute()
-            let last = db.lastInsertedRowID
-            added += (last - Int64(group.count) + 1)...last
-            start += group.count
         }
-        try bulk?.finish(added: added)
+        if let bulk {
+            try ConnectionSwitch.withChecksOff(db, insertAll)
+            try bulk.finish(added: added.ids)
+        } else {
+            try insertAll()
+        }
         return added
     }
 
@@ -185,21 +202,30 @@ extension Tracker {
     /// limit of 32 766 bound values).
     static let insertRows = 64
 
-    /// From this many rows on, an insert of history sets the per-row sync trigger aside
-    /// (`BulkIntervals`); below it, the trigger costs less than setting it aside.
+    /// From this many rows on, an insert of history is a bulk insert (`BulkIntervals`); below
+    /// it, the per-row trigger costs less than setting the checks aside.
     static let bulkRows = 500
 }
 
-/// Many intervals inserted in one transaction (an import, a reset undone), without the sync
-/// insert trigger firing once per row: SQLite runs a trigger as a sub-program per row, which
-/// cost more than the inserts themselves (146 000 rows: 3.5 s against 0.9 s). For the
-/// transaction the trigger is dropped; each row gets its `uuid` here, in the trigger's own
-/// layout (`SyncTable.newUUID`); when changes are recorded (sync on), the rows' creations go
-/// into `sync_change` in one statement, in id order, exactly as the trigger writes them row by
-/// row; then the trigger is made again from its own SQL as the store holds it. All of it is in
-/// the caller's transaction: a failure anywhere rolls the trigger back with the rows.
+/// The intervals an insert added: their rowids in order, and the digest of each
+/// (`RowDigest`, 8 bytes little-endian apiece, in the same order), as an import's journal entry
+/// keeps them for undo.
+struct AddedIntervals {
+    var ids: [Int64] = []
+    var digests: [UInt8] = []
+    var count: Int { ids.count }
+}
+
+/// Many intervals inserted in one transaction (an import), as one bulk statement per group of
+/// rows with the connection's triggers and foreign-key checks off
+/// (`ConnectionSwitch.withChecksOff`): SQLite runs a trigger as a sub-program per row, which
+/// cost more than the inserts themselves (146 000 rows: 3.5 s against 0.9 s), and with the
+/// checks on it keeps a journal of each statement to take it back alone. Each row gets its
+/// `uuid` here, in the insert trigger's own layout (`SyncTable.newUUID`); when changes are
+/// recorded (sync on), the rows' creations go into `sync_change` in one statement, in id order,
+/// exactly as the trigger writes them row by row. Every row names a project the caller found
+/// or made. All of it is in the caller's transaction: a failure anywhere rolls it all back.
 struct BulkIntervals {
-    let trigger: TriggerAside
     let millis: Int64
     private var number: Int64
     /// The uuids' random bits: SplitMix64 seeded once from the system (a system call per row
@@ -211,7 +237,6 @@ struct BulkIntervals {
         self.db = db
         millis = Int64(Date().timeIntervalSince1970 * 1000)
         number = try Int64.fetchOne(db, sql: "SELECT ifnull(max(id), 0) FROM interval") ?? 0
-        trigger = try TriggerAside("sync_interval_insert", db)
     }
 
     /// The next row's uuid: the trigger's layout, numbered after every id the table has.
@@ -224,33 +249,12 @@ struct BulkIntervals {
         return SyncTable.newUUID(millis: millis, number: number, random: UInt32(truncatingIfNeeded: z ^ (z >> 31)))
     }
 
-    /// Records the rows' creations as the trigger would have (when recording), and makes the
-    /// trigger again.
+    /// Records the rows' creations as the trigger would have (when recording).
     func finish(added: [Int64]) throws {
         if let low = added.min(), let high = added.max(), try SyncTable.isRecording(db) {
             try db.execute(sql: SyncTable.named(.interval).creationsSQL("WHERE rowid BETWEEN ? AND ?"), arguments: [low, high])
         }
-        try trigger.restore()
     }
-}
-
-/// A trigger dropped for the rest of a transaction's bulk statement and made again from its
-/// own SQL as the store holds it (whatever migration wrote it); inside the caller's
-/// transaction, so a failure rolls it back with everything else.
-struct TriggerAside {
-    let name: String
-    let sql: String
-    private let db: Database
-
-    init(_ name: String, _ db: Database) throws {
-        guard
-            let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [name])
-        else { throw TrackerError.storage("the store has no \(name) trigger") }
-        (self.name, self.sql, self.db) = (name, sql, db)
-        try db.execute(sql: "DROP TRIGGER \(name)")
-    }
-
-    func restore() throws { try db.execute(sql: sql) }
 }
 
 extension Tracker {

@@ -92,14 +92,12 @@ extension Tracker {
         _ rows: [(interval: Interval, line: Int)], state: WorkTimer, rules: DayRules, what: String, at now: Micros,
         name: ((Int) -> String)? = nil, note: @escaping (Int) -> String?, tags: @escaping (Int) -> String?, _ db: Database
     ) throws -> [Int64] {
-        let firstID = try Tracker.nextID(db)
         let added = try Tracker.insertHistory(rows, state: state, rules: rules, name: name, note: note, tags: tags, db)
-        if !added.isEmpty {
-            // Every row added is one of this transaction's from `firstID` on: one INSERT … SELECT.
+        if added.count > 0 {
             try Tracker.journalAdded(
-                idsFrom: firstID, what: "import of \(added.count) interval\(added.count == 1 ? "" : "s") (\(what))", at: now, db)
+                added, what: "import of \(added.count) interval\(added.count == 1 ? "" : "s") (\(what))", at: now, db)
         }
-        return added
+        return added.ids
     }
 }
 

@@ -23,28 +23,36 @@ extension Tracker {
     }
 
     /// The same for every interval inserted in this transaction from `firstID` on (take
-    /// `nextID(db)` before inserting; they take consecutive ids): the entry holds the first id
-    /// and a digest of each row in id order (`rowDigest`, 8 bytes each), which `addedChanged`
-    /// checks before undo deletes them. A row copied per interval was a tenth of a ten-year
-    /// import.
+    /// `nextID(db)` before inserting; they take consecutive ids), read back for their digests.
     static func journalAdded(idsFrom firstID: Int64, what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
-        var digests: [UInt8] = []
-        var next = firstID
+        var added = AddedIntervals()
         let rows = DirectBinding(try db.cachedStatement(sql: addedRowsSQL))
         try rows.bind(firstID, at: 1)
         try rows.bind(Int64.max, at: 2)
         while try rows.step() {
-            guard rows.int64(at: 0) == next else {
-                rows.finish()
-                throw TrackerError.storage("The intervals of an import did not take consecutive ids (\(next) was expected).")
-            }
-            withUnsafeBytes(of: rows.rowDigest().littleEndian) { digests.append(contentsOf: $0) }
-            next += 1
+            added.ids.append(rows.int64(at: 0))
+            withUnsafeBytes(of: rows.rowDigest().littleEndian) { added.digests.append(contentsOf: $0) }
         }
-        guard next > firstID else { return }
+        guard added.count > 0 else { return }
+        try journalAdded(added, what: what, kind: kind, at: now, db)
+    }
+
+    /// The same for the intervals an insert added (`insertHistory`), with the digests it made
+    /// as it bound them: the entry holds the first id and a digest of each row in id order
+    /// (`RowDigest`, 8 bytes each), which `addedChanged` checks before undo deletes them. A row
+    /// copied per interval was a tenth of a ten-year import; reading them back for their
+    /// digests, a tenth of what was left.
+    static func journalAdded(_ added: AddedIntervals, what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
+        guard let first = added.ids.first else { return }
+        for (offset, id) in added.ids.enumerated() where id != first + Int64(offset) {
+            throw TrackerError.storage("The intervals of an import did not take consecutive ids (\(first + Int64(offset)) was expected).")
+        }
+        guard added.digests.count == added.count * 8 else {
+            throw TrackerError.storage("An import's journal entry has \(added.digests.count / 8) digests for \(added.count) intervals.")
+        }
         let seq = try journal(kind: kind, what: what, changes: [], run: nil, at: now, db)
         try db.cachedStatement(sql: "UPDATE edit_journal SET added_first = ?, added_digests = ? WHERE seq = ?")
-            .execute(arguments: [firstID, Data(digests), seq])
+            .execute(arguments: [first, Data(added.digests), seq])
     }
 
     /// Whether the newest journaled edit touched `rows` intervals or more (its undo is bulk

@@ -24,6 +24,29 @@ extension Tracker {
         }
     }
 
+    /// Whether the connection's triggers and foreign-key checks are on (`ConnectionSwitch`).
+    func connectionChecksForTesting() throws -> (triggers: Bool, foreignKeys: Bool) {
+        try database.writeWithoutTransaction { db in
+            (try ConnectionSwitch.triggers.set(nil, db), try ConnectionSwitch.foreignKeys.set(nil, db))
+        }
+    }
+
+    /// The digests the newest journal entry keeps of the intervals an import added, and the
+    /// digests of those rows read back as they are now, in id order.
+    func addedDigestsForTesting() throws -> (kept: [UInt8], readBack: [UInt8]) {
+        try database.writeWithoutTransaction { db in
+            guard let entry = try Row.fetchOne(db, sql: "SELECT added_first, added_digests FROM edit_journal ORDER BY seq DESC LIMIT 1"),
+                let first: Int64 = entry[0], let kept: Data = entry[1]
+            else { return ([], []) }
+            var readBack: [UInt8] = []
+            let rows = DirectBinding(try db.cachedStatement(sql: Tracker.addedRowsSQL))
+            try rows.bind(first, at: 1)
+            try rows.bind(first + Int64(kept.count / 8), at: 2)
+            while try rows.step() { withUnsafeBytes(of: rows.rowDigest().littleEndian) { readBack.append(contentsOf: $0) } }
+            return (Array(kept), readBack)
+        }
+    }
+
     /// The first column of every row `sql` gives, as text.
     func queryStringsForTesting(_ sql: String) throws -> [String] {
         try Self.read(database) { db in try Row.fetchAll(db, sql: sql).map { $0[0] as DatabaseValue }.map { "\($0.storage.value ?? "NULL")" } }

@@ -1,5 +1,4 @@
 import BiomaCore
-import CSQLite
 import Foundation
 import GRDB
 
@@ -359,13 +358,7 @@ public final class Tracker: @unchecked Sendable {
         _ body: (Database) throws -> R
     ) throws -> R {
         if let lent, lent.triggersOff == triggers {
-            try database.writeWithoutTransaction { db in
-                let code = csqlite_enable_triggers(UnsafeMutableRawPointer(db.sqliteConnection), triggers ? 1 : 0)
-                let result = ResultCode(rawValue: code)
-                guard result == .SQLITE_OK else {
-                    throw DatabaseError(resultCode: result, message: "cannot turn the triggers \(triggers ? "on" : "off")")
-                }
-            }
+            _ = try database.writeWithoutTransaction { try ConnectionSwitch.triggers.set(triggers, $0) }
             lent.triggersOff = !triggers
         }
         var journal = sync

@@ -4,10 +4,10 @@ import Testing
 
 @testable import BiomaStore
 
-/// Many intervals inserted at once (an import) set the per-row sync trigger aside for the
-/// transaction (`BulkIntervals`): what they record must be exactly what the trigger records
-/// row by row — every row its uuid, with sync on every creation an operation with the same
-/// fields — and the trigger must be back afterwards, whether the import was kept or refused.
+/// Many intervals inserted at once (an import) are inserted with the connection's triggers and
+/// foreign-key checks off (`BulkIntervals`): what they record must be exactly what the trigger
+/// records row by row — every row its uuid, with sync on every creation an operation with the
+/// same fields — and the checks must be back afterwards, whether the import was kept or refused.
 @Suite struct BulkInsertTests {
     static let first = t("2026-01-05T08:00:00+01:00")
 
@@ -58,8 +58,8 @@ import Testing
             // The operations name the rows by those uuids.
             let named = Set((handed["bulk"] ?? []).filter { $0.entity == .interval }.map(\.entityID))
             #expect(named == Set(uuids))
-            // The trigger is back: a single interval added later is recorded by it.
-            #expect(try bulk.queryStringsForTesting("SELECT name FROM sqlite_master WHERE name = 'sync_interval_insert'") == ["sync_interval_insert"])
+            // The checks are back: a single interval added later is recorded by the trigger.
+            #expect(try bulk.connectionChecksForTesting() == (true, true))
             let before = handed["bulk"]?.count ?? 0
             _ = try bulk.addInterval(start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: nil, replace: false, at: now)
             #expect((handed["bulk"]?.count ?? 0) == before + 1)
@@ -85,7 +85,7 @@ import Testing
             let deleted = handed.filter { $0.entity == .interval && $0.fields["deleted"] == .bool(true) }
             #expect(deleted.map(\.entityID) == uuids)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval") == ["0"])
-            #expect(try tracker.queryStringsForTesting("SELECT name FROM sqlite_master WHERE name = 'sync_interval_delete'") == ["sync_interval_delete"])
+            #expect(try tracker.connectionChecksForTesting() == (true, true))
             // Undo brings the rows back (as new entities, each with a uuid).
             _ = try tracker.undo(at: now)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NOT NULL") == ["\(uuids.count)"])
@@ -194,10 +194,58 @@ import Testing
                 ImportedInterval(start: items.last!.start + 60_000_000, end: items.last!.end + hour, projectName: nil, entry: items.count + 1))
             #expect(throws: TrackerError.self) { try tracker.importIntervals(items, format: .timewarrior, at: now) }
             #expect(try tracker.dumpForTesting() == before)
-            #expect(try tracker.queryStringsForTesting("SELECT name FROM sqlite_master WHERE name = 'sync_interval_insert'") == ["sync_interval_insert"])
+            #expect(try tracker.connectionChecksForTesting() == (true, true))
             // Without sync, a bulk import still gives every row its uuid (for a later `sync enable`).
             #expect(try tracker.importIntervals(Self.items(Tracker.bulkRows), format: .timewarrior, at: now).count == Tracker.bulkRows)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NULL") == ["0"])
+        }
+    }
+
+    /// A bulk insert that fails part way through a statement (here a constraint a test adds:
+    /// two rows with one note) changes nothing: SQLite keeps no journal of the statement there
+    /// (`INSERT OR FAIL` with the checks off), and the rows it had written go with the
+    /// transaction. The connection's checks are back on after, and the next import works.
+    @Test func aBulkInsertFailingInsideAStatementChangesNothing() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            try tracker.executeForTesting("CREATE UNIQUE INDEX test_one_note ON interval(note)")
+            let before = try tracker.dumpForTesting()
+            var items = Self.items(Tracker.bulkRows + 50)
+            // Entry 301 (the 45th row of its statement of 64) repeats entry 4's note.
+            items[300].note = items[3].note
+            #expect(throws: TrackerError.self) { try tracker.importIntervals(items, format: .timewarrior, at: now) }
+            #expect(try tracker.dumpForTesting() == before)
+            #expect(try tracker.connectionChecksForTesting() == (true, true))
+            items[300].note = nil
+            #expect(try tracker.importIntervals(items, format: .timewarrior, at: now).count == items.count)
+            // A project that does not exist is still refused outside a bulk insert.
+            #expect(throws: (any Error).self) {
+                try tracker.executeForTesting("INSERT INTO interval (start_us, end_us, project_id) VALUES (1, 2, 'no such project')")
+            }
+        }
+    }
+
+    /// An import's journal entry keeps a digest of each row it added, made from the values as
+    /// they were bound: they are the digests of the rows read back (what undo compares them
+    /// with), for a bulk import and a small one, notes and tags included.
+    @Test func anImportsDigestsAreThoseOfItsRowsReadBack() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            for (count, from) in [(Tracker.bulkRows + 3, Self.first), (7, t("2025-06-02T08:00:00+02:00"))] {
+                var items = Self.items(count, from: from)
+                items[1].tags = ["billable", "é ü"]
+                items[2].projectName = nil
+                _ = try tracker.importIntervals(items, format: .timewarrior, at: now)
+                let digests = try tracker.addedDigestsForTesting()
+                #expect(digests.kept.count == count * 8)
+                #expect(digests.kept == digests.readBack)
+            }
+            // Undo compares them with the rows: it takes both imports back.
+            #expect(try tracker.undo(at: now).hasPrefix("Undid: import of 7 intervals"))
+            #expect(try tracker.undo(at: now).hasPrefix("Undid: import of \(Tracker.bulkRows + 3) intervals"))
+            #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval") == ["0"])
         }
     }
 }
