@@ -52,8 +52,10 @@ enum ImportRules {
         // Each distinct list of the other tracker's tags made into tags once: a history has few.
         private var words: [[String]: [String]] = [:]
 
-        init(format: ImportFormat, tagMap: TagMap, labelNoun: String) {
+        /// `expected`: about how many entries there are (room made for them at once).
+        init(format: ImportFormat, tagMap: TagMap, labelNoun: String, expected: Int = 0) {
             (self.format, self.tagMap, self.labelNoun) = (format, tagMap, labelNoun)
+            intervals.reserveCapacity(expected)
         }
 
         mutating func add(_ time: EntryTime, _ entry: Entry) throws(TrackerError) {
@@ -186,11 +188,16 @@ enum ImportRules {
 
     /// Refuses entries whose time overlaps, naming both; an entry repeated exactly (same
     /// times, same project ignoring case) is allowed, the store adds it once.
+    /// Read in start order: as an export lists them (checked first, in one pass), else sorted
+    /// by index (entries are not copied either way).
     static func checkOverlaps(_ items: [ImportedInterval], _ format: ImportFormat) throws(TrackerError) {
-        let sorted = items.sorted { ($0.start, $0.entry) < ($1.start, $1.entry) }
-        var latest: ImportedInterval?
-        for item in sorted {
-            if let previous = latest, item.start < previous.end {
+        func before(_ a: Int, _ b: Int) -> Bool { (items[a].start, items[a].entry) < (items[b].start, items[b].entry) }
+        let inOrder = items.indices.dropFirst().allSatisfy { !before($0, $0 - 1) }
+        let sorted = inOrder ? [] : items.indices.sorted(by: before)
+        var latest: Int?
+        for place in items.indices {
+            let item = items[inOrder ? place : sorted[place]]
+            if let at = latest, case let previous = items[at], item.start < previous.end {
                 let same = item.start == previous.start && item.end == previous.end
                     && item.projectName.map(Project.nameKey) == previous.projectName.map(Project.nameKey)
                 if same { continue }
@@ -198,7 +205,7 @@ enum ImportRules {
                 throw .invalidImport(
                     "\(format.entryLabel(second.entry, id: second.entryID)) (\(span(second))) overlaps \(format.entryLabel(first.entry, id: first.entryID)) (\(span(first))). Nothing was imported.")
             }
-            if latest == nil || item.end > latest!.end { latest = item }
+            if latest == nil || item.end > items[latest!].end { latest = inOrder ? place : sorted[place] }
         }
     }
 

@@ -72,7 +72,10 @@ public enum TimewarriorImport {
         return try text.withUTF8 { bytes in
             Result { () throws(TrackerError) -> [ImportedInterval]? in
                 var cursor = JSONByteCursor(bytes: bytes)
-                var collected = ImportRules.Collected(format: .timewarrior, tagMap: tagMap, labelNoun: "tag")
+                // An entry takes some 80 bytes or more: room for every entry there can be (up to
+                // a million; more grow as they come).
+                var collected = ImportRules.Collected(
+                    format: .timewarrior, tagMap: tagMap, labelNoun: "tag", expected: min(bytes.count / 64, 1 << 20))
                 cursor.skipSpace()
                 guard cursor.literal("[") else { return nil }
                 cursor.skipSpace()

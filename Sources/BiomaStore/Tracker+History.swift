@@ -108,7 +108,12 @@ extension Tracker {
         _ items: [(interval: Interval, line: Int)], state: WorkTimer, rules: DayRules, label: String = "CSV line",
         name: ((Int) -> String)? = nil, note: ((Int) -> String?)? = nil, tags: ((Int) -> String?)? = nil, _ db: Database
     ) throws -> AddedIntervals {
-        let sorted = items.sorted { ($0.interval.start, $0.line) < ($1.interval.start, $1.line) }
+        // In start order: as an import lists them already (checked in one pass), else sorted.
+        func before(_ a: (interval: Interval, line: Int), _ b: (interval: Interval, line: Int)) -> Bool {
+            (a.interval.start, a.line) < (b.interval.start, b.line)
+        }
+        let inOrder = items.indices.dropFirst().allSatisfy { !before(items[$0], items[$0 - 1]) }
+        let sorted = inOrder ? items : items.sorted(by: before)
         guard let first = sorted.first else { return AddedIntervals() }
         func text(_ interval: Interval) -> String {
             "\(IntervalCSV.formatInstant(interval.start, rules: rules)) – \(IntervalCSV.formatInstant(interval.end, rules: rules))"

@@ -220,6 +220,23 @@ private func importMessage<T>(_ body: () throws -> T) -> String? {
         #expect(try! TimewarriorImport.parse(twice).count == 2)
     }
 
+    /// Entries in any order are checked in start order: an overlap is found wherever its two
+    /// entries are in the file, and named by their places; apart, they all import.
+    @Test func entriesOutOfOrderAreCheckedInStartOrder() {
+        func entry(_ id: Int, _ start: String, _ end: String) -> String {
+            "{\"id\":\(id),\"start\":\"20240101T\(start)00Z\",\"end\":\"20240101T\(end)00Z\"}"
+        }
+        let overlapping = "[" + [entry(3, "1200", "1300"), entry(2, "0900", "1000"), entry(1, "0930", "1100")].joined(separator: ",") + "]"
+        #expect(
+            importMessage { try TimewarriorImport.parse(overlapping) }
+                == "Timewarrior entry 3 (id @1) (2024-01-01T09:30:00+00:00 – 2024-01-01T11:00:00+00:00) overlaps Timewarrior entry 2 (id @2) (2024-01-01T09:00:00+00:00 – 2024-01-01T10:00:00+00:00). Nothing was imported.")
+        // An earlier long entry listed after the one it covers.
+        let covering = "[" + [entry(2, "1000", "1030"), entry(1, "0800", "1200")].joined(separator: ",") + "]"
+        #expect(importMessage { try TimewarriorImport.parse(covering) }?.contains("Timewarrior entry 1 (id @2)") == true)
+        let apart = "[" + [entry(3, "1200", "1300"), entry(2, "0900", "1000"), entry(1, "1000", "1100")].joined(separator: ",") + "]"
+        #expect(try! TimewarriorImport.parse(apart).map(\.entry) == [1, 2, 3])
+    }
+
     @Test func tagMapsAreChecked() {
         #expect(failure { try TagMap(["": "x"]) } == .invalidArgument("TagMap: a tag cannot be empty."))
         #expect(
