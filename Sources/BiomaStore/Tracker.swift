@@ -135,6 +135,13 @@ public final class Tracker: @unchecked Sendable {
     /// every caller meanwhile; a worker holds nobody).
     public static let workerBusyWait: Micros = 10 * microsPerSecond
 
+    /// The page size of a new store, in bytes. Every commit writes each page it changed to the
+    /// log, a system call or two apiece: with pages of 8 KiB rather than SQLite's 4 KiB, a
+    /// peer's ten years replayed wrote half as many (one slice about 600 frames of 4 KiB), in
+    /// about 6 % less time, and a ten-year import took no longer. Set only where the file has
+    /// no page yet: SQLite fixes it when the store is made.
+    static let pageSize = 8192
+
     /// The connection's settings, the same for the loop's tracker and a worker's.
     static var configuration: Configuration {
         var configuration = Configuration()
@@ -146,8 +153,12 @@ public final class Tracker: @unchecked Sendable {
             // temp_store=MEMORY: statement journals (each statement that fires a trigger keeps
             // the pages it changes, to undo itself) stay in memory; on disk, once one grew past
             // 64 KiB, every statement after it wrote its pages to a file in /var/tmp.
+            // page_size: a new store's pages are `pageSize` bytes (an existing store keeps its own).
             try db.execute(
-                sql: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
+                sql: """
+                    PRAGMA page_size = \(pageSize); PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
+                    PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY
+                    """)
         }
         return configuration
     }

@@ -254,6 +254,24 @@ import Testing
         }
     }
 
+    /// A new store has pages of `Tracker.pageSize` bytes; a store made before keeps its own
+    /// size and works as before.
+    @Test func aNewStoreHasItsPageSizeAndAnOldOneKeepsItsOwn() throws {
+        try withTemporaryDirectory { dir in
+            let new = try Tracker(dataDirectory: dir.appendingPathComponent("new"), rules: berlin, now: Self.now, bootID: boot)
+            #expect(try new.queryStringsForTesting("PRAGMA page_size") == ["\(Tracker.pageSize)"])
+            let old = dir.appendingPathComponent("old")
+            try FileManager.default.createDirectory(at: old, withIntermediateDirectories: true)
+            try Schema.makeDatabaseForTesting(
+                at: old.appendingPathComponent(Tracker.databaseFileName).path, upTo: "v3",
+                then: "INSERT INTO interval (id, start_us, end_us, project_id) VALUES (5, \(Self.at(9)), \(Self.at(10)), NULL)")
+            let tracker = try Tracker(dataDirectory: old, rules: berlin, now: Self.now, bootID: boot)
+            #expect(try tracker.queryStringsForTesting("PRAGMA page_size") == ["4096"])
+            #expect(try tracker.addInterval(start: Self.at(11), end: Self.at(12), project: nil, replace: false, at: Self.now) == "6")
+            #expect(try tracker.historyForTesting().rows == [row(5, 9, 10), row(6, 11, 12)])
+        }
+    }
+
     @Test func theJournalKeepsTheNewestEdits() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: Self.now, bootID: boot)
