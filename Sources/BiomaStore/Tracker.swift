@@ -142,6 +142,12 @@ public final class Tracker: @unchecked Sendable {
     /// no page yet: SQLite fixes it when the store is made.
     static let pageSize = 8192
 
+    /// How much a commit may leave in the write-ahead log before it copies the log into the
+    /// database file (SQLite's default in bytes, kept whatever the page size). A refusal for a
+    /// full disk gives the log's space back only by such a copy (`giveBackLogSpace`), which
+    /// the database file must have room for.
+    static let checkpointBytes = 1000 * 4096
+
     /// The connection's settings, the same for the loop's tracker and a worker's.
     static var configuration: Configuration {
         var configuration = Configuration()
@@ -154,11 +160,15 @@ public final class Tracker: @unchecked Sendable {
             // the pages it changes, to undo itself) stay in memory; on disk, once one grew past
             // 64 KiB, every statement after it wrote its pages to a file in /var/tmp.
             // page_size: a new store's pages are `pageSize` bytes (an existing store keeps its own).
+            // wal_autocheckpoint: a commit that leaves 4 MiB or more in the log copies it into
+            // the database file (SQLite's own size, 1000 pages of 4 KiB), whatever the pages' size.
             try db.execute(
                 sql: """
                     PRAGMA page_size = \(pageSize); PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
                     PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY
                     """)
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(checkpointBytes / pages)")
         }
         return configuration
     }

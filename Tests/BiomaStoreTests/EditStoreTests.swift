@@ -255,11 +255,13 @@ import Testing
     }
 
     /// A new store has pages of `Tracker.pageSize` bytes; a store made before keeps its own
-    /// size and works as before.
+    /// size and works as before. Both copy their log into the file at 4 MB.
     @Test func aNewStoreHasItsPageSizeAndAnOldOneKeepsItsOwn() throws {
         try withTemporaryDirectory { dir in
             let new = try Tracker(dataDirectory: dir.appendingPathComponent("new"), rules: berlin, now: Self.now, bootID: boot)
             #expect(try new.queryStringsForTesting("PRAGMA page_size") == ["\(Tracker.pageSize)"])
+            // The log is copied into the file at the same size in bytes as with 4 KiB pages.
+            #expect(try new.queryStringsForTesting("PRAGMA wal_autocheckpoint") == ["\(Tracker.checkpointBytes / Tracker.pageSize)"])
             let old = dir.appendingPathComponent("old")
             try FileManager.default.createDirectory(at: old, withIntermediateDirectories: true)
             try Schema.makeDatabaseForTesting(
@@ -267,6 +269,7 @@ import Testing
                 then: "INSERT INTO interval (id, start_us, end_us, project_id) VALUES (5, \(Self.at(9)), \(Self.at(10)), NULL)")
             let tracker = try Tracker(dataDirectory: old, rules: berlin, now: Self.now, bootID: boot)
             #expect(try tracker.queryStringsForTesting("PRAGMA page_size") == ["4096"])
+            #expect(try tracker.queryStringsForTesting("PRAGMA wal_autocheckpoint") == ["1000"])
             #expect(try tracker.addInterval(start: Self.at(11), end: Self.at(12), project: nil, replace: false, at: Self.now) == "6")
             #expect(try tracker.historyForTesting().rows == [row(5, 9, 10), row(6, 11, 12)])
         }
