@@ -192,7 +192,7 @@ enum ImportRules {
     /// by index (entries are not copied either way).
     static func checkOverlaps(_ items: [ImportedInterval], _ format: ImportFormat) throws(TrackerError) {
         func before(_ a: Int, _ b: Int) -> Bool { (items[a].start, items[a].entry) < (items[b].start, items[b].entry) }
-        let inOrder = items.indices.dropFirst().allSatisfy { !before($0, $0 - 1) }
+        let inOrder = items.indices.isSorted(by: before)
         let sorted = inOrder ? [] : items.indices.sorted(by: before)
         var latest: Int?
         for place in items.indices {

@@ -96,3 +96,11 @@ public struct TagMap: Sendable, Equatable {
         return (labels.first, labels.first)
     }
 }
+
+extension RandomAccessCollection {
+    /// Whether no element comes before the one before it by `areInIncreasingOrder`: an
+    /// import's entries, as an export lists them, are read in this order without a sorted copy.
+    public func isSorted(by areInIncreasingOrder: (Element, Element) -> Bool) -> Bool {
+        zip(self, dropFirst()).allSatisfy { !areInIncreasingOrder($1, $0) }
+    }
+}

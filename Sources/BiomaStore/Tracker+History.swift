@@ -112,8 +112,7 @@ extension Tracker {
         func before(_ a: (interval: Interval, line: Int), _ b: (interval: Interval, line: Int)) -> Bool {
             (a.interval.start, a.line) < (b.interval.start, b.line)
         }
-        let inOrder = items.indices.dropFirst().allSatisfy { !before(items[$0], items[$0 - 1]) }
-        let sorted = inOrder ? items : items.sorted(by: before)
+        let sorted = items.isSorted(by: before) ? items : items.sorted(by: before)
         guard let first = sorted.first else { return AddedIntervals() }
         func text(_ interval: Interval) -> String {
             "\(IntervalCSV.formatInstant(interval.start, rules: rules)) – \(IntervalCSV.formatInstant(interval.end, rules: rules))"

@@ -22,26 +22,25 @@ extension Tracker {
         _ = try journal(kind: kind, what: what, changes: changes, run: nil, at: now, db)
     }
 
-    /// The same for every interval inserted in this transaction from `firstID` on (take
-    /// `nextID(db)` before inserting; they take consecutive ids), read back for their digests.
-    static func journalAdded(idsFrom firstID: Int64, what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
+    /// The intervals with ids in [`first`, `end`), in id order, with their digests read back
+    /// (`RowDigest` of `addedRowsSQL`'s columns), as `journalAdded` keeps them.
+    static func addedRows(from first: Int64, before end: Int64 = .max, _ db: Database) throws -> AddedIntervals {
         var added = AddedIntervals()
         let rows = DirectBinding(try db.cachedStatement(sql: addedRowsSQL))
-        try rows.bind(firstID, at: 1)
-        try rows.bind(Int64.max, at: 2)
+        try rows.bind(first, at: 1)
+        try rows.bind(end, at: 2)
         while try rows.step() {
             added.ids.append(rows.int64(at: 0))
             withUnsafeBytes(of: rows.rowDigest().littleEndian) { added.digests.append(contentsOf: $0) }
         }
-        guard added.count > 0 else { return }
-        try journalAdded(added, what: what, kind: kind, at: now, db)
+        return added
     }
 
-    /// The same for the intervals an insert added (`insertHistory`), with the digests it made
-    /// as it bound them: the entry holds the first id and a digest of each row in id order
-    /// (`RowDigest`, 8 bytes each), which `addedChanged` checks before undo deletes them. A row
-    /// copied per interval was a tenth of a ten-year import; reading them back for their
-    /// digests, a tenth of what was left.
+    /// Journals intervals an insert added (`insertHistory`), with the digests it made as it
+    /// bound them (or `addedRows` read back), as one edit undo takes back: the entry holds the
+    /// first id and a digest of each row in id order (`RowDigest`, 8 bytes each), which
+    /// `addedChanged` checks before undo deletes them. A row copied per interval was a tenth
+    /// of a ten-year import; reading them back for their digests, a tenth of what was left.
     static func journalAdded(_ added: AddedIntervals, what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
         guard let first = added.ids.first else { return }
         for (offset, id) in added.ids.enumerated() where id != first + Int64(offset) {

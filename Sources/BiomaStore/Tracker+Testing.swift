@@ -38,12 +38,7 @@ extension Tracker {
             guard let entry = try Row.fetchOne(db, sql: "SELECT added_first, added_digests FROM edit_journal ORDER BY seq DESC LIMIT 1"),
                 let first: Int64 = entry[0], let kept: Data = entry[1]
             else { return ([], []) }
-            var readBack: [UInt8] = []
-            let rows = DirectBinding(try db.cachedStatement(sql: Tracker.addedRowsSQL))
-            try rows.bind(first, at: 1)
-            try rows.bind(first + Int64(kept.count / 8), at: 2)
-            while try rows.step() { withUnsafeBytes(of: rows.rowDigest().littleEndian) { readBack.append(contentsOf: $0) } }
-            return (Array(kept), readBack)
+            return (Array(kept), try Tracker.addedRows(from: first, before: first + Int64(kept.count / 8), db).digests)
         }
     }
 

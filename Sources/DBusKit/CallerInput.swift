@@ -78,7 +78,6 @@ public final class InputReader: @unchecked Sendable {
     private let limits: InputLimits
     private var completion: Completion?
     private var data: [UInt8] = []
-    private var buffer: [UInt8] = []
     private var watch: EventLoop.WatchHandle?
     private var idleTimer: OwnedDescriptor?
     private var idleWatch: EventLoop.WatchHandle?
@@ -119,8 +118,6 @@ public final class InputReader: @unchecked Sendable {
         case S_IFBLK: return finish(.failure(.notReadable(named("a block device"))))
         default: return finish(.failure(.notReadable("of an unknown kind")))
         }
-        // A file is read a chunk at a time; a pipe or terminal, as much as it holds (`ready`).
-        if regular { buffer = [UInt8](repeating: 0, count: limits.chunkBytes) }
         if !regular && !armIdleTimer() { return finish(.failure(.system(errno))) }
         watch = loop.watch(fd: fd, events: Int16(POLLIN)) { [self] revents in ready(revents) }
     }
@@ -135,33 +132,23 @@ public final class InputReader: @unchecked Sendable {
     private func ready(_ revents: Int16) {
         guard completion != nil else { return }
         if revents & Int16(POLLNVAL) != 0 { return finish(.failure(.system(EBADF))) }
-        // A pipe or terminal: no more than it holds, so the read cannot block. Nothing held
-        // while poll says ready means its end (the writers have gone, or ^D on a terminal).
+        // Read straight after what has arrived, into room made for it: a file a chunk at a
+        // time; a pipe or terminal no more than it holds, so the read cannot block, and a
+        // hook's few bytes of output take a few bytes, not a chunk zeroed for each reader. One
+        // byte of room when it holds none: nothing held while poll says ready means its end
+        // (the writers have gone, or ^D on a terminal), which the read then says.
+        let room = regular ? limits.chunkBytes : min(limits.chunkBytes, max(1, Int(csystem_bytes_ready(descriptor.fd))))
+        let before = data.count
+        data.append(contentsOf: repeatElement(0, count: room))
         var n: Int
-        if regular {
-            repeat {
-                n = buffer.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress!, $0.count) }
-            } while n < 0 && errno == EINTR
-            if n < 0 { return finish(.failure(.system(errno))) }
-            if n == 0 { return finish(.success(data)) }
-            guard data.count + n <= limits.maximumBytes else { return finish(.failure(.tooLarge(limit: limits.maximumBytes))) }
-            data.append(contentsOf: buffer[..<n])
-        } else {
-            // Straight after what has arrived, into room made for what it holds: a hook's few
-            // bytes of output take a few bytes, not a chunk zeroed for each reader. (One byte
-            // of room when it holds none: the read then says the end.)
-            let room = min(limits.chunkBytes, max(1, Int(csystem_bytes_ready(descriptor.fd))))
-            let before = data.count
-            data.append(contentsOf: repeatElement(0, count: room))
-            repeat {
-                n = data.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress! + before, room) }
-            } while n < 0 && errno == EINTR
-            let code = errno
-            data.removeLast(room - max(n, 0))
-            if n < 0 { return finish(.failure(.system(code))) }
-            if n == 0 { return finish(.success(data)) }
-            guard data.count <= limits.maximumBytes else { return finish(.failure(.tooLarge(limit: limits.maximumBytes))) }
-        }
+        repeat {
+            n = data.withUnsafeMutableBytes { read(descriptor.fd, $0.baseAddress! + before, room) }
+        } while n < 0 && errno == EINTR
+        let code = errno
+        data.removeLast(room - max(n, 0))
+        if n < 0 { return finish(.failure(.system(code))) }
+        if n == 0 { return finish(.success(data)) }
+        guard data.count <= limits.maximumBytes else { return finish(.failure(.tooLarge(limit: limits.maximumBytes))) }
         if let endsEarly, endsEarly(data, (data.count - n)..<data.count) { return finish(.success(data)) }
         if !regular { _ = armIdleTimer() }
     }
@@ -190,7 +177,6 @@ public final class InputReader: @unchecked Sendable {
         if let idleWatch { loop.unwatch(idleWatch) }
         (watch, idleWatch, idleTimer) = (nil, nil, nil)
         data = []
-        buffer = []
         completion(result)
     }
 }

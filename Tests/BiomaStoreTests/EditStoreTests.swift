@@ -207,7 +207,7 @@ import Testing
                         sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, 'p2')",
                         arguments: [Self.at(hour), Self.at(hour + 0.5)])
                 }
-                try Tracker.journalAdded(idsFrom: first, what: "import of 3 intervals", at: Self.now, db)
+                try Tracker.journalAdded(Tracker.addedRows(from: first, db), what: "import of 3 intervals", at: Self.now, db)
                 try db.execute(
                     sql: "INSERT INTO interval (start_us, end_us, project_id) VALUES (?, ?, NULL)",
                     arguments: [Self.at(4), Self.at(4.5)])
