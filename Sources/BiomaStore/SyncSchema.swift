@@ -95,27 +95,35 @@ struct SyncTable: Sendable {
             """
     }
 
-    /// `newUUID`'s hex digits, and where each goes: 12 of the time, then the version 7, 3 + the
-    /// variant 8, 3 + 4 of the place, 8 random (made once: `newUUID` runs once per imported row).
-    private static let uuidDigits = Array("0123456789abcdef".utf8)
-    private static let timeSlots = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12]
-    private static let placeSlots = [15, 16, 17, 20, 21, 22, 24, 25, 26, 27]
-
     /// `newUUIDSQL`'s layout made here, for rows inserted without the trigger
     /// (`BulkIntervals`): `millis` (12 hex digits), then `number` (the row's place, 10) and
-    /// 32 random bits (8), as `xxxxxxxx-xxxx-7nnn-8nnn-nnnnrrrrrrrr`. Written byte by byte: it
-    /// runs once per imported row.
+    /// 32 random bits (8), as `xxxxxxxx-xxxx-7nnn-8nnn-nnnnrrrrrrrr`. Written byte by byte
+    /// into the string's own storage: it runs once per imported row.
     static func newUUID(millis: Int64, number: Int64, random: UInt32) -> String {
-        let hex = uuidDigits
-        var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
         let time = UInt64(max(0, millis)) & 0xFFFF_FFFF_FFFF
         let place = UInt64(max(0, number)) & 0xFF_FFFF_FFFF
-        for (index, slot) in timeSlots.enumerated() { bytes[slot] = hex[Int((time >> UInt64(4 * (11 - index))) & 0xF)] }
-        bytes[14] = UInt8(ascii: "7")
-        bytes[19] = UInt8(ascii: "8")
-        for (index, slot) in placeSlots.enumerated() { bytes[slot] = hex[Int((place >> UInt64(4 * (9 - index))) & 0xF)] }
-        for index in 0..<8 { bytes[28 + index] = hex[Int((random >> UInt32(4 * (7 - index))) & 0xF)] }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: 36) { bytes in
+            /// `count` hex digits of `value`'s low bits, most significant first, from `at`.
+            func put(_ value: UInt64, digits count: Int, at: Int) {
+                for index in 0..<count {
+                    let digit = UInt8(truncatingIfNeeded: value >> UInt64(4 * (count - 1 - index))) & 0xF
+                    bytes[at + index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                }
+            }
+            put(time >> 16, digits: 8, at: 0)
+            bytes[8] = UInt8(ascii: "-")
+            put(time, digits: 4, at: 9)
+            bytes[13] = UInt8(ascii: "-")
+            bytes[14] = UInt8(ascii: "7")
+            put(place >> 28, digits: 3, at: 15)
+            bytes[18] = UInt8(ascii: "-")
+            bytes[19] = UInt8(ascii: "8")
+            put(place >> 16, digits: 3, at: 20)
+            bytes[23] = UInt8(ascii: "-")
+            put(place, digits: 4, at: 24)
+            put(UInt64(random), digits: 8, at: 28)
+            return 36
+        }
     }
 
     /// Whether changes are written as operations now: sync is on and the merge is not writing.

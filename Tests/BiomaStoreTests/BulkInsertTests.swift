@@ -26,6 +26,32 @@ import Testing
         operations.filter { $0.entity == .interval }.map { "\($0.fields.sorted { $0.key < $1.key }.filter { $0.key != "project" })" }
     }
 
+    /// A bulk row's uuid is written in Swift (`SyncTable.newUUID`) in the layout the insert
+    /// trigger writes in SQL: the time's 12 digits, the version 7, the row's place around the
+    /// variant 8, then the random digits.
+    @Test func aBulkRowsUUIDIsTheTriggersLayout() throws {
+        #expect(
+            SyncTable.newUUID(millis: 0x0123_4567_89AB, number: 0x0C_DEF0_1234, random: 0x89AB_CDEF)
+                == "01234567-89ab-70cd-8ef0-123489abcdef")
+        #expect(SyncTable.newUUID(millis: 0, number: 1, random: 0) == "00000000-0000-7000-8000-000100000000")
+        // A row the trigger numbered: its place digits are those of its rowid, where newUUID puts them.
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            for hourIndex in 0..<3 {
+                let start = t("2026-11-19T09:00:00+01:00") + Micros(hourIndex) * hour
+                _ = try tracker.addInterval(start: start, end: start + hour / 2, project: nil, note: nil, replace: false, at: now)
+            }
+            let ids = try tracker.queryStringsForTesting("SELECT id FROM interval ORDER BY id").compactMap { Int64($0) }
+            let uuids = try tracker.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
+            #expect(ids.count == 3 && uuids.count == 3)
+            for (id, uuid) in zip(ids, uuids) {
+                let made = SyncTable.newUUID(millis: 0, number: id, random: 0)
+                #expect(Array(uuid)[13..<28] == Array(made)[13..<28], "\(uuid) vs \(made)")
+            }
+        }
+    }
+
     @Test func aBulkImportRecordsWhatTheTriggerRecordsRowByRow() throws {
         let count = Tracker.bulkRows * 2 + 7
         try withTemporaryDirectory { dir in
