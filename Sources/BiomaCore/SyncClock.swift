@@ -72,15 +72,12 @@ public enum UUIDText {
     /// A UUID version 7 (RFC 9562): the Unix time in milliseconds, then random bits, so
     /// identifiers made later sort later.
     public static func version7(millis: Int64, using random: inout some RandomNumberGenerator) -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: millis >> (8 * (5 - index))) }
-        // Ten random bytes from two draws (a draw of the system generator is a system call).
+        // Ten random bytes from two draws.
         let (high, low) = (random.next(), random.next())
-        for index in 6..<14 { bytes[index] = UInt8(truncatingIfNeeded: high >> (8 * (index - 6))) }
-        for index in 14..<16 { bytes[index] = UInt8(truncatingIfNeeded: low >> (8 * (index - 14))) }
-        bytes[6] = 0x70 | (bytes[6] & 0x0F)
-        bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        return text(bytes)
+        let time = UInt64(truncatingIfNeeded: millis) & 0xFFFF_FFFF_FFFF
+        return text(
+            high: time << 16 | 0x7000 | (high >> 48 & 0x0FFF),
+            low: 0x8000_0000_0000_0000 | (high << 16 & 0x3FFF_FFFF_FFFF_0000) | (low & 0xFFFF))
     }
 
     /// A random UUID (version 4): a device's id.
@@ -107,14 +104,37 @@ public enum UUIDText {
     }
 
     static func text(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if [4, 6, 8, 10].contains(index) { out.append(UInt8(ascii: "-")) }
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+        precondition(bytes.count == 16)
+        let high = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let low = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return text(high: high, low: low)
+    }
+
+    /// The 128 bits `high` then `low` (most significant first) as `8-4-4-4-12` lowercase hex,
+    /// written into the string's own storage: an operation's id is made for every change, a
+    /// row's uuid for every row a bulk insert adds.
+    public static func text(high: UInt64, low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 36) { out in
+            var at = 0
+            /// `count` hex digits of `value`'s low bits, most significant first, then a dash
+            /// unless it is the last group.
+            func group(_ value: UInt64, _ count: Int) {
+                for index in 0..<count {
+                    let digit = UInt8(truncatingIfNeeded: value >> UInt64(4 * (count - 1 - index))) & 0xF
+                    out[at] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                    at += 1
+                }
+                if at < 36 {
+                    out[at] = UInt8(ascii: "-")
+                    at += 1
+                }
+            }
+            group(high >> 32, 8)
+            group(high >> 16, 4)
+            group(high, 4)
+            group(low >> 48, 4)
+            group(low, 12)
+            return at
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -97,33 +97,13 @@ struct SyncTable: Sendable {
 
     /// `newUUIDSQL`'s layout made here, for rows inserted without the trigger
     /// (`BulkIntervals`): `millis` (12 hex digits), then `number` (the row's place, 10) and
-    /// 32 random bits (8), as `xxxxxxxx-xxxx-7nnn-8nnn-nnnnrrrrrrrr`. Written byte by byte
-    /// into the string's own storage: it runs once per imported row.
+    /// 32 random bits (8), as `xxxxxxxx-xxxx-7nnn-8nnn-nnnnrrrrrrrr`.
     static func newUUID(millis: Int64, number: Int64, random: UInt32) -> String {
         let time = UInt64(max(0, millis)) & 0xFFFF_FFFF_FFFF
         let place = UInt64(max(0, number)) & 0xFF_FFFF_FFFF
-        return String(unsafeUninitializedCapacity: 36) { bytes in
-            /// `count` hex digits of `value`'s low bits, most significant first, from `at`.
-            func put(_ value: UInt64, digits count: Int, at: Int) {
-                for index in 0..<count {
-                    let digit = UInt8(truncatingIfNeeded: value >> UInt64(4 * (count - 1 - index))) & 0xF
-                    bytes[at + index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-                }
-            }
-            put(time >> 16, digits: 8, at: 0)
-            bytes[8] = UInt8(ascii: "-")
-            put(time, digits: 4, at: 9)
-            bytes[13] = UInt8(ascii: "-")
-            bytes[14] = UInt8(ascii: "7")
-            put(place >> 28, digits: 3, at: 15)
-            bytes[18] = UInt8(ascii: "-")
-            bytes[19] = UInt8(ascii: "8")
-            put(place >> 16, digits: 3, at: 20)
-            bytes[23] = UInt8(ascii: "-")
-            put(place, digits: 4, at: 24)
-            put(UInt64(random), digits: 8, at: 28)
-            return 36
-        }
+        return UUIDText.text(
+            high: time << 16 | 0x7000 | place >> 28,
+            low: 0x8 << 60 | (place >> 16 & 0xFFF) << 48 | (place & 0xFFFF) << 32 | UInt64(random))
     }
 
     /// Whether changes are written as operations now: sync is on and the merge is not writing.

@@ -232,9 +232,9 @@ struct AddedIntervals {
 struct BulkIntervals {
     let millis: Int64
     private var number: Int64
-    /// The uuids' random bits: SplitMix64 seeded once from the system (a system call per row
-    /// was a tenth of the import).
-    private var state = UInt64.random(in: .min ... .max)
+    /// The uuids' random bits, seeded once from the system (a system call per row was a tenth
+    /// of the import).
+    private var random = SplitMix()
     private let db: Database
 
     init(_ db: Database) throws {
@@ -246,11 +246,7 @@ struct BulkIntervals {
     /// The next row's uuid: the trigger's layout, numbered after every id the table has.
     mutating func nextUUID() -> String {
         number += 1
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return SyncTable.newUUID(millis: millis, number: number, random: UInt32(truncatingIfNeeded: z ^ (z >> 31)))
+        return SyncTable.newUUID(millis: millis, number: number, random: UInt32(truncatingIfNeeded: random.next()))
     }
 
     /// Records the rows' creations as the trigger would have (when recording).

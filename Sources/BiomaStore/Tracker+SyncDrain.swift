@@ -19,7 +19,9 @@ extension Tracker {
         guard journal.recording, var clock = journal.clock, var device = journal.device else { return [] }
         journal.backlog = false
         var lastSeq: Int64 = 0
-        var generator = SystemRandomNumberGenerator()
+        // The operations' ids: seeded once a slice (a draw of the system's generator is a
+        // system call, two per operation).
+        var generator = SplitMix()
         var operations: [SyncOperation] = []
         // Whether `enough` ended the slice with rows left.
         var rowsLeft = false

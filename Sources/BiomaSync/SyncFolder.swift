@@ -140,9 +140,10 @@ public struct SyncFolder: Sendable {
             var index = 0
             while index < operations.count {
                 let segment = segment(holding: operations[index].sequence)
-                var text = ""
+                var text: [UInt8] = []
                 while index < operations.count && self.segment(holding: operations[index].sequence) == segment {
-                    text += operations[index].line + "\n"
+                    text += operations[index].line.utf8
+                    text.append(UInt8(ascii: "\n"))
                     index += 1
                 }
                 let path = segmentPath(of: device, segment)
@@ -151,7 +152,7 @@ public struct SyncFolder: Sendable {
                     naming: path)
                 // The segment's length before, to cut a partial write back to.
                 let before = try? file.size()
-                var failure = writeAll(Array(text.utf8), to: file.fd) ?? 0
+                var failure = writeAll(text, to: file.fd) ?? 0
                 if failure == 0 && fsync(file.fd) != 0 { failure = errno }
                 // A line cut short by a full disk is ignored by readers until it is whole; the
                 // next append would complete it with other text, so it is cut off again here.

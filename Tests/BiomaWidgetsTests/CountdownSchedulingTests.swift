@@ -1,3 +1,4 @@
+import BiomaCore
 import BiomaWidgets
 import Testing
 
