@@ -1,13 +1,17 @@
 """The longest wait behind bulk work: while each job runs, a status call every 10 ms.
 
-    wait_probe.py BASELINE-SECONDS -- LABEL COMMAND [aim=MS] [-- LABEL COMMAND [aim=MS] …]
+    wait_probe.py BASELINE-SECONDS -- LABEL COMMAND [aim=MS] [toggles] [-- LABEL COMMAND … ]
 
 For each job, COMMAND runs (through /bin/sh) while this process asks the daemon for its state
 (`GetAll` on org.biomatimer.Timer1, as a bar does) every 10 ms, one call at a time, and times
 each call from sending to its answer. The baseline is the same calls for BASELINE-SECONDS with
 nothing else running, measured in the same run. Prints one table: the job's own time, the calls
 made, and their median, p99 and longest wait (aim: p99 and max at most 50 ms); then, for each
-job given `aim=MS`, its time against that aim.
+job given `aim=MS`, its time against that aim. A job given `toggles` has every tenth call of
+its first two seconds a `Toggle` instead (a change, which waits for the slice of bulk work
+under way, where a read is answered during it; twenty, so the timer ends as it was, and none
+later: a job that waits for the sync folder to settle would wait for them): their waits are
+printed apart, against the same 50 ms.
 """
 import statistics
 import subprocess
@@ -21,15 +25,20 @@ baseline_seconds = float(args[0])
 jobs = []
 rest = args[2:]
 aims = {}
+toggling = set()
 while rest:
     label, command = rest[0], rest[1]
     jobs.append((label, command))
     rest = rest[2:]
-    if rest and rest[0].startswith("aim="):
-        aims[label] = float(rest[0][4:])
+    while rest and rest[0] != "--":
+        if rest[0].startswith("aim="):
+            aims[label] = float(rest[0][4:])
+        elif rest[0] == "toggles":
+            toggling.add(label)
+        else:
+            sys.exit(f"wait_probe.py: {rest[0]!r} is neither aim=MS nor toggles")
         rest = rest[1:]
-    if rest and rest[0] == "--":
-        rest = rest[1:]
+    rest = rest[1:]
 
 bus = dbus.SessionBus()
 
@@ -41,12 +50,26 @@ def ask():
     return (time.monotonic() - start) * 1000
 
 
-def probe(running):
-    """Calls every 10 ms while running() is true; the waits in ms."""
+def toggle():
+    start = time.monotonic()
+    bus.call_blocking("org.biomatimer.Timer1", "/org/biomatimer/Timer1", "org.biomatimer.Timer1", "Toggle", "", [],
+                      timeout=600)
+    return (time.monotonic() - start) * 1000
+
+
+def probe(running, toggles=None):
+    """Calls every 10 ms while running() is true; the waits in ms. Given a list `toggles`,
+    every tenth of the first 200 calls is a Toggle, its wait added there (an even number of
+    them, however soon the job ends)."""
     waits = []
     next_call = time.monotonic()
-    while running():
-        waits.append(ask())
+    calls = 0
+    while running() or (toggles is not None and len(toggles) % 2):
+        calls += 1
+        if toggles is not None and ((calls % 10 == 0 and calls <= 200) or not running()):
+            toggles.append(toggle())
+        else:
+            waits.append(ask())
         next_call += 0.010
         pause = next_call - time.monotonic()
         if pause > 0:
@@ -62,12 +85,14 @@ def p99(values):
 
 
 rows = []
+toggles = {}
 end = time.monotonic() + baseline_seconds
 rows.append(("baseline: nothing else running", baseline_seconds * 1000, probe(lambda: time.monotonic() < end), True))
 for label, command in jobs:
     started = time.monotonic()
     job = subprocess.Popen(["/bin/sh", "-c", command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    waits = probe(lambda: job.poll() is None)
+    toggles[label] = [] if label in toggling else None
+    waits = probe(lambda: job.poll() is None, toggles[label])
     took = (time.monotonic() - started) * 1000
     ok = job.wait() == 0
     if not ok:
@@ -93,3 +118,8 @@ for label, took, _, ok in rows:
     if label in aims:
         verdict = "at or under" if ok and took <= aims[label] else "ABOVE"
         print(f"{label}: {took / 1000:.2f} s ({verdict} the {aims[label] / 1000:g} s aim)")
+for label, waits in toggles.items():
+    if waits:
+        verdict = "within" if max(waits) <= 50 else "ABOVE"
+        print(f"{label}: {len(waits)} toggles meanwhile, median {statistics.median(waits):.2f} ms, "
+              f"longest {max(waits):.2f} ms ({verdict} the 50 ms aim)")

@@ -124,8 +124,13 @@ final class BulkWork: @unchecked Sendable {
         let ended: @Sendable (Result<T, any Error>, Tracker.State) -> Void = { [self] result, state in
             if holding {
                 tracker.adopt(state)
+                // As a write on the loop hands them over (`Tracker.onSyncOperations`): none
+                // when a backlog waits, so that it is stamped on; not after a failure (a full
+                // disk), which the next write tries again.
                 let operations = stamped.taken()
-                if !operations.isEmpty { tracker.onSyncOperations?(operations) }
+                if !operations.isEmpty || (result.succeeded && tracker.hasSyncBacklog) {
+                    tracker.onSyncOperations?(operations)
+                }
             }
             done(result)
         }
@@ -155,12 +160,7 @@ final class BulkWork: @unchecked Sendable {
             }
             // A write that succeeded keeps its worker for the next; otherwise the worker's
             // connection, its cache and what the work made are let go here, not on the loop.
-            let succeeded: Bool
-            switch result {
-            case .success: succeeded = true
-            case .failure: succeeded = false
-            }
-            let keep = holding && succeeded
+            let keep = holding && result.succeeded
             if !keep { Self.close(worker, after: work) }
             // The answer is the one piece of work the held loop runs before it is released; a
             // loop that has stopped (the daemon exiting) takes none, and the work is left as it
@@ -230,5 +230,11 @@ private final class Stamped: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return operations
+    }
+}
+
+extension Result {
+    var succeeded: Bool {
+        if case .success = self { true } else { false }
     }
 }

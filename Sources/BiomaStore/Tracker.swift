@@ -44,7 +44,8 @@ public final class Tracker: @unchecked Sendable {
     /// This device's sync identity and clock (`Tracker+Sync`).
     var sync = SyncJournal()
     /// Called after every commit that made operations (sync on), with them in order: the
-    /// daemon appends them to the sync folder before it answers.
+    /// daemon appends them to the sync folder before it answers. Also after a commit that made
+    /// none because a backlog waits (`writeOrThrow`), with none: the daemon keeps stamping it.
     public var onSyncOperations: (([SyncOperation]) -> Void)?
     /// Asked before each commit (a worker's bulk work): true rolls the transaction back with
     /// `CancellationError` (the caller left, the daemon exits).
@@ -361,10 +362,12 @@ public final class Tracker: @unchecked Sendable {
 
     /// One write transaction. With sync on, the changes it made become operations before it
     /// commits (`drainChanges`), and are handed to `onSyncOperations` after — at most
-    /// `drainLimit` of them: a bulk change (an import, a reset, the first snapshot) leaves the
-    /// rest in order for `drainSyncBacklog`, which the daemon runs a slice per turn of its loop
-    /// so that no caller waits behind them; any later write stamps the oldest first, so the
-    /// operations keep the order of the changes.
+    /// `drainSlice` of them: a bulk change (an import, a reset, the first snapshot) leaves the
+    /// rest in order, a backlog, for `drainSyncBacklog`, which the daemon runs a slice per turn
+    /// of its loop so that no caller waits behind them. A write made while a backlog waits
+    /// stamps none: its changes join the backlog after everything recorded before them, so the
+    /// operations keep the order of the changes, and the write (a toggle between two slices)
+    /// is not made to stamp hundreds of others before it is answered.
     ///
     /// `triggers: false` (a peer's merge on a worker, and nothing else) runs it with the
     /// connection's triggers off. They record changes into `sync_change` only while
@@ -375,8 +378,7 @@ public final class Tracker: @unchecked Sendable {
     /// for a merge's next slice keeps them off, and the next other write on its connection
     /// turns them on first. The loop's own connection never turns them off.
     func writeOrThrow<R>(
-        triggers: Bool = true, drainLimit: Int? = Tracker.drainSlice, enough: (() -> Bool)? = nil,
-        _ body: (Database) throws -> R
+        triggers: Bool = true, stamping: Stamping = .ownChanges, _ body: (Database) throws -> R
     ) throws -> R {
         if let lent, lent.triggersOff == triggers {
             _ = try database.writeWithoutTransaction { try ConnectionSwitch.triggers.set(triggers, $0) }
@@ -384,13 +386,19 @@ public final class Tracker: @unchecked Sendable {
         }
         var journal = sync
         var operations: [SyncOperation] = []
+        let (limit, enough): (Int?, (() -> Bool)?) =
+            switch stamping {
+            case .ownChanges: (hasSyncBacklog ? 0 : Tracker.drainSlice, nil)
+            case .backlog(let limit, let enough): (limit, enough)
+            }
         let result: R
         do {
             result = try database.write { db in
                 let result = try body(db)
                 if cancelled?() == true { throw CancellationError() }
-                operations = try Tracker.drainChanges(
-                    db, &journal, physical: Tracker.wallClock(), limit: drainLimit, enough: enough)
+                if limit != 0 {
+                    operations = try Tracker.drainChanges(db, &journal, physical: Tracker.wallClock(), limit: limit, enough: enough)
+                }
                 return result
             }
         } catch {
@@ -398,8 +406,17 @@ public final class Tracker: @unchecked Sendable {
             throw Tracker.storageError(error, doing: "write", path: path)
         }
         sync = journal
-        if !operations.isEmpty { onSyncOperations?(operations) }
+        if !operations.isEmpty || hasSyncBacklog { onSyncOperations?(operations) }
         return result
+    }
+
+    /// What a write makes into operations (`writeOrThrow`).
+    enum Stamping {
+        /// The changes it made, with any recorded before them, up to `drainSlice`; none while
+        /// a backlog waits.
+        case ownChanges
+        /// The backlog: at most `limit` (nil: all of it), or as many as `enough` allows.
+        case backlog(limit: Int?, enough: (() -> Bool)?)
     }
 
     /// How many recorded changes one write makes into operations at most.
@@ -409,9 +426,9 @@ public final class Tracker: @unchecked Sendable {
     public var hasSyncBacklog: Bool { sync.backlog && sync.recording }
 
     /// At most this many of a backlog's changes are made into operations in one slice that
-    /// has a time budget (`drainSyncBacklog(enough:)`), about what 20 ms allows: the daemon
-    /// appends each slice's operations to the folder on its loop, so a slice stays short there
-    /// too.
+    /// has a time budget (`drainSyncBacklog(enough:)`), more than the daemon's 10 ms allow on
+    /// this machine: the daemon appends each slice's operations to the folder on its loop, so a
+    /// slice stays short there too, however fast the machine.
     public static let budgetedDrainSlice = 2_000
 
     /// Makes the next waiting changes into operations, in one transaction, and hands them to
@@ -420,7 +437,7 @@ public final class Tracker: @unchecked Sendable {
     /// `budgetedDrainSlice`.
     public func drainSyncBacklog(enough: (() -> Bool)? = nil) throws {
         guard hasSyncBacklog else { return }
-        try writeOrThrow(drainLimit: enough == nil ? Tracker.drainSlice : Tracker.budgetedDrainSlice, enough: enough) { _ in }
+        try writeOrThrow(stamping: .backlog(limit: enough == nil ? Tracker.drainSlice : Tracker.budgetedDrainSlice, enough: enough)) { _ in }
     }
 
     /// Makes every waiting change into operations, in one transaction: before a merge, which
@@ -428,7 +445,7 @@ public final class Tracker: @unchecked Sendable {
     /// once the backlog is gone; this keeps the rule for any other caller).
     func drainWholeSyncBacklog() throws {
         guard hasSyncBacklog else { return }
-        try writeOrThrow(drainLimit: nil) { _ in }
+        try writeOrThrow(stamping: .backlog(limit: nil, enough: nil)) { _ in }
     }
 
     /// After a write refused for a full disk. The refused transaction's pages went to the

@@ -192,6 +192,42 @@ import Testing
         }
     }
 
+    /// A write made while a backlog waits (a toggle between two of the daemon's slices)
+    /// stamps none of it, nor its own change: it hands over nothing, which tells the daemon to
+    /// stamp on, and its change is stamped after everything recorded before it.
+    @Test func aWriteWhileABacklogWaitsStampsNothingAndComesAfterIt() throws {
+        try withTemporaryDirectory { dir in
+            let now = t("2026-11-20T12:00:00+01:00")
+            var handed: [[SyncOperation]] = []
+            let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            tracker.onSyncOperations = { handed.append($0) }
+            try tracker.enableSync(folder: "/sync", name: "A")
+            let count = Tracker.drainSlice * 2 + 5
+            handed = []
+            _ = try tracker.importIntervals(Self.items(count), format: .timewarrior, at: now)
+            #expect(tracker.hasSyncBacklog)
+            let waiting = try tracker.queryStringsForTesting("SELECT count(*) FROM sync_change").compactMap { Int($0) }
+            let before = handed.count
+            _ = try tracker.addInterval(
+                start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: "meanwhile",
+                replace: false, at: now)
+            #expect(handed.count == before + 1 && handed.last?.isEmpty == true)
+            #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM sync_change").compactMap { Int($0) } == waiting.map { $0 + 1 })
+            #expect(tracker.hasSyncBacklog)
+            try Self.drainBacklog(of: tracker)
+            let intervals = handed.joined().filter { $0.entity == .interval }
+            #expect(intervals.count == count + 1)
+            #expect(intervals.last?.fields["note"] == .string("meanwhile"))
+            #expect(!tracker.hasSyncBacklog)
+            // With no backlog left, a write stamps its own change at once.
+            handed = []
+            _ = try tracker.addInterval(
+                start: t("2026-11-19T11:00:00+01:00"), end: t("2026-11-19T12:00:00+01:00"), project: nil, note: "after",
+                replace: false, at: now)
+            #expect(handed.count == 1 && handed.first?.first?.fields["note"] == .string("after"))
+        }
+    }
+
     /// Rows go in groups per statement (`insertRows`): the ids handed back are the rows'
     /// own, in start order, with rows equal to recorded time skipped between groups.
     @Test func theIdsHandedBackAreTheInsertedRows() throws {
