@@ -45,7 +45,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// The time one slice of a backlog may take to make operations (µs), on a worker; its
     /// commit and its append to the folder come on top. A change waits for the slice under
     /// way: with 20 ms, toggles made every 100 ms while a ten-year import's operations were
-    /// stamped waited 28–46 ms (median), 12–16 ms with 10 ms, the whole backlog taking as long.
+    /// stamped waited 28–46 ms (median), 12–16 ms with 10 ms; the whole backlog took up to a
+    /// tenth longer.
     static let drainBudget: Int64 = 10_000
     static let lastRetry: Micros = 300_000_000
     /// A message about this device (a copied data folder that took a new id).
