@@ -225,6 +225,19 @@ struct HooksTests {
         }
     }
 
+    /// A hook starts a pause after its event (`HooksService.launchPause`), once the command
+    /// that made the change has had its answer: never sooner.
+    @Test func aHookStartsAPauseAfterItsEvent() throws {
+        let d = try Daemon()
+        try d.hook("on-start.a", "#!/bin/sh\ncat >> '\(d.out.path)'/a\n")
+        try d.cliOK(["start"])
+        #expect(waitUntil { d.payloads("a").count == 1 })
+        let instant = d.payloads("a").first?["instant"] as? Int64 ?? 0
+        let start = (try d.listed())["on-start.a"]?["last_start"] as? Int64 ?? 0
+        #expect(instant > 0 && start - instant >= Int64(HooksService.launchPause), "started \(start - instant) µs after")
+        try d.cliOK(["stop"])
+    }
+
     /// Six hooks of one event run side by side, four at most at once.
     @Test func atMostFourHooksRunAtOnce() throws {
         let d = try Daemon()
