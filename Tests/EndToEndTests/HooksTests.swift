@@ -233,7 +233,10 @@ struct HooksTests {
         try d.cliOK(["start"])
         #expect(waitUntil { d.payloads("a").count == 1 })
         let instant = d.payloads("a").first?["instant"] as? Int64 ?? 0
-        let start = (try d.listed())["on-start.a"]?["last_start"] as? Int64 ?? 0
+        // The run is listed once it has ended (its payload is written before that).
+        let started = { (try? d.listed())?["on-start.a"]?["last_start"] as? Int64 ?? 0 }
+        #expect(waitUntil { started() > 0 })
+        let start = started()
         #expect(instant > 0 && start - instant >= Int64(HooksService.launchPause), "started \(start - instant) µs after")
         try d.cliOK(["stop"])
     }
