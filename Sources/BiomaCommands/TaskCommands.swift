@@ -123,7 +123,7 @@ struct TaskDelete: ParsableCommand {
 
 struct TaskSnooze: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "snooze", abstract: "Remind again later: due DURATION from now (default 10m).")
+        commandName: "snooze", abstract: "Remind again later: due DURATION after its due time, or from now once that has passed (default 10m).")
     @Argument(help: "The task's id.") var id: String
     @Argument(help: "How long: 10m, 1h30m, 90s, 1:00:00 (\(DurationText.colonForms)).") var duration: String?
 

@@ -42,6 +42,25 @@ public struct TaskItem: Sendable, Equatable {
         return title
     }
 
+    /// The due instant a snooze of `delay` at `now` gives: `delay` after the later of now and
+    /// the due instant, so a snooze never brings a reminder forward (a task due at 15:20,
+    /// snoozed 30 min at 13:50, is due at 15:50; one due since 13:00, at 14:20). A task
+    /// without a due instant is due `delay` from now.
+    public func snoozedDue(by delay: Micros, at now: Micros) -> Micros {
+        max(now, due ?? now) + delay
+    }
+
+    /// Snoozes the task at `now` (`snoozedDue`), reminding again then. A delay outside 1 s –
+    /// 24 h, or a task done, is refused and the task is left as it was.
+    public mutating func snooze(by delay: Micros, at now: Micros) throws(TrackerError) {
+        guard delay >= microsPerSecond, delay <= 24 * 3600 * microsPerSecond else {
+            throw .invalidArgument("A snooze lasts 1 s – 24 h.")
+        }
+        guard !done else { throw .invalidArgument("Task \(id) is done: reopen it to snooze it.") }
+        due = snoozedDue(by: delay, at: now)
+        remind = true
+    }
+
     /// Open, with a due instant at or before `now`.
     public func isDue(at now: Micros) -> Bool {
         guard !done, let due else { return false }

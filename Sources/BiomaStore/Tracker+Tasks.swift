@@ -69,15 +69,12 @@ extension Tracker {
         }
     }
 
-    /// Moves the task's due instant to `now + delay` and reminds again then.
+    /// Snoozes the task (`TaskItem.snooze`): due `delay` after the later of now and its due
+    /// instant, reminding again then.
     public func snoozeTask(_ id: String, by delay: Micros, at now: Micros) throws {
-        guard delay >= microsPerSecond, delay <= 24 * 3600 * microsPerSecond else {
-            throw TrackerError.invalidArgument("A snooze lasts 1 s – 24 h.")
-        }
         try changeTask(id, at: now) { task, _ in
-            guard !task.done else { throw TrackerError.invalidArgument("Task \(id) is done: reopen it to snooze it.") }
-            task.due = now + delay
-            task.remind = true
+            try task.snooze(by: delay, at: now)
+            try Self.checkInstant(task.due ?? 0, "Due")
         }
     }
 

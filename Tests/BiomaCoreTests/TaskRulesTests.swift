@@ -50,6 +50,34 @@ import Testing
         #expect(TaskSummary([task], at: t0 + 3 * hour) == TaskSummary([], at: t0))
     }
 
+    /// A snooze is from the later of now and the due instant: it never brings a reminder
+    /// forward.
+    @Test func aSnoozeNeverMovesTheDueInstantEarlier() throws {
+        let (at1350, at1520) = (t("2026-11-23T13:50:00+01:00"), t("2026-11-23T15:20:00+01:00"))
+        // Due later today: 30 min after the due instant, not after now.
+        var later = TaskItem(id: "t1", title: "Call", due: at1520, remind: true, remindedDue: nil)
+        try later.snooze(by: 30 * minute, at: at1350)
+        #expect(later.due == t("2026-11-23T15:50:00+01:00"))
+        // Overdue (the reminder went out): 30 min from now.
+        var overdue = TaskItem(id: "t2", title: "Tea", due: at1350 - 50 * minute, remind: true, remindedDue: at1350 - 50 * minute)
+        try overdue.snooze(by: 30 * minute, at: at1350)
+        #expect(overdue.due == t("2026-11-23T14:20:00+01:00") && overdue.reminderPending)
+        // Due right now, and without a due instant: from now.
+        #expect(TaskItem(id: "t3", title: "x", due: at1350).snoozedDue(by: minute, at: at1350) == at1350 + minute)
+        var undated = TaskItem(id: "t4", title: "x")
+        try undated.snooze(by: TaskItem.defaultSnooze, at: at1350)
+        #expect(undated.due == at1350 + 10 * minute && undated.remind)
+        // Refused, and left as it was: a delay out of 1 s – 24 h, a task done.
+        for delay in [0, microsPerSecond - 1, 24 * hour + 1] {
+            var task = later
+            #expect(throws: TrackerError.invalidArgument("A snooze lasts 1 s – 24 h.")) { try task.snooze(by: delay, at: at1350) }
+            #expect(task == later)
+        }
+        var done = TaskItem(id: "t5", title: "x", due: at1520, remind: true, done: true, doneAt: at1350)
+        #expect(throws: TrackerError.self) { try done.snooze(by: minute, at: at1350) }
+        #expect(done.due == at1520)
+    }
+
     @Test func unknownIdsAreNamed() {
         #expect(throws: TrackerError.noSuchTask("t7")) { try [TaskItem]().find("t7") }
     }

@@ -98,4 +98,20 @@ import Testing
             #expect(tracker.taskSummary(at: now + minute) == TaskSummary([TaskItem(id: "t1", title: "Tea")], at: now + minute))
         }
     }
+
+    /// A task due at 15:20 snoozed 30 min at 13:50 is due at 15:50, not 14:20, in the store
+    /// and after a reopen.
+    @Test func aSnoozeBeforeTheDueInstantMovesItLater() throws {
+        try withTemporaryDirectory { dir in
+            let (now, due) = (t("2026-11-23T13:50:00+01:00"), t("2026-11-23T15:20:00+01:00"))
+            var tracker: Tracker! = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            _ = try tracker.addTask(title: "Call", due: due, remind: nil, project: nil, at: now)
+            try tracker.snoozeTask("t1", by: 30 * minute, at: now)
+            #expect(tracker.tasks.first?.due == t("2026-11-23T15:50:00+01:00"))
+            #expect(tracker.taskSummary(at: now).nextReminder == t("2026-11-23T15:50:00+01:00"))
+            tracker = nil
+            tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
+            #expect(tracker.tasks.first?.due == t("2026-11-23T15:50:00+01:00"))
+        }
+    }
 }

@@ -77,8 +77,12 @@ struct TaskReminderTests {
         let tenMinutes = Int64(Date().timeIntervalSince1970 * 1_000_000) + 600_000_000
         #expect(abs(snoozed - tenMinutes) < 5_000_000, "snoozed to \(snoozed), expected about \(tenMinutes)")
 
-        // A snooze from the command line, 1 s: the reminder comes again, replacing the first.
+        // A snooze from the command line before the due instant is from that instant, never
+        // sooner: 1 s after the ten minutes.
         #expect(try f.cli(["task", "snooze", "t1", "1s"]).status == 0)
+        #expect(try listed(f).first?["Due"]?.int64 == snoozed + 1_000_000)
+        // Due again in 1 s: the reminder comes again, replacing the first.
+        #expect(try f.cli(["task", "edit", "t1", "--due", "+1s"]).status == 0)
         #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 2 })
         notes = try server.notifications()
         #expect(notes.last?.replacesID == 1, "the second reminder replaces the first notification")
