@@ -28,11 +28,47 @@ private func targetLength(_ text: String, option: String) throws -> Int64 {
     }
 }
 
+/// The weekdays `--days` names: `mon-fri`, `mon-thu`, `mon,wed,fri`, `sun-thu` (a range
+/// may wrap past Sunday), as indices into `weekdayKeys`; a bad one is a usage error.
+func weekdays(_ text: String) throws -> Set<Int> {
+    let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    func index(_ name: Substring) throws -> Int {
+        // `mon` or `monday`, any case.
+        let key = String(name.filter { $0 != " " }).lowercased()
+        guard let found = names.firstIndex(where: { key == $0 || key == $0.prefix(3) }) else {
+            throw ValidationError("--days `\(text)`: `\(name)` is not a weekday: use mon, tue, wed, thu, fri, sat, sun, e.g. mon-fri or mon,wed.")
+        }
+        return found
+    }
+    var days: Set<Int> = []
+    for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+        let ends = part.split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...2).contains(ends.count) else {
+            throw ValidationError("--days `\(text)`: `\(part)` is not a weekday or a range: use e.g. mon-fri or mon,wed.")
+        }
+        var day = try index(ends[0])
+        let last = try index(ends[ends.count - 1])
+        days.insert(day)
+        while day != last {
+            day = (day + 1) % 7
+            days.insert(day)
+        }
+    }
+    return days
+}
+
 struct TargetSet: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "set", abstract: "Set the target of every day, or of some weekdays.",
-        discussion: "Examples: `biomatimer target set 8h`, `biomatimer target set --mon 8h --fri 6h --sat 0`.")
-    @Argument(help: "The target of every day (LENGTH).") var daily: String?
+        commandName: "set", abstract: "Set the target of the working days, or of some weekdays.",
+        discussion: """
+            A target counts from the day it is set: the days before keep what they had (none, or the \
+            value before), and the balance starts then unless the config's balance_since says \
+            otherwise. `biomatimer target set 8h` means Monday to Friday, 8 hours each, and no target \
+            on Saturday and Sunday; --days names other working days. Examples: `biomatimer target set \
+            8h`, `biomatimer target set 8h --days mon-thu`, `biomatimer target set --fri 6h --sat 0`.
+            """)
+    @Argument(help: "The target of each working day (LENGTH); the other days get none.") var daily: String?
+    @Option(help: "The working days LENGTH is for (default mon-fri): mon-thu, mon,wed,fri, sun-thu.") var days: String?
     @Option(parsing: .unconditional, help: "Monday's target.") var mon: String?
     @Option(parsing: .unconditional, help: "Tuesday's target.") var tue: String?
     @Option(parsing: .unconditional, help: "Wednesday's target.") var wed: String?
@@ -41,14 +77,22 @@ struct TargetSet: ParsableCommand {
     @Option(parsing: .unconditional, help: "Saturday's target.") var sat: String?
     @Option(parsing: .unconditional, help: "Sunday's target.") var sun: String?
 
-    /// The `SetTargets` entries: `Daily` and the weekdays given.
+    /// The `SetTargets` entries, one per weekday: LENGTH on the working days and 0 on the
+    /// others, each weekday option beating it.
     func entries() throws -> [(String, DBusValue)] {
-        var entries: [(String, DBusValue)] = []
-        if let daily { entries.append(("Daily", .int64(try targetLength(daily, option: "target")))) }
-        for (key, value) in zip(weekdayKeys, [mon, tue, wed, thu, fri, sat, sun]) {
-            if let value { entries.append((key, .int64(try targetLength(value, option: "--" + key.lowercased())))) }
+        var values: [Int64?] = Array(repeating: nil, count: 7)
+        if let daily {
+            let length = try targetLength(daily, option: "target")
+            let working = try days.map(weekdays) ?? Set(0..<5)
+            values = (0..<7).map { working.contains($0) ? length : 0 }
+        } else if days != nil {
+            throw ValidationError("--days needs a LENGTH: e.g. `biomatimer target set 8h --days mon-thu`.")
         }
-        guard !entries.isEmpty else { throw ValidationError("Give a LENGTH for every day, or --mon … --sun.") }
+        for (index, (key, value)) in zip(weekdayKeys, [mon, tue, wed, thu, fri, sat, sun]).enumerated() {
+            if let value { values[index] = try targetLength(value, option: "--" + key.lowercased()) }
+        }
+        let entries = zip(weekdayKeys, values).compactMap { key, value in value.map { (key, DBusValue.int64($0)) } }
+        guard !entries.isEmpty else { throw ValidationError("Give a LENGTH for the working days, or --mon … --sun.") }
         return entries
     }
 
@@ -56,6 +100,16 @@ struct TargetSet: ParsableCommand {
 
     func run() throws {
         _ = try callDaemon(BIOMATIMER_TIMER1_SET_TARGETS, [.vardict(ordered: try entries())])
+    }
+}
+
+/// Where the balance starts, in words: `ListTargets`' `BalanceSinceSource`.
+func balanceSinceWords(_ source: String) -> String {
+    switch source {
+    case "config": return "balance_since in the config file"
+    case "target-set": return "the day the first target was set"
+    case "first-recorded-day": return "the first recorded day"
+    default: return "no target is set"
     }
 }
 
@@ -80,7 +134,10 @@ struct TargetShow: ParsableCommand {
                         "days",
                         .array(
                             days.map {
-                                .fields([("day", .string($0.day)), ("target", .int($0.target)), ("source", .string($0.source))])
+                                .fields([
+                                    ("day", .string($0.day)), ("target", .int($0.target)), ("source", .string($0.source)),
+                                    ("since", $0.since.isEmpty ? .null : .string($0.since)),
+                                ])
                             })
                     ),
                     ("today", .string(status.day)), ("daily_target", .int(status.dailyTarget)), ("daily_total", .int(worked)),
@@ -91,13 +148,18 @@ struct TargetShow: ParsableCommand {
         }
         for day in days {
             let value = day.target > 0 ? DurationClock.hoursMinutes(day.target) : "—"
-            say("\(day.day)  \(Terminal.pad(value, 6)) \(day.source)")
+            let from = DayText.words(day.since).map { ", from \($0)" } ?? ""
+            say("\(day.day)  \(Terminal.pad(value, 6)) \(day.source)\(from)")
         }
         if status.dailyTarget > 0 {
             say("Today \(status.day): \(DurationClock.hoursMinutes(worked)) of \(DurationClock.hoursMinutes(status.dailyTarget))")
         } else {
             say("Today \(status.day): \(DurationClock.hoursMinutes(worked)), no target")
         }
-        say("Balance since \(since) (\(sinceSource)): \(DurationClock.signed(balance))")
+        if sinceSource == "none" {
+            say("No balance: no target is set.")
+        } else {
+            say("Balance since \(DayText.words(since) ?? since) (\(balanceSinceWords(sinceSource))): \(DurationClock.signed(balance))")
+        }
     }
 }

@@ -57,9 +57,11 @@ public struct Rounding: Sendable, Equatable {
         self.per = per
     }
 
-    /// A duration rounded (0 stays 0; negative durations do not occur and count as 0).
+    /// A duration rounded. Nothing stays nothing: what is shown as `0:00:00` (less than a
+    /// second: a switch, a stop and start in one click) rounds to 0 whatever the mode, so no
+    /// empty interval is billed a step; negative durations do not occur and count as 0.
     public func rounded(_ duration: Micros) -> Micros {
-        guard duration > 0 else { return 0 }
+        guard duration >= microsPerSecond else { return 0 }
         let whole = duration / step * step
         let rest = duration - whole
         switch mode {

@@ -30,6 +30,9 @@ public enum SegmentChange: Sendable, Equatable {
     case open(OpenSegment)
     /// Delete the open segment: its time is deleted with its project (or the history).
     case discardOpen
+    /// The open segment goes on under another project (nil: none), from its own start: a
+    /// switch away from it came within the short interval, so it is not recorded apart.
+    case reassignOpen(projectID: String?)
 }
 
 /// The work and project stopwatches: pure rules, with the clock and day rules passed in.
@@ -105,26 +108,37 @@ public struct WorkTimer: Sendable, Equatable {
     }
 
     /// Runs `project`: stops the running one at the same instant, starts work if stopped.
-    public mutating func startProject(_ project: String, at now: Micros, rules: DayRules)
+    /// `shortInterval`: a segment switched away from sooner than this after its start is not
+    /// recorded apart; it goes on under `project` from its own start (see `switchProject`).
+    public mutating func startProject(_ project: String, at now: Micros, rules: DayRules, shortInterval: Micros = 0)
         -> [SegmentChange]
     {
         let now = clamp(now)
         guard let segment = open else { return begin(project: project, at: now, rules: rules) }
         if segment.projectID == project { return [] }
-        return switchProject(of: segment, to: project, at: now)
+        return switchProject(of: segment, to: project, at: now, shortInterval: shortInterval)
     }
 
     /// Stops the running project; work goes on with no project.
-    public mutating func stopProject(at now: Micros) -> [SegmentChange] {
+    public mutating func stopProject(at now: Micros, shortInterval: Micros = 0) -> [SegmentChange] {
         guard let segment = open, segment.projectID != nil else { return [] }
-        return switchProject(of: segment, to: nil, at: clamp(now))
+        return switchProject(of: segment, to: nil, at: clamp(now), shortInterval: shortInterval)
     }
 
     /// Ends the open segment at `now` (adding the running project's run to its session) and
-    /// opens the next one with `project` (nil: work without one).
-    private mutating func switchProject(of segment: OpenSegment, to project: String?, at now: Micros)
+    /// opens the next one with `project` (nil: work without one). A segment left sooner than
+    /// `shortInterval` after its start (three quick `project next` over a bar) is not recorded
+    /// apart: it goes on under `project` from its own start, so its seconds go to the project
+    /// that stays and the one left gets none of them.
+    private mutating func switchProject(of segment: OpenSegment, to project: String?, at now: Micros, shortInterval: Micros)
         -> [SegmentChange]
     {
+        if now - segment.start < shortInterval {
+            open = OpenSegment(start: segment.start, projectID: project)
+            projectRunStart = project == nil ? nil : segment.start
+            lastChange = now
+            return [.reassignOpen(projectID: project)]
+        }
         if let previous = segment.projectID {
             addProjectSession(previous, now - (projectRunStart ?? segment.start))
         }

@@ -28,6 +28,8 @@ public struct DaemonParts: Sendable {
         timer = WorkService(
             tracker: tracker, bus: bus, clock: clock, away: settings.away, notifier: notifier, suspendClock: suspendClock,
             goals: TargetSettings(targets: settings.targets, balanceSince: settings.balanceSince), log: log)
+        // A project left within `short_interval` is not recorded apart.
+        tracker.shortInterval = settings.shortInterval
         timer.calendarPath = settings.exportICS
         tasks = TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log)
         focus = FocusService(

@@ -5,23 +5,17 @@ import CContract
 import DBusKit
 
 /// The daily work targets as the settings file gives them; `target set` (the store) beats
-/// them weekday by weekday.
+/// them weekday by weekday, from the day it was set.
 public struct TargetSettings: Sendable, Equatable {
+    /// The file's values (each holding always: the daemon records from which day it first
+    /// read each, `Tracker.configTargets`).
     public var targets: WorkTargets
-    /// The balance's first day; nil: the first recorded day.
+    /// The balance's first day; nil: the first day a target counts.
     public var balanceSince: Day?
 
     public init(targets: WorkTargets = WorkTargets(), balanceSince: Day? = nil) {
         self.targets = targets
         self.balanceSince = balanceSince
-    }
-
-    /// The targets that hold: the stored value of a weekday, else the settings'.
-    public func effective(stored: [Int: Micros]) -> WorkTargets {
-        var byWeekday = (1...7).map { stored[$0] ?? targets.byWeekday[$0 - 1] }
-        // `WorkTargets(mondayFirst:)` wants Monday first: Sunday moves to the end.
-        byWeekday.append(byWeekday.removeFirst())
-        return WorkTargets(mondayFirst: byWeekday)
     }
 }
 
@@ -29,19 +23,48 @@ public struct TargetSettings: Sendable, Equatable {
 /// day's target is reached (a deadline at that instant while work runs; every publication
 /// also checks, the deadline is only a wake-up).
 extension WorkService {
-    /// The targets that hold now (the store's read at start and kept by `SetTargets`).
-    var targets: WorkTargets { goals.effective(stored: storedTargets) }
+    /// The targets that hold, each day's as it held that day: the store's (read at each use,
+    /// so a target a peer set counts from the publication its merge makes), over the
+    /// settings file's from the day the daemon first read them.
+    var targets: WorkTargets { targets(stored: storedTargetHistories()) }
 
-    /// The balance's first day: the setting, else the first recorded day, else today.
-    func balanceSince(today: Day) -> Day {
-        if let since = goals.balanceSince { return since }
+    /// The store's targets by weekday; none (logged) when they cannot be read.
+    func storedTargetHistories() -> [Int: TargetHistory] {
         do {
-            return try tracker.firstRecordedDay() ?? today
+            return try tracker.storedTargetHistories()
         } catch {
-            log("cannot read the first recorded day (\(error)); the balance starts today")
-            return today
+            log("cannot read the stored targets (\(error)); the settings file's hold")
+            return [:]
         }
     }
+
+    /// `stored` over the settings file's; with `balance_since` each weekday's first value
+    /// holds always (the setting says where the balance starts, whatever day it was set).
+    func targets(stored: [Int: TargetHistory]) -> WorkTargets {
+        let targets = configTargets.overlaid(with: stored)
+        return goals.balanceSince == nil ? targets : targets.fromAlways
+    }
+
+    /// Where the balance starts, and why: the setting `balance_since` (`config`), else the first
+    /// day a target counts (`target-set`), else, for a target with no day recorded (a store
+    /// written before targets kept their days, or its peer), the first recorded day
+    /// (`first-recorded-day`), else today (`none`: no target, no balance).
+    func balanceStart(today: Day, targets: WorkTargets) -> (day: Day, source: String) {
+        if let since = goals.balanceSince { return (since, "config") }
+        switch targets.firstTargetDay {
+        case .some(.some(let day)): return (day, "target-set")
+        case .some(.none):
+            do {
+                return (try tracker.firstRecordedDay() ?? today, "first-recorded-day")
+            } catch {
+                log("cannot read the first recorded day (\(error)); the balance starts today")
+                return (today, "first-recorded-day")
+            }
+        case .none: return (today, "none")
+        }
+    }
+
+    func balanceSince(today: Day) -> Day { balanceStart(today: today, targets: targets).day }
 
     /// `DailyTarget`, `TargetProgress` and `Balance` for a snapshot, at its instant.
     func addTargets(to status: inout WorkStatus, _ snapshot: TrackerSnapshot) {
@@ -50,7 +73,7 @@ extension WorkService {
         status.dailyTarget = progress.target
         status.targetProgress = progress.fraction
         guard targets.isSet else { return }
-        let since = balanceSince(today: snapshot.day)
+        let since = balanceStart(today: snapshot.day, targets: targets).day
         do {
             let workSince = since <= snapshot.day ? try tracker.workTotal(since: since, at: snapshot.updatedAt) : 0
             status.balance =
@@ -90,31 +113,30 @@ extension WorkService {
     /// `SetTargets(a{sv})`: `Daily` sets every day, `Mon` … `Sun` one weekday (µs, `x`).
     func setTargets(_ call: MethodCall) throws {
         let changes = try Self.targetChanges(call.arguments[0].vardict ?? [:])
-        try change { _ in
-            try tracker.setTargets(changes)
-            storedTargets.merge(changes) { _, new in new }
-        }
+        try change { now in try tracker.setTargets(changes, from: tracker.rules.day(containing: now)) }
     }
 
     /// `ListTargets()`: `Days` aa{sv} (`Day` s `Mon` … `Sun`, `Target` x, `Source` s `store`,
-    /// `config` or `none`), `BalanceSince` s and its `BalanceSinceSource` s (`config`,
-    /// `first-recorded-day` or `today`).
+    /// `config` or `none`, `Since` s: the day today's value took effect, empty when it holds
+    /// always or there is none), `BalanceSince` s and its `BalanceSinceSource` s (`config`,
+    /// `target-set`, `first-recorded-day` or `none`).
     func listTargets() -> DBusValue {
-        let targets = targets
+        let stored = storedTargetHistories()
+        let targets = targets(stored: stored)
+        let today = tracker.rules.day(containing: clock.now())
         var listing = TargetsListing()
         listing.days = [2, 3, 4, 5, 6, 7, 1].map { weekday in
             var day = TargetDayListing()
-            (day.day, day.target) = (Self.targetKeys[weekday - 1], targets.byWeekday[weekday - 1])
-            day.source = storedTargets[weekday] != nil ? "store" : goals.targets.byWeekday[weekday - 1] > 0 ? "config" : "none"
+            // With `balance_since` a first value holds always: no day to say.
+            let history = targets.histories[weekday - 1]
+            (day.day, day.target) = (Self.targetKeys[weekday - 1], history.current)
+            let fromStore = stored[weekday].map { !$0.entries.isEmpty } ?? false
+            day.source = fromStore ? "store" : history.current > 0 ? "config" : "none"
+            day.since = history.current > 0 ? history.entries.last?.from?.description ?? "" : ""
             return day
         }
-        let today = tracker.rules.day(containing: clock.now())
-        let since = balanceSince(today: today)
-        // Only the label: `balanceSince` above read the same day and logged a failure (the
-        // balance then starts today, and so does the label).
-        listing.balanceSinceSource =
-            goals.balanceSince != nil ? "config" : (try? tracker.firstRecordedDay()) != nil ? "first-recorded-day" : "today"
-        listing.balanceSince = since.description
+        let start = balanceStart(today: today, targets: targets)
+        (listing.balanceSince, listing.balanceSinceSource) = (start.day.description, start.source)
         return listing.dbusValue
     }
 

@@ -63,7 +63,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     // Targets (WorkService+Targets.swift): the settings, the store's `target set` values, the
     // last day announced, and the deadline at the instant today's target will be reached.
     let goals: TargetSettings
-    var storedTargets: [Int: Micros] = [:]
+    /// The settings file's targets, each from the day the daemon first read its value.
+    var configTargets: WorkTargets
     var announcedTargetDay: Day?
     var targetDue: Deadlines.Handle?
     /// The instant the running project's budget crosses its next threshold (a wake-up; the
@@ -82,6 +83,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         (self.goals, self.log, self.tracker, self.bus) = (goals, log, tracker, bus)
+        configTargets = goals.targets
         bulk = BulkWork(loop: bus.loop, tracker: tracker)
         (self.clock, self.awayRules, self.notifier) = (clock, away, notifier)
         self.suspendClock = suspendClock
@@ -102,10 +104,14 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             log("cannot read the away notification's id (\(error)); the next one shows beside it")
         }
         do {
-            storedTargets = try tracker.storedTargets()
+            configTargets = try tracker.configTargets(goals.targets, seenFrom: publishedDay)
+        } catch {
+            log("cannot record when the settings file's targets were first read (\(error)); they count always")
+        }
+        do {
             announcedTargetDay = try tracker.targetAnnouncedDay()
         } catch {
-            log("cannot read the stored targets (\(error)); the settings file's hold")
+            log("cannot read the day the target was last announced (\(error)); today's may show again")
         }
     }
 

@@ -24,6 +24,10 @@ extension Tracker {
             case .discardOpen:
                 try db.cachedStatement(sql: "DELETE FROM interval WHERE end_us IS NULL").execute()
                 open = nil
+            case .reassignOpen(let projectID):
+                try db.cachedStatement(sql: "UPDATE interval SET project_id = ? WHERE end_us IS NULL")
+                    .execute(arguments: [projectID])
+                open?.projectID = projectID
             }
         }
     }

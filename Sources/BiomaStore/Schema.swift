@@ -195,6 +195,21 @@ enum Schema {
             ALTER TABLE edit_journal ADD COLUMN added_first INTEGER;
             ALTER TABLE edit_journal ADD COLUMN added_digests BLOB;
             """)
+        // v14: a target counts from the day it was set. Each weekday's stored targets keep the
+        // day each took effect (`TargetHistory.text`; travels with sync); a target stored
+        // before counts from the day of this migration. The settings file's targets count from
+        // the day the daemon first read each value (`config_target_seen`, this device only).
+        migration(
+            "v14-target-histories",
+            """
+            ALTER TABLE work_target ADD COLUMN history TEXT;
+            UPDATE work_target SET history = date('now', 'localtime') || '=' || target_us;
+            CREATE TABLE config_target_seen (
+                weekday INTEGER PRIMARY KEY CHECK (weekday BETWEEN 1 AND 7),
+                history TEXT NOT NULL
+            );
+
+            """ + SyncTable.named(.setting).triggersAgainSQL + "\n" + SyncTable.weekdayInsertTriggerSQL(dropFirst: true))
         return migrator
     }
 

@@ -69,6 +69,8 @@ struct SyncTable: Sendable {
             columns: [
                 Column(field: "weekday", column: "weekday", required: true),
                 Column(field: "target", column: "target_us", required: true),
+                // The days each value took effect (`TargetHistory.text`), from v14.
+                Column(field: "history", column: "history", later: true),
             ]),
         SyncTable(
             entity: .interval, table: "interval",
@@ -290,19 +292,25 @@ struct SyncTable: Sendable {
     static var migrationSQL: String {
         var sql = tablesSQL
         for table in all where table.entity != .client { sql += "\n" + table.asInV10.triggersSQL }
-        sql += """
+        sql += "\n" + weekdayInsertTriggerSQL(dropFirst: true, table: named(.setting).asInV10) + """
 
-            DROP TRIGGER sync_work_target_insert;
+            UPDATE work_target SET uuid = \(weekdayUUIDSQL("weekday"));
+            """
+        return sql
+    }
+
+    /// The weekday targets' insert trigger: a row's UUID is fixed by its weekday (the generic
+    /// trigger gives a fresh one), with the fields of `table` (the columns of its migration).
+    static func weekdayInsertTriggerSQL(dropFirst: Bool, table: SyncTable = named(.setting)) -> String {
+        (dropFirst ? "DROP TRIGGER sync_work_target_insert;\n" : "") + """
             CREATE TRIGGER sync_work_target_insert AFTER INSERT ON work_target
                 WHEN NEW.uuid IS NULL OR \(recordingSQL) BEGIN
                 UPDATE work_target SET uuid = \(weekdayUUIDSQL("NEW.weekday")) WHERE rowid = NEW.rowid AND uuid IS NULL;
                 INSERT INTO sync_change (kind, uuid, fields)
-                    SELECT 'setting', uuid, \(named(.setting).fieldsJSON(of: "NEW", creating: true)) FROM work_target
+                    SELECT 'setting', uuid, \(table.fieldsJSON(of: "NEW", creating: true)) FROM work_target
                     WHERE rowid = NEW.rowid AND \(recordingSQL);
             END;
-            UPDATE work_target SET uuid = \(weekdayUUIDSQL("weekday"));
             """
-        return sql
     }
 
     /// `00000000-0000-4000-8000-00000000000N` for weekday N.

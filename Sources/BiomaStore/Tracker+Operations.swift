@@ -31,12 +31,12 @@ extension Tracker {
     public func startProject(_ ref: String, at now: Micros) throws {
         try change(at: now) { model, _ in
             let id = try model.projects.resolve(ref).id
-            return model.state.startProject(id, at: now, rules: rules)
+            return model.state.startProject(id, at: now, rules: rules, shortInterval: shortInterval)
         }
     }
 
     public func stopProject(at now: Micros) throws {
-        try change(at: now) { model, _ in model.state.stopProject(at: now) }
+        try change(at: now) { model, _ in model.state.stopProject(at: now, shortInterval: shortInterval) }
     }
 
     /// Returns whether the project runs afterwards.
@@ -44,9 +44,9 @@ extension Tracker {
         var running = false
         try change(at: now) { model, _ in
             let id = try model.projects.resolve(ref).id
-            if model.state.activeProject == id { return model.state.stopProject(at: now) }
+            if model.state.activeProject == id { return model.state.stopProject(at: now, shortInterval: shortInterval) }
             running = true
-            return model.state.startProject(id, at: now, rules: rules)
+            return model.state.startProject(id, at: now, rules: rules, shortInterval: shortInterval)
         }
         return running
     }
@@ -62,7 +62,7 @@ extension Tracker {
                 throw TrackerError.invalidArgument("The cycle step must not be 0 (use 1 or -1).")
             }
             target = id
-            return model.state.startProject(id, at: now, rules: rules)
+            return model.state.startProject(id, at: now, rules: rules, shortInterval: shortInterval)
         }
         return target
     }

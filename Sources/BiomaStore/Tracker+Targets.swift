@@ -5,32 +5,80 @@ import GRDB
 /// weekday) and the sums the balance needs. The day whose reached target was last announced
 /// is with the other remembered notification state (Tracker+DaemonState.swift).
 extension Tracker {
-    /// The stored targets by weekday (`Day.weekday`: 1 Sunday … 7 Saturday); a weekday
-    /// missing takes the settings' value.
+    /// The stored targets by weekday (`Day.weekday`: 1 Sunday … 7 Saturday), the value that
+    /// holds now; a weekday missing takes the settings' value.
     public func storedTargets() throws -> [Int: Micros] {
+        try storedTargetHistories().mapValues(\.current)
+    }
+
+    /// Each stored weekday's targets by the day they took effect (`TargetHistory`). A row
+    /// whose history is missing or unreadable (written by a version before histories, or by
+    /// a peer running one) holds its value always; a row whose value a peer changed without
+    /// its history holds the new value from the history's last day.
+    public func storedTargetHistories() throws -> [Int: TargetHistory] {
         try readOrThrow { db in
-            var targets: [Int: Micros] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT weekday, target_us FROM work_target") {
-                targets[row["weekday"]] = row["target_us"]
+            var histories: [Int: TargetHistory] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT weekday, target_us, history FROM work_target") {
+                let target: Micros = row["target_us"]
+                var history = (row["history"] as String?).flatMap { TargetHistory(text: $0) } ?? TargetHistory()
+                if history.entries.isEmpty {
+                    history = TargetHistory(always: target)
+                } else if history.current != target {
+                    history = history.holding(target)
+                }
+                histories[row["weekday"]] = history
             }
-            return targets
+            return histories
         }
     }
 
-    /// Stores targets for the weekdays given, in one transaction. Values are checked first
-    /// (0 … 24 h, weekdays 1 … 7): a bad one is an `invalidArgument` and nothing changes.
-    public func setTargets(_ targets: [Int: Micros]) throws {
+    /// Stores targets for the weekdays given, from `day` on (the days before keep what they
+    /// had), in one transaction. Values are checked first (0 … 24 h, weekdays 1 … 7): a bad
+    /// one is an `invalidArgument` and nothing changes.
+    public func setTargets(_ targets: [Int: Micros], from day: Day) throws {
         for (weekday, value) in targets {
             guard (1...7).contains(weekday), (0...WorkTargets.maximum).contains(value) else {
                 throw TrackerError.invalidArgument("A target is 0 to 24 hours; got \(value) µs for weekday \(weekday).")
             }
         }
+        let histories = try storedTargetHistories()
         try writeOrThrow { db in
             for (weekday, value) in targets.sorted(by: { $0.key < $1.key }) {
+                var history = histories[weekday] ?? TargetHistory()
+                history.set(value, from: day)
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO work_target (weekday, target_us) VALUES (?, ?)",
-                    arguments: [weekday, value])
+                    sql: """
+                        INSERT INTO work_target (weekday, target_us, history) VALUES (?1, ?2, ?3)
+                        ON CONFLICT (weekday) DO UPDATE SET target_us = ?2, history = ?3
+                        """,
+                    arguments: [weekday, value, history.text])
             }
+        }
+    }
+
+    /// The settings file's targets with the day the daemon first read each value: a weekday
+    /// whose value differs from the one last seen (or was never seen) gets it from `day` on,
+    /// recorded here (on this device only: the file is this machine's). `settings` holds the
+    /// file's values (their entries from always).
+    public func configTargets(_ settings: WorkTargets, seenFrom day: Day) throws -> WorkTargets {
+        try writeOrThrow { db in
+            var seen: [Int: TargetHistory] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT weekday, history FROM config_target_seen") {
+                seen[row["weekday"]] = (row["history"] as String?).flatMap { TargetHistory(text: $0) }
+            }
+            var histories: [TargetHistory] = []
+            for weekday in 1...7 {
+                var history = seen[weekday] ?? TargetHistory()
+                let value = settings.byWeekday[weekday - 1]
+                if history.current != value || (history.entries.isEmpty && value > 0) {
+                    history.set(value, from: day)
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO config_target_seen (weekday, history) VALUES (?, ?)",
+                        arguments: [weekday, history.text])
+                }
+                histories.append(history)
+            }
+            return WorkTargets(histories: histories)
         }
     }
 

@@ -25,6 +25,10 @@ public final class Tracker: @unchecked Sendable {
     public let dataDirectory: URL
     public var backupDirectory: URL { dataDirectory.appendingPathComponent("backups", isDirectory: true) }
     public let rules: DayRules
+    /// A project switched away from sooner than this after it began is not recorded apart: its
+    /// seconds go to the one that stays (`WorkTimer.startProject`). 0, the default here, records
+    /// every switch; the daemon sets the `short_interval` setting.
+    public var shortInterval: Micros = 0
 
     let database: DatabaseQueue
     /// The connections lent to workers: the loop's tracker's, shared by its workers.

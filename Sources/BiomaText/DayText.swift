@@ -20,6 +20,23 @@ public enum DayText {
         return (year, month, day)
     }
 
+    static let weekdayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+        "December",
+    ]
+
+    /// `2026-12-02` in words, as a person says it: `Wednesday 2 December 2026`; nil when it is
+    /// not a day.
+    public static func words(_ text: String) -> String? {
+        guard let (year, month, day) = parse(text) else { return nil }
+        // Sakamoto's rule: 0 is Sunday.
+        let offsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4]
+        let y = month < 3 ? year - 1 : year
+        let weekday = (y + y / 4 - y / 100 + y / 400 + offsets[month - 1] + day) % 7
+        return "\(weekdayNames[weekday]) \(day) \(monthNames[month - 1]) \(year)"
+    }
+
     /// Whether `text` is a real calendar day in `YYYY-MM-DD` form.
     public static func isValid(_ text: String) -> Bool { parse(text) != nil }
 

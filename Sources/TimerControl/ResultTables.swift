@@ -178,11 +178,15 @@ public struct TargetDayListing: ResultRow, Sendable {
     public var target: Int64 = 0
     /// `store` (`SetTargets`), `config` (the config file) or `none`.
     public var source = ""
+    /// `YYYY-MM-DD`: the day the value took effect (it counts from then); empty when it holds
+    /// always or there is none.
+    public var since = ""
 
     public init() {}
 
     public static let table = PropertyTable<TargetDayListing>(
-        interface: ContractNames.interface, [.init("Day", \.day), .init("Target", \.target), .init("Source", \.source)])
+        interface: ContractNames.interface,
+        [.init("Day", \.day), .init("Target", \.target), .init("Source", \.source), .init("Since", \.since)])
 }
 
 /// `Report`'s answer: the totals of a range of days, by project and by day.

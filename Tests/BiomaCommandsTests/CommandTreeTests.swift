@@ -24,10 +24,10 @@ import TimerControl
     /// The tables of the command families' suites.
     static let successes: [Line] =
         WorkCommandsTests.successes + ProjectCommandsTests.successes + IntervalCommandsTests.successes + FocusCommandsTests.successes
-        + TaskCommandsTests.successes + ReportCommandsTests.successes + SyncAndHooksTests.successes
+        + TaskCommandsTests.successes + ReportCommandsTests.successes + SyncAndHooksTests.successes + ConfigCommandsTests.successes
     static let usages: [Usage] =
         WorkCommandsTests.usages + ProjectCommandsTests.usages + IntervalCommandsTests.usages + FocusCommandsTests.usages
-        + TaskCommandsTests.usages + ReportCommandsTests.usages + SyncAndHooksTests.usages
+        + TaskCommandsTests.usages + ReportCommandsTests.usages + SyncAndHooksTests.usages + ConfigCommandsTests.usages
 
     /// The command a line runs: its leading words that name one (`hooks` alone runs `hooks list`).
     static func command(of line: [String]) -> String {
@@ -62,7 +62,7 @@ import TimerControl
         let target = StandInDaemon()
         #expect(run(["target", "set", "7:30"], daemon: target).code == 0)
         #expect(focus.calls.first?.arguments.first == .int64(27_000_000_000))
-        #expect(target.calls.first?.arguments.first == .vardict(ordered: [("Daily", .int64(27_000_000_000))]))
+        #expect(target.calls.first?.arguments.first == .vardict(ordered: WorkCommandsTests.week([7.5, 7.5, 7.5, 7.5, 7.5, 0, 0])))
         for help in [["focus", "--help"], ["target", "--help"], ["task", "snooze", "--help"]] {
             let shown = run(help)
             // Help is wrapped to the caller's width: the words are compared without the breaks.

@@ -49,9 +49,10 @@ import TimerControl
             var row = TargetDayListing()
             row.day = day
             (row.target, row.source) = day == "Sat" || day == "Sun" ? (0, "none") : day == "Fri" ? (6 * hour, "store") : (8 * hour, "config")
+            row.since = day == "Fri" ? "2026-11-20" : day == "Sat" || day == "Sun" ? "" : "2026-11-02"
             return row
         }
-        (listing.balanceSince, listing.balanceSinceSource) = ("2026-11-02", "first-recorded-day")
+        (listing.balanceSince, listing.balanceSinceSource) = ("2026-11-02", "target-set")
         return listing.dbusValue
     }()
 
@@ -90,25 +91,32 @@ import TimerControl
         Line(["away", "back"], BIOMATIMER_TIMER1_AWAY_END),
         Line(["away", "keep"], BIOMATIMER_TIMER1_KEEP_AWAY),
         Line(["away", "keep", "--project", "p1"], BIOMATIMER_TIMER1_KEEP_AWAY_FOR, [.string("p1")]),
-        Line(["target", "set", "7:30"], BIOMATIMER_TIMER1_SET_TARGETS, [.vardict(ordered: [("Daily", .int64(7 * hour + 30 * minute))])]),
+        // LENGTH is for the working days, Monday to Friday; the weekend gets none.
+        Line(["target", "set", "7:30"], BIOMATIMER_TIMER1_SET_TARGETS, [.vardict(ordered: week([7.5, 7.5, 7.5, 7.5, 7.5, 0, 0]))]),
+        Line(["target", "set", "8h", "--days", "mon-thu"], BIOMATIMER_TIMER1_SET_TARGETS, [.vardict(ordered: week([8, 8, 8, 8, 0, 0, 0]))]),
+        Line(["target", "set", "6h", "--days", "sun-wed"], BIOMATIMER_TIMER1_SET_TARGETS, [.vardict(ordered: week([6, 6, 6, 0, 0, 0, 6]))]),
         Line(
             ["target", "set", "8h", "--fri", "6h", "--sat", "0", "--mon", "7h30m"], BIOMATIMER_TIMER1_SET_TARGETS,
-            [.vardict(ordered: [("Daily", .int64(8 * hour)), ("Mon", .int64(7 * hour + 30 * minute)), ("Fri", .int64(6 * hour)), ("Sat", .int64(0))])]),
+            [.vardict(ordered: week([7.5, 8, 8, 8, 6, 0, 0]))]),
+        Line(
+            ["target", "set", "--fri", "6h", "--sat", "1:30"], BIOMATIMER_TIMER1_SET_TARGETS,
+            [.vardict(ordered: [("Fri", .int64(6 * hour)), ("Sat", .int64(90 * minute))])]),
         Line(
             ["target", "show"], calls: [timer(BIOMATIMER_TIMER1_LIST_TARGETS), .getAll(ContractNames.interface)],
             answers: [BIOMATIMER_TIMER1_LIST_TARGETS: [targets]], properties: properties(running),
-            out: "Mon  8:00   config\nTue  8:00   config\nWed  8:00   config\nThu  8:00   config\nFri  6:00   store\n"
-                + "Sat  —      none\nSun  —      none\n"
-                + "Today 2026-11-24: 2:55 of 8:00\nBalance since 2026-11-02 (first-recorded-day): -1:38\n"),
+            out: "Mon  8:00   config, from Monday 2 November 2026\nTue  8:00   config, from Monday 2 November 2026\n"
+                + "Wed  8:00   config, from Monday 2 November 2026\nThu  8:00   config, from Monday 2 November 2026\n"
+                + "Fri  6:00   store, from Friday 20 November 2026\nSat  —      none\nSun  —      none\n"
+                + "Today 2026-11-24: 2:55 of 8:00\nBalance since Monday 2 November 2026 (the day the first target was set): -1:38\n"),
         Line(
             ["target", "show", "--json"], calls: [timer(BIOMATIMER_TIMER1_LIST_TARGETS), .getAll(ContractNames.interface)],
             answers: [BIOMATIMER_TIMER1_LIST_TARGETS: [targets]], properties: properties(stopped),
-            out: "{\"days\":[{\"day\":\"Mon\",\"target\":28800000000,\"source\":\"config\"},{\"day\":\"Tue\",\"target\":28800000000,\"source\":\"config\"},"
-                + "{\"day\":\"Wed\",\"target\":28800000000,\"source\":\"config\"},{\"day\":\"Thu\",\"target\":28800000000,\"source\":\"config\"},"
-                + "{\"day\":\"Fri\",\"target\":21600000000,\"source\":\"store\"},{\"day\":\"Sat\",\"target\":0,\"source\":\"none\"},"
-                + "{\"day\":\"Sun\",\"target\":0,\"source\":\"none\"}],\"today\":\"2026-11-24\",\"daily_target\":28800000000,"
+            out: "{\"days\":[{\"day\":\"Mon\",\"target\":28800000000,\"source\":\"config\",\"since\":\"2026-11-02\"},{\"day\":\"Tue\",\"target\":28800000000,\"source\":\"config\",\"since\":\"2026-11-02\"},"
+                + "{\"day\":\"Wed\",\"target\":28800000000,\"source\":\"config\",\"since\":\"2026-11-02\"},{\"day\":\"Thu\",\"target\":28800000000,\"source\":\"config\",\"since\":\"2026-11-02\"},"
+                + "{\"day\":\"Fri\",\"target\":21600000000,\"source\":\"store\",\"since\":\"2026-11-20\"},{\"day\":\"Sat\",\"target\":0,\"source\":\"none\",\"since\":null},"
+                + "{\"day\":\"Sun\",\"target\":0,\"source\":\"none\",\"since\":null}],\"today\":\"2026-11-24\",\"daily_target\":28800000000,"
                 + "\"daily_total\":9915000000,\"balance\":-6480000000,\"balance_since\":\"2026-11-02\","
-                + "\"balance_since_source\":\"first-recorded-day\"}\n"),
+                + "\"balance_since_source\":\"target-set\"}\n"),
     ]
 
     @Test(arguments: successes) func eachLineMakesItsCallsAndPrintsExactly(_ line: Line) { expectSucceeds(line) }
@@ -159,7 +167,12 @@ import TimerControl
         #expect(run(["status"], daemon: gone) == Outcome(code: 3, out: "", err: "biomatimer: the biomatimer daemon is not running.\n"))
     }
 
-    static let setUsage = "target set [<daily>] [--mon <mon>] [--tue <tue>] [--wed <wed>] [--thu <thu>] [--fri <fri>] [--sat <sat>] [--sun <sun>]"
+    /// `SetTargets`' entries for each weekday, Monday first, in hours.
+    static func week(_ hours: [Double]) -> [(String, DBusValue)] {
+        zip(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"], hours).map { ($0, .int64(Int64($1 * Double(hour)))) }
+    }
+
+    static let setUsage = "target set [<daily>] [--days <days>] [--mon <mon>] [--tue <tue>] [--wed <wed>] [--thu <thu>] [--fri <fri>] [--sat <sat>] [--sun <sun>]"
 
     static let usages: [Usage] = [
         Usage(["start", "one", "two"], "Give one project at most (tags are written +word).", "start [<words> ...]"),
@@ -179,7 +192,11 @@ import TimerControl
         Usage(
             ["target", "set", "25:00"],
             "target `25:00` is 25 h 0 min (H:MM), longer than 24:00: for minutes and seconds write 0:25:00 or e.g. 25m.", setUsage),
-        Usage(["target", "set"], "Give a LENGTH for every day, or --mon … --sun.", setUsage),
+        Usage(["target", "set"], "Give a LENGTH for the working days, or --mon … --sun.", setUsage),
+        Usage(["target", "set", "--days", "mon-thu"], "--days needs a LENGTH: e.g. `biomatimer target set 8h --days mon-thu`.", setUsage),
+        Usage(
+            ["target", "set", "8h", "--days", "mon-funday"],
+            "--days `mon-funday`: `funday` is not a weekday: use mon, tue, wed, thu, fri, sat, sun, e.g. mon-fri or mon,wed.", setUsage),
         Usage(["target", "set", "--fri", "six"], "--fri `six` is not a length: use e.g. 8h, 7h30m, 90s, 7:30 or 0.", setUsage),
         Usage(["target", "show", "today"], "Unexpected argument 'today'", "target show [--json]"),
     ]

@@ -30,7 +30,12 @@ import Testing
             #expect(try parsed.apply(key: parts[0], value: parts[1]))
         }
         #expect(parsed == targets)
-        #expect(WorkTargets(everyDay: 7 * hour + 30 * minute).settingLines == ["target = 7:30"])
+        var working = WorkTargets()
+        #expect(try working.apply(key: "target", value: "7:30"))
+        #expect(working.settingLines == ["target = 7:30"])
+        // `target` means the working days: Monday to Friday, the weekend none.
+        #expect(working.byWeekday == [0, 7 * hour + 30 * minute, 7 * hour + 30 * minute, 7 * hour + 30 * minute, 7 * hour + 30 * minute, 7 * hour + 30 * minute, 0])
+        #expect(WorkTargets(everyDay: 7 * hour).settingLines.count == 7)
         #expect(try GoalDuration.parse("7h30m", what: "target", max: WorkTargets.maximum) == 7 * hour + 30 * minute)
         #expect(try GoalDuration.parse("90m", what: "target", max: WorkTargets.maximum) == 90 * minute)
 
@@ -207,6 +212,169 @@ import Testing
             }
             #expect(targets.total(from: from, to: to) == naive)
         }
+    }
+}
+
+@Suite struct TargetHistoryTests {
+    /// A target counts from the day it was set: the days before it owe nothing, a later
+    /// change keeps the earlier days' value, and the weekend has none.
+    @Test func aTargetCountsFromTheDayItWasSet() throws {
+        var monday = TargetHistory()
+        monday.set(8 * hour, from: day("2026-12-02"))  // set on a Wednesday, counts for Mondays from then
+        #expect(monday.target(on: day("2026-11-30")) == nil)
+        #expect(monday.target(on: day("2026-12-07")) == 8 * hour)
+        monday.set(6 * hour, from: day("2027-02-01"))
+        #expect(monday.target(on: day("2027-01-25")) == 8 * hour)
+        #expect(monday.target(on: day("2027-02-01")) == 6 * hour)
+        #expect(monday.current == 6 * hour)
+        // The same value again adds nothing; a change made twice in a day keeps the last.
+        monday.set(6 * hour, from: day("2027-03-01"))
+        #expect(monday.entries.count == 2)
+        monday.set(5 * hour, from: day("2027-02-01"))
+        #expect(monday.entries.map(\.target) == [8 * hour, 5 * hour])
+        #expect(TargetHistory(text: monday.text) == monday)
+        #expect(monday.text == "2026-12-02=28800000000;2027-02-01=18000000000")
+        for bad in ["2026-12-02", "2026-13-02=1", "x=1", "2026-12-02=-1", "2026-12-02=90000000000", "=1;=abc"] {
+            #expect(TargetHistory(text: bad) == nil, "\(bad)")
+        }
+        #expect(TargetHistory(text: "")?.entries.isEmpty == true)
+
+        // Working days from Wednesday 2 December: the Saturday and Sunday owe nothing.
+        var targets = WorkTargets()
+        targets = targets.overlaid(with: Dictionary(uniqueKeysWithValues: (1...7).map { weekday in
+            var history = TargetHistory()
+            history.set(WorkTargets.workingDays.contains(weekday) ? 8 * hour : 0, from: day("2026-12-02"))
+            return (weekday, history)
+        }))
+        #expect(targets.firstTargetDay == .some(day("2026-12-02")))
+        // March to the Sunday after: only Wednesday to Friday of the first week count.
+        #expect(targets.total(from: day("2026-03-02"), to: day("2026-12-06")) == 3 * 8 * hour)
+        #expect(targets.target(for: day("2026-12-05")) == 0 && targets.target(for: day("2026-12-01")) == 0)
+    }
+
+    /// The balance of a history with an interval in March and a target set today: today's
+    /// target alone is owed, not every day since March (what counting from the first recorded
+    /// day gave: -1983 h).
+    @Test func theBalanceStartsWhenTheTargetWasSet() throws {
+        var h = Harness(rules: berlin)
+        h.start(t("2026-03-10T09:00:00+01:00"))
+        h.stop(t("2026-03-10T10:00:00+01:00"))
+        h.start(t("2026-12-02T09:00:00+01:00"))
+        let now = t("2026-12-02T11:00:00+01:00")
+        var history = TargetHistory()
+        history.set(8 * hour, from: day("2026-12-02"))
+        let targets = WorkTargets().overlaid(with: [4: history])  // Wednesdays
+        guard case .some(.some(let since)) = targets.firstTargetDay else { Issue.record("no first day"); return }
+        let report = h.report(since, day("2026-12-02"), at: now)
+        let balance = Balance(report: report, targets: targets, running: true, at: now)
+        #expect(balance.value == 2 * hour - 8 * hour)
+        #expect(balance.carried == 0)
+        // The same history counted from the first recorded day owes every Wednesday since March.
+        let old = Balance(report: h.report(day("2026-03-10"), day("2026-12-02"), at: now), targets: WorkTargets(everyDay: 0).overlaid(with: [4: TargetHistory(always: 8 * hour)]), running: true, at: now)
+        #expect(old.value < -200 * hour)
+    }
+
+    /// A settings value holds always; one the store set beats it from its own first day on.
+    @Test func theStoreBeatsTheSettingsFromItsDay() {
+        let settings = WorkTargets(everyDay: 4 * hour)
+        var stored = TargetHistory()
+        stored.set(8 * hour, from: day("2026-12-02"))
+        let targets = settings.overlaid(with: [4: stored])
+        #expect(targets.target(for: day("2026-11-25")) == 4 * hour)
+        #expect(targets.target(for: day("2026-12-02")) == 8 * hour)
+        #expect(targets.firstTargetDay == .some(nil))
+    }
+
+    @Test func theTargetSumWithHistoriesIsTheSumOfItsDays() async {
+        await propertyCheck(
+            count: 200, input: Gen.int(in: 0...2_000), Gen.int(in: -1...400),
+            Gen.int(in: 0...600).array(of: 14...14)
+        ) { start, length, numbers in
+            // Each weekday: a value from one day on, then another from a later day.
+            let histories = (0..<7).map { index in
+                var history = TargetHistory()
+                history.set(Micros(numbers[index] % 25) * hour / 2, from: Day(ordinal: numbers[index]))
+                history.set(Micros(numbers[index + 7] % 25) * hour / 2, from: Day(ordinal: numbers[index] + numbers[index + 7]))
+                return history
+            }
+            let targets = WorkTargets(histories: histories)
+            let from = Day(ordinal: start)
+            let to = from.adding(days: length)
+            var naive: Micros = 0
+            var day = from
+            while day <= to {
+                naive += targets.target(for: day)
+                day = day.adding(days: 1)
+            }
+            #expect(targets.total(from: from, to: to) == naive)
+        }
+    }
+}
+
+/// Switching quickly: an interval left within the short interval is not recorded apart, and
+/// rounding never bills nothing.
+@Suite struct ShortIntervalTests {
+    @Test func threeQuickSwitchesLeaveOneInterval() {
+        var h = Harness(rules: berlin)
+        let t0 = t("2026-12-02T09:00:00+01:00")
+        let short = 5 * microsPerSecond
+        h.startProject("a", t0, shortInterval: short)
+        h.startProject("b", t0 + hour, shortInterval: short)
+        h.startProject("c", t0 + hour + 300_000, shortInterval: short)  // a scroll over the bar
+        h.startProject("a", t0 + hour + 1_200_000, shortInterval: short)
+        h.startProject("b", t0 + hour + 3 * microsPerSecond, shortInterval: short)
+        h.stop(t0 + 2 * hour)
+        #expect(h.history.closed == [
+            Interval(start: t0, end: t0 + hour, projectID: "a"),
+            Interval(start: t0 + hour, end: t0 + 2 * hour, projectID: "b"),
+        ])
+        // The seconds went to the one that stayed: b's session is the whole hour, a's its first.
+        #expect(h.state.projectSessionTime("b", at: t0 + 3 * hour) == hour)
+        #expect(h.state.projectSessionTime("a", at: t0 + 3 * hour) == hour)
+        #expect(h.state.projectSessionTime("c", at: t0 + 3 * hour) == 0)
+        // A switch after the short interval is recorded as before.
+        h.startProject("c", t0 + 3 * hour, shortInterval: short)
+        h.startProject("a", t0 + 3 * hour + short, shortInterval: short)
+        h.stop(t0 + 4 * hour)
+        #expect(h.history.closed.suffix(2).map(\.projectID) == ["c", "a"])
+        // Without a short interval every switch is recorded (0: the store's default).
+        var every = Harness(rules: berlin)
+        every.startProject("a", t0)
+        every.startProject("b", t0 + 300_000)
+        every.stop(t0 + hour)
+        #expect(every.history.closed.count == 2)
+    }
+
+    @Test func stoppingTheProjectQuicklyGivesItsSecondsToWorkWithoutOne() {
+        var state = WorkTimer()
+        let t0 = t("2026-12-02T09:00:00+01:00")
+        _ = state.startProject("a", at: t0, rules: berlin)
+        _ = state.startProject("b", at: t0 + hour, rules: berlin, shortInterval: 5 * microsPerSecond)
+        #expect(state.stopProject(at: t0 + hour + microsPerSecond, shortInterval: 5 * microsPerSecond) == [.reassignOpen(projectID: nil)])
+        #expect(state.open == OpenSegment(start: t0 + hour, projectID: nil))
+        #expect(state.projectRunStart == nil)
+    }
+
+    @Test func roundingNeverBillsNothing() throws {
+        for mode in ["up", "nearest"] {
+            let rounding = try Rounding(round: "15m", rounding: mode)
+            #expect(rounding.rounded(0) == 0)
+            #expect(rounding.rounded(400_000) == 0)  // shown as 0:00:00
+            #expect(rounding.rounded(microsPerSecond - 1) == 0)
+        }
+        #expect(try Rounding(round: "15m", rounding: "up").rounded(microsPerSecond) == 15 * minute)
+        // Three empty intervals and one of 4:46 in a month: 4:46 up to 15 minutes is 5:00, not 5:45.
+        let t0 = t("2026-11-02T09:00:00+01:00")
+        let intervals = [
+            Interval(start: t0, end: t0 + 4 * hour + 46 * minute, projectID: "a"),
+            Interval(start: t0 + 5 * hour, end: t0 + 5 * hour + 200_000, projectID: "b"),
+            Interval(start: t0 + 6 * hour, end: t0 + 6 * hour + 10, projectID: "c"),
+            Interval(start: t0 + 7 * hour, end: t0 + 7 * hour + 999_999, projectID: "a"),
+        ]
+        let totals = RoundedTotals(
+            intervals: intervals, from: day("2026-11-01"), to: day("2026-11-30"), rules: berlin,
+            rounding: try Rounding(round: "15m", rounding: "up"))
+        #expect(totals.roundedTotal == 4 * hour + 60 * minute)
     }
 }
 

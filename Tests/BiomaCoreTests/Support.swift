@@ -17,6 +17,7 @@ struct MemoryHistory {
                 open = nil
             case .open(let segment): open = segment
             case .discardOpen: open = nil
+            case .reassignOpen(let projectID): open?.projectID = projectID
             }
         }
     }
@@ -46,8 +47,8 @@ struct Harness {
     mutating func start(_ now: Micros) { history.apply(state.start(at: now, rules: rules)) }
     mutating func stop(_ now: Micros) { history.apply(state.stop(at: now)) }
     mutating func reset(_ now: Micros) { history.apply(state.reset(at: now)) }
-    mutating func startProject(_ id: String, _ now: Micros) {
-        history.apply(state.startProject(id, at: now, rules: rules))
+    mutating func startProject(_ id: String, _ now: Micros, shortInterval: Micros = 0) {
+        history.apply(state.startProject(id, at: now, rules: rules, shortInterval: shortInterval))
     }
     mutating func stopProject(_ now: Micros) { history.apply(state.stopProject(at: now)) }
 

@@ -19,7 +19,7 @@ import Testing
                     if let open = state.open, end > open.start {
                         closed.append(Interval(start: open.start, end: end, projectID: open.projectID))
                     }
-                case .open, .discardOpen: break
+                case .open, .discardOpen, .reassignOpen: break
                 }
             }
         }

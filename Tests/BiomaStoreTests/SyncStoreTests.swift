@@ -392,12 +392,16 @@ final class SyncPair {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.at(8))
             // Monday's target set on A, then removed on B; Friday's set on both (the later wins).
-            try pair.a.setTargets([2: 8 * hour, 6: 6 * hour])
+            try pair.a.setTargets([2: 8 * hour, 6: 6 * hour], from: Day("2026-11-16")!)
             try pair.exchange(at: Self.at(8))
             #expect(try pair.b.storedTargets() == [2: 8 * hour, 6: 6 * hour])
-            try pair.b.setTargets([6: 5 * hour])
+            try pair.b.setTargets([6: 5 * hour], from: Day("2026-11-23")!)
             try pair.exchange(at: Self.at(8))
             #expect(try pair.a.storedTargets() == [2: 8 * hour, 6: 5 * hour])
+            // With the days each value took effect: Friday 6 h from the 16th, 5 h from the 23rd.
+            let friday = try pair.a.storedTargetHistories()[6]
+            #expect(friday?.text == "2026-11-16=\(6 * hour);2026-11-23=\(5 * hour)")
+            #expect(try pair.a.storedTargetHistories() == pair.b.storedTargetHistories())
             // A preset made on B is on A, under a local id of A's own.
             _ = try pair.b.addPreset(name: "Deep work", plan: .countdown(50 * 60 * 1_000_000), at: Self.at(8))
             try pair.exchange(at: Self.at(8))

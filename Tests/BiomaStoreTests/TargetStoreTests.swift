@@ -14,12 +14,16 @@ struct TargetStoreTests {
             do {
                 let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
                 #expect(try tracker.storedTargets().isEmpty && tracker.targetAnnouncedDay() == nil)
-                try tracker.setTargets([2: 8 * hour, 6: 6 * hour])
-                try tracker.setTargets([6: 5 * hour])
+                try tracker.setTargets([2: 8 * hour, 6: 6 * hour], from: Day("2026-11-16")!)
+                try tracker.setTargets([6: 5 * hour], from: Day("2026-11-20")!)
                 try tracker.saveTargetAnnounced(Day("2026-11-20")!)
             }
             let reopened = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
             #expect(try reopened.storedTargets() == [2: 8 * hour, 6: 5 * hour])
+            // Each value from the day it was set: Friday 6 h from the 16th, 5 h from the 20th.
+            let friday = try #require(try reopened.storedTargetHistories()[6])
+            #expect(friday.target(on: Day("2026-11-13")!) == nil)
+            #expect(friday.target(on: Day("2026-11-16")!) == 6 * hour && friday.target(on: Day("2026-11-20")!) == 5 * hour)
             #expect(try reopened.targetAnnouncedDay() == Day("2026-11-20"))
         }
     }
@@ -44,10 +48,10 @@ struct TargetStoreTests {
     @Test func badTargetsChangeNothing() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
-            try tracker.setTargets([2: 8 * hour])
+            try tracker.setTargets([2: 8 * hour], from: Day("2026-11-16")!)
             let before = try tracker.dumpForTesting()
             for bad in [[3: -1], [1: 25 * hour], [0: hour], [3: hour, 8: hour]] as [[Int: Micros]] {
-                #expect(throws: TrackerError.self) { try tracker.setTargets(bad) }
+                #expect(throws: TrackerError.self) { try tracker.setTargets(bad, from: Day("2026-11-17")!) }
                 #expect(try tracker.dumpForTesting() == before)
             }
         }
@@ -73,6 +77,44 @@ struct TargetStoreTests {
             #expect(try tracker.workTotal(since: day.adding(days: -1), at: start + 10 * hour) == 6 * hour)
             // The next day: the running interval counts from its start, everything before is summed anew.
             #expect(try tracker.workTotal(since: day.adding(days: -1), at: start + 26 * hour) == 5 * hour + 17 * hour)
+        }
+    }
+
+    /// The settings file's targets count from the day the daemon first read each value; a
+    /// value changed in the file counts from the day it was read changed, the days before
+    /// keeping the old one.
+    @Test func theSettingsTargetsCountFromTheDayTheyWereFirstRead() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
+            var file = WorkTargets()
+            #expect(try file.apply(key: "target", value: "8h"))
+            let first = try tracker.configTargets(file, seenFrom: Day("2026-12-02")!)
+            #expect(first.firstTargetDay == .some(Day("2026-12-02")))
+            #expect(first.target(for: Day("2026-11-30")!) == 0 && first.target(for: Day("2026-12-07")!) == 8 * hour)
+            // Read again on a later day, unchanged: still from the 2nd.
+            #expect(try tracker.configTargets(file, seenFrom: Day("2026-12-09")!) == first)
+            #expect(try file.apply(key: "target_mon", value: "6h"))
+            let changed = try tracker.configTargets(file, seenFrom: Day("2026-12-14")!)
+            #expect(changed.target(for: Day("2026-12-07")!) == 8 * hour && changed.target(for: Day("2026-12-14")!) == 6 * hour)
+        }
+    }
+
+    /// A store of the version before: its weekday targets count from the day of the
+    /// migration, the sync triggers record the history beside the value, and a weekday's
+    /// UUID is still its weekday's.
+    @Test func aStoreFromBeforeHistoriesCountsItsTargetsFromTheMigration() throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let path = dir.appendingPathComponent(Tracker.databaseFileName).path
+            try Schema.makeDatabaseForTesting(
+                at: path, upTo: "v13-interval-indexes", then: "INSERT INTO work_target (weekday, target_us) VALUES (2, \(8 * hour))")
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: "b")
+            let monday = try #require(try tracker.storedTargetHistories()[2])
+            #expect(monday.current == 8 * hour)
+            #expect(monday.entries.count == 1 && monday.entries[0].from != nil)
+            try tracker.setTargets([3: 7 * hour], from: Day("2026-12-02")!)
+            let uuid = try tracker.readOrThrow { try String.fetchOne($0, sql: "SELECT uuid FROM work_target WHERE weekday = 3") }
+            #expect(uuid == "00000000-0000-4000-8000-000000000003")
         }
     }
 }

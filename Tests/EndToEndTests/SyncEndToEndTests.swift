@@ -181,6 +181,29 @@ struct SyncEndToEndTests {
         #expect(Self.converge(a, b) { try a.export().split(whereSeparator: \.isNewline).count == 1 })
     }
 
+    /// A target set on one machine takes effect on the other when it is merged, with the
+    /// same publication as a local change (no restart): B's `DailyTarget` and `Balance` move,
+    /// and `target show` on B says it counts from the day it was set on A.
+    @Test func aTargetSetOnOneMachineTakesEffectOnTheOther() throws {
+        let folder = try Self.sharedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try Machine()
+        let b = try Machine()
+        try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
+        try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
+        try b.cliOK(["add", "06:00-08:00", "--date", "2026-11-20"])
+        #expect(Self.converge(a, b) { try a.export().contains("T06:00") })
+        #expect(b.properties["DailyTarget"] == .int64(0))
+        try a.cliOK(["target", "set", "8h"])
+        #expect(waitUntil(timeout: 30) { b.properties["DailyTarget"] == .int64(8 * hour) }, "\(b.properties)")
+        #expect(b.properties["Balance"] == .int64(2 * hour - 8 * hour))
+        let show = try b.cliOK(["target", "show"]).stdout
+        #expect(show.contains("Fri  8:00   store, from Friday 20 November 2026\n"), "\(show)")
+        // And back: Friday changed on B shows on A.
+        try b.cliOK(["target", "set", "--fri", "4h"])
+        #expect(waitUntil(timeout: 30) { a.properties["DailyTarget"] == .int64(4 * hour) }, "\(a.properties)")
+    }
+
     /// A bulk change with sync on (an import of several writes' worth of operations) is
     /// answered once it is recorded; its operations follow a slice per turn of the loop, in
     /// order, a change made meanwhile after them, and the peer ends with the same history.

@@ -110,27 +110,54 @@ struct TargetEndToEndTests {
     }
 
     /// `target set` and `target show` through the CLI; the config file's values where the
-    /// store has none, the store's beating them.
+    /// store has none, the store's beating them. `balance_since` counts the config's target
+    /// from that day, though the daemon first read it today.
     @Test func targetSetAndShow() throws {
-        let d = try Daemon(config: "target = 7h\ntarget_sat = 0\ntarget_sun = 0\nbalance_since = 2026-11-16\n")
+        let d = try Daemon(config: "target = 7h\nbalance_since = 2026-11-16\n")
         var show = try d.cli(["target", "show"])
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout.hasPrefix("Mon  7:00   config\nTue  7:00   config\n"), "\(show.stdout)")
         #expect(show.stdout.contains("Sat  —      none\n"))
         #expect(show.stdout.contains("Today 2026-11-20: 0:00 of 7:00\n"))
         // Monday to Friday owed, nothing worked.
-        #expect(show.stdout.contains("Balance since 2026-11-16 (config): -35:00\n"), "\(show.stdout)")
+        #expect(show.stdout.contains("Balance since Monday 16 November 2026 (balance_since in the config file): -35:00\n"), "\(show.stdout)")
         let set = try d.cli(["target", "set", "--fri", "6h", "--sat", "1:30"])
         #expect(set.status == 0 && set.stdout.isEmpty, "\(set.stderr)")
         show = try d.cli(["target", "show", "--json"])
-        #expect(show.stdout.contains(#"{"day":"Fri","target":21600000000,"source":"store"},{"day":"Sat","target":5400000000,"source":"store"},{"day":"Sun","target":0,"source":"none"}"#), "\(show.stdout)")
+        #expect(show.stdout.contains(#"{"day":"Fri","target":21600000000,"source":"store","since":null},{"day":"Sat","target":5400000000,"source":"store","since":null},{"day":"Sun","target":0,"source":"none","since":null}"#), "\(show.stdout)")
         #expect(show.stdout.contains(#""daily_target":21600000000"#))
+        // With balance_since a weekday's first value counts from it: Monday to Thursday 7 h, today 6 h.
+        #expect(show.stdout.contains(#""balance":-122400000000"#), "\(show.stdout)")
         #expect(try d.f.properties()["DailyTarget"] == .int64(6 * hour))
         // A bad length is a usage error before any call, naming the option.
         let bad = try d.cli(["target", "set", "--mon", "-1h"])
         #expect(bad.status == 2 && bad.stderr.contains("--mon `-1h` is negative"), "\(bad.stderr)")
         #expect(try d.cli(["target", "set"]).status == 2)
         #expect(try d.f.properties()["DailyTarget"] == .int64(6 * hour))
+    }
+
+    /// A first-hour user: one interval in March, then `target set 8h` today (a Friday).
+    /// The balance owes today's 8 hours only, not every day since March (−1983 h when the
+    /// target counted from the first recorded day); `target show` says from when, in words;
+    /// the weekend has no target; a restart keeps it all.
+    @Test func aTargetSetTodayCountsFromToday() throws {
+        let d = try Daemon()
+        _ = try d.f.method("AddInterval", [.int64(t("2026-03-10T09:00:00Z")), .int64(t("2026-03-10T10:00:00Z")), .string(""), .vardict([:])])
+        _ = try d.f.method("AddInterval", [.int64(Self.at("09:00")), .int64(Self.at("12:00")), .string(""), .vardict([:])])
+        let set = try d.cli(["target", "set", "8h"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try d.f.properties()["Balance"] == .int64(3 * hour - 8 * hour))
+        let status = try d.cli(["status"])
+        #expect(status.stdout.contains("Target: 3:00 of 8:00 (37 %), balance -5:00\n"), "\(status.stdout)")
+        let show = try d.cli(["target", "show"]).stdout
+        #expect(show.contains("Mon  8:00   store, from Friday 20 November 2026\n"), "\(show)")
+        #expect(show.contains("Sat  —      store\nSun  —      store\n"), "\(show)")
+        #expect(show.contains("Balance since Friday 20 November 2026 (the day the first target was set): -5:00\n"), "\(show)")
+        // Saturday and Sunday owe nothing: a report of the week to come owes Monday to Friday.
+        let week = try d.cli(["report", "--week", "--date", "2026-11-23", "--json"]).stdout
+        #expect(week.contains(#""balance":-18000000000"#), "\(week)")
+        try d.restart()
+        #expect(try d.f.properties()["Balance"] == .int64(-5 * hour))
     }
 
     /// The bars' fields from the daemon: island, waybar and a template.
@@ -148,7 +175,8 @@ struct TargetEndToEndTests {
         #expect(reached.hasSuffix(#""class":["idle","target-reached"],"percentage":103}"# + "\n"), "\(reached)")
     }
 
-    /// `report` with a target: per day target, work and difference, and the balance.
+    /// `report` with a target: per day target, work and difference, and the balance, from the
+    /// day the target was set (today): Thursday's 9 hours, worked before it, count for neither.
     @Test func reportShowsTargets() throws {
         let d = try Daemon()
         _ = try d.f.method("AddInterval", [.int64(Self.at("09:00") - 24 * hour), .int64(Self.at("18:00") - 24 * hour), .string(""), .vardict([:])])
@@ -156,15 +184,16 @@ struct TargetEndToEndTests {
         _ = try d.f.method("SetTargets", [.vardict(["Daily": .int64(8 * hour)])])
         let json = try d.cli(["report", "--json", "--week"])
         #expect(json.status == 0, "\(json.stderr)")
-        #expect(json.stdout.contains(#""balance":-14400000000"#), "\(json.stdout)")
-        #expect(json.stdout.contains(#"{"day":"2026-11-19","target":28800000000,"work":32400000000,"difference":3600000000}"#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""balance":-18000000000"#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""targets":{"days":[{"day":"2026-11-20","target":28800000000,"work":10800000000,"difference":-18000000000}]"#), "\(json.stdout)")
         let text = try d.cli(["report", "--week"]).stdout
-        #expect(text.contains("  2026-11-19     8:00     9:00       +1:00\n"), "\(text)")
+        let table = try #require(text.range(of: "Targets").map { text[$0.lowerBound...] })
+        #expect(!table.contains("  2026-11-19     "), "\(text)")
         #expect(text.contains("  2026-11-20     8:00     3:00       -5:00\n"), "\(text)")
-        #expect(text.contains("Balance at the end  -4:00\n"), "\(text)")
+        #expect(text.contains("Balance at the end  -5:00\n"), "\(text)")
         // Next week: nothing counted yet, the balance is today's.
         let next = try d.cli(["report", "--json", "--week", "--date", "2026-11-25"]).stdout
-        #expect(next.contains(#""balance":-14400000000"#), "\(next)")
+        #expect(next.contains(#""balance":-18000000000"#), "\(next)")
         // No target: no target rows.
         _ = try d.f.method("SetTargets", [.vardict(["Daily": .int64(0)])])
         #expect(try !d.cli(["report", "--week"]).stdout.contains("Targets"))
