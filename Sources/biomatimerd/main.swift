@@ -15,7 +15,8 @@ struct DaemonCommand: ParsableCommand {
             Settings come from $XDG_CONFIG_HOME/biomatimer/config (default ~/.config/biomatimer/config), \
             lines such as `day_start = 04:00`, `week_start = sunday`, `data_dir = ~/timesheets`, \
             `notifications = off`; \
-            the options below override them.
+            the options below override them. A line that cannot be used is logged and ignored (its \
+            setting keeps its default); `biomatimer config check` names each.
             """)
     @Option(help: "Where the database lives (default $XDG_DATA_HOME/biomatimer).") var dataDir: String?
     @Flag(help: "Take over from a running daemon.") var replace = false
@@ -26,11 +27,12 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "A command's input (import -) that sends nothing this long ends it (default 30s).") var inputTimeout: String?
 
     func run() throws {
-        var settings: Settings
-        do {
-            settings = try Settings.load(from: Settings.file())
-        } catch {
-            throw DaemonFailure(code: 2, "\(error)")
+        // A bad line of the settings file never stops the daemon: its setting keeps its default,
+        // and every command says what is wrong until the file is fixed (`config check`).
+        let file = Settings.file()
+        var settings = Settings.load(from: file)
+        for problem in settings.problems {
+            FileHandle.standardError.write(Data("biomatimer daemon: \(problem) (ignored)\n".utf8))
         }
         if let dayStart {
             guard let minutes = Settings.parseTime(dayStart) else {
@@ -71,22 +73,10 @@ struct DaemonCommand: ParsableCommand {
     }
 }
 
-struct DaemonFailure: Error {
-    var code: Int32
-    var message: String
-    init(code: Int32, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-}
-
 do {
     var command = try DaemonCommand.parseAsRoot(Array(processArguments().dropFirst()))
     try command.run()
     exit(0)
-} catch let failure as DaemonFailure {
-    FileHandle.standardError.write(Data("biomatimer daemon: \(failure.message)\n".utf8))
-    exit(failure.code)
 } catch {
     let code = DaemonCommand.exitCode(for: error)
     if code == .validationFailure {
