@@ -13,6 +13,8 @@ public struct DaemonOptions: Sendable {
     public var settings = Settings()
     /// The hooks folder (`Settings.hooksDirectory`).
     public var hooksDirectory = Settings.hooksDirectory()
+    /// The settings file (`Settings.file`), which `CheckConfig` reads again.
+    public var configFile = Settings.file().path
     public init() {}
 
     /// The day's start and the week's first day from the settings, in the local time zone.
@@ -190,7 +192,8 @@ struct Startup: Sendable {
                 throw DaemonStartError.message("cannot open the store: \(error)", 1)
             }
             let parts = DaemonParts(
-                tracker: tracker, bus: bus, clock: clock, settings: options.settings, hooksDirectory: options.hooksDirectory, log: log)
+                tracker: tracker, bus: bus, clock: clock, settings: options.settings, hooksDirectory: options.hooksDirectory,
+                configFile: options.configFile, log: log)
             let (object, timer, notifier) = (parts.object, parts.timer, parts.notifier)
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)

@@ -1,6 +1,7 @@
 import BiomaCore
 import BiomaStore
 import DBusKit
+import Foundation
 
 /// The daemon's parts made and wired in one place: the work timer, tasks, focus, sync, the
 /// hooks and the command line, in the order they publish, sharing the store, the bus, the
@@ -19,10 +20,12 @@ public struct DaemonParts: Sendable {
     public let notifier: Notifier
 
     /// On the loop thread, before the object is exported. `hooksDirectory`: where the user's
-    /// hooks are (a folder that does not exist: none).
+    /// hooks are (a folder that does not exist: none); `configFile`: the settings file
+    /// `settings` were read from, whose problems Timer1 publishes and every command says.
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, settings: Settings, hooksDirectory: String,
-        suspendClock: any SuspendClock = SystemSuspendClock(), log: @escaping @Sendable (String) -> Void = { _ in }
+        configFile: String = Settings.file().path, suspendClock: any SuspendClock = SystemSuspendClock(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         notifier = Notifier(bus: bus, enabled: settings.notifications, log: log)
         timer = WorkService(
@@ -31,6 +34,7 @@ public struct DaemonParts: Sendable {
         // A project left within `short_interval` is not recorded apart.
         tracker.shortInterval = settings.shortInterval
         timer.calendarPath = settings.exportICS
+        timer.config = ConfigFileState(path: configFile, problems: settings.problems)
         tasks = TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log)
         focus = FocusService(
             tracker: tracker, bus: bus, clock: clock, timer: timer, notifier: notifier, phaseEndCommand: settings.phaseEndCommand,

@@ -33,6 +33,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// `export_ics` (WorkService+Calendar.swift): the file, and its debounced rewrite.
     public var calendarPath: String?
     var calendar = CalendarFileState()
+    /// The settings file and its problems as read at start (WorkService+Config.swift).
+    public var config = ConfigFileState()
 
     // Time away (WorkService+Away.swift).
     let awayRules: AwayRules
@@ -186,6 +188,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         addTargets(to: &status, snapshot)
         addBudget(to: &status, snapshot)
         if let project = snapshot.activeProject { status.activeClient = tracker.clientName(ofProject: project.id) ?? "" }
+        status.configProblems = config.problems
         return status
     }
 

@@ -50,6 +50,10 @@ public struct WorkStatus: PublishedState {
     public var projectBudgetUsed: Int64 = 0
     /// `ActiveClient`: the running project's client's name, `""` when none.
     public var activeClient = ""
+    /// `ConfigProblems`: the lines of the settings file the daemon could not use when it
+    /// started, each `FILE:LINE: what is wrong` (their settings keep their defaults); empty
+    /// when there are none.
+    public var configProblems: [String] = []
 
     public init() {}
 
@@ -82,6 +86,7 @@ public struct WorkStatus: PublishedState {
             .init("ProjectBudget", \.projectBudget),
             .init("ProjectBudgetUsed", \.projectBudgetUsed, alwaysSent: true),
             .init("ActiveClient", \.activeClient),
+            .init("ConfigProblems", \.configProblems),
         ])
 }
 

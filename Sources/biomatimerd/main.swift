@@ -66,6 +66,7 @@ struct DaemonCommand: ParsableCommand {
         var options = DaemonOptions()
         options.replace = replace
         options.settings = settings
+        options.configFile = file.path
         let code = Daemon.run(options) { message in
             FileHandle.standardError.write(Data("biomatimer daemon: \(message)\n".utf8))
         }

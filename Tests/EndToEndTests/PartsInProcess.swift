@@ -18,13 +18,14 @@ extension Settings {
 
 extension DaemonParts {
     /// Every part of the daemon in process, as `Startup` makes them, with the test's clock,
-    /// settings and no hooks (a folder that does not exist under `data`).
+    /// settings, no hooks and no settings file (a folder and a file that do not exist under `data`).
     init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, data: URL, settings: Settings = .inProcess(),
         suspendClock: any SuspendClock = SystemSuspendClock()
     ) {
         self.init(
             tracker: tracker, bus: bus, clock: clock, settings: settings,
-            hooksDirectory: data.appendingPathComponent("no-hooks").path, suspendClock: suspendClock)
+            hooksDirectory: data.appendingPathComponent("no-hooks").path, configFile: data.appendingPathComponent("no-config").path,
+            suspendClock: suspendClock)
     }
 }

@@ -127,7 +127,7 @@ struct SettingsTests {
         #expect(try f.properties()["Day"] == .string("2026-11-22"))
 
         // A bad line does not stop the daemon: its setting keeps its default (the day begins at
-        // midnight again).
+        // midnight again), and Timer1 names the file and line.
         daemon.terminate()
         #expect(waitUntil { (try? f.daemonPID()) == nil })
         let file = config.appendingPathComponent("biomatimer/config")
@@ -137,5 +137,6 @@ struct SettingsTests {
         #expect(waitUntil { (try? f.daemonPID()) != nil })
         let properties = try f.properties()
         #expect(properties["Day"] == .string("2026-11-23"))
+        #expect(properties["ConfigProblems"] == .strings(["\(file.path):1: day_start `noon` is not a time: use HH:MM, e.g. 04:00"]))
     }
 }

@@ -63,6 +63,7 @@
 #define BIOMATIMER_TIMER1_UPDATE_CLIENT "UpdateClient"
 #define BIOMATIMER_TIMER1_DELETE_CLIENT "DeleteClient"
 #define BIOMATIMER_TIMER1_TAG_RUNNING "TagRunning"
+#define BIOMATIMER_TIMER1_CHECK_CONFIG "CheckConfig"
 // org.biomatimer.Tasks1
 #define BIOMATIMER_TASKS1_ADD_TASK "AddTask"
 #define BIOMATIMER_TASKS1_UPDATE_TASK "UpdateTask"
