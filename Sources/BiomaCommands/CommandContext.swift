@@ -38,6 +38,10 @@ public final class CommandContext: @unchecked Sendable {
     /// The bodies of `watch`, `tray`, `install`, `uninstall` and `daemon`, where the caller
     /// runs them (`biomatimer-tool`); nil in the daemon.
     public var local: (any LocalCommands)?
+    /// In the daemon: the lines of its settings file it could not use when it started, each
+    /// `FILE:LINE: what is wrong`; `CommandRunner` says them after any command but those that
+    /// show them themselves (`status`, `config check`).
+    public var configProblems: [String] = []
     let connect: () throws(ClientFailure) -> any DaemonAccess
     private var connected: (any DaemonAccess)?
 

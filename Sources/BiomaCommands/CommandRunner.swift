@@ -1,4 +1,5 @@
 import ArgumentParser
+import BiomaText
 import TimerControl
 
 /// A command's answer before it runs: the files its caller is to open (exit 65).
@@ -10,6 +11,10 @@ struct FilesNeeded: Error {
 struct ConfirmationNeeded: Error {
     var question: String
 }
+
+/// A command that shows the settings file's problems itself (`status`, `config check`): the
+/// runner's warning lines are not added to its words.
+protocol ShowsConfigProblems {}
 
 /// Parses and runs one command line for a caller; what it prints goes to the context.
 public enum CommandRunner {
@@ -39,8 +44,16 @@ public enum CommandRunner {
     /// refuses the commands that run in the caller's process and asks for files first.
     public static func run(_ arguments: [String], in context: CommandContext, daemonSide: Bool = false) -> Int32 {
         CommandContext.$current.withValue(context) {
+            // Once a parsed command has run (done or refused, not asking for files or an answer
+            // first), one line on standard error per problem of the daemon's settings file.
+            var warns = false
+            func warn(_ code: Int32) -> Int32 {
+                if warns { for problem in context.configProblems { context.error("biomatimer: warning: \(TextEscaping.singleLine(problem))\n") } }
+                return code
+            }
             do {
                 var command = try daemonSide ? ParsedCommands.shared.parse(arguments) : Biomatimer.parseAsRoot(arguments)
+                warns = !(command is ShowsConfigProblems)
                 if daemonSide {
                     if command is RunsLocally {
                         throw ClientFailure(
@@ -54,10 +67,10 @@ public enum CommandRunner {
                     }
                 }
                 try command.run()
-                return TimerControl.ExitCode.done
+                return warn(TimerControl.ExitCode.done)
             } catch let failure as ClientFailure {
                 context.error("biomatimer: \(failure.description)\n")
-                return failure.exitCode
+                return warn(failure.exitCode)
             } catch let needed as FilesNeeded {
                 context.output(needed.requests.map(\.line).joined(separator: "\n"))
                 return TimerControl.ExitCode.files
@@ -73,7 +86,7 @@ public enum CommandRunner {
                     return TimerControl.ExitCode.done
                 }
                 if !message.isEmpty { context.error(message + "\n") }
-                return code == .validationFailure ? TimerControl.ExitCode.usage : code.rawValue
+                return warn(code == .validationFailure ? TimerControl.ExitCode.usage : code.rawValue)
             }
         }
     }

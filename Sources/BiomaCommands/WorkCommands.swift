@@ -33,7 +33,7 @@ struct Reset: ParsableCommand {
     func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_RESET) }
 }
 
-struct Status: ParsableCommand {
+struct Status: ParsableCommand, ShowsConfigProblems {
     static let configuration = CommandConfiguration(
         abstract: "Print the work timer and the running project once.",
         discussion: "Without options: `0:05:30 (2:45:15)` and, with a project, `Client A 0:02:15 (1:30:45)`.")

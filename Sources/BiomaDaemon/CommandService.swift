@@ -31,11 +31,15 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
     /// Commands waiting for their callers' input, by a number of their own (loop thread only).
     private var waiting: [Int: WaitingCommand] = [:]
     private var nextWaiting = 0
+    /// The settings file's problems as read at start: every command but `status` and `config
+    /// check` says them on its caller's standard error (`CommandContext.configProblems`).
+    private let configProblems: [String]
 
     public lazy var publication = Publication(self)
 
-    public init(bus: Bus, inputIdleSeconds: Int = 30) {
+    public init(bus: Bus, inputIdleSeconds: Int = 30, configProblems: [String] = []) {
         self.bus = bus
+        self.configProblems = configProblems
         limits = InputLimits(maximumBytes: CommandRunner.maximumInput, idleSeconds: inputIdleSeconds)
     }
 
@@ -73,6 +77,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         let (context, environment) = try Self.context(values, descriptors: descriptors.map(\.fd)) {
             [bus, sender = reply.sender] () throws(ClientFailure) in InProcessDaemon(bus: bus, sender: sender)
         }
+        context.configProblems = configProblems
         let (inputs, refusal) = withEnvironment(environment) { CommandRunner.inputs(argv, in: context) }
         nextWaiting += 1
         let id = nextWaiting

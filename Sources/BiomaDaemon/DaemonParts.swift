@@ -48,7 +48,7 @@ public struct DaemonParts: Sendable {
             directory: hooksDirectory, limits: HookLimits(seconds: settings.hookSeconds), tracker: tracker, bus: bus, clock: clock,
             work: timer, stateParts: parts, log: log)
         // The command line the front carries runs against the other parts, in process.
-        commands = CommandService(bus: bus, inputIdleSeconds: settings.inputIdleSeconds)
+        commands = CommandService(bus: bus, inputIdleSeconds: settings.inputIdleSeconds, configProblems: settings.problems)
         object = DaemonObject(parts + [hooks, commands])
     }
 }

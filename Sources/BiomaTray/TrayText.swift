@@ -83,6 +83,7 @@ public enum TrayText {
             let names = dueTasks.prefix(3).map { name($0.title) }
             lines.append("Due: " + (names.isEmpty ? "\(state.tasks.dueTasks) task(s)" : names.joined(separator: ", ")))
         }
+        for problem in state.timer.configProblems { lines.append("Warning: " + TextEscaping.singleLine(problem)) }
         return (TextEscaping.pango(title), TextEscaping.pango(lines.joined(separator: "\n")))
     }
 }

@@ -9,8 +9,9 @@ public enum StatusText {
     /// `format` nil: the plain lines, `0:05:30 (2:45:15)` and, with a project,
     /// `Client A 0:02:15 (1:30:45)`, and with a focus timer
     /// `Focus: Work 2/4, 12:34 left · Deep work`, with a target today
-    /// `Target: 6:12 of 8:00 (77 %), balance -1:48`; else the bar format or template it names (`json` for
-    /// `--json`). Every line ends with a newline.
+    /// `Target: 6:12 of 8:00 (77 %), balance -1:48`, and a line `Warning: FILE:LINE: …` per line
+    /// of the settings file the daemon could not use; else the bar format or template it names
+    /// (`json` for `--json`). Every line ends with a newline.
     public static func render(_ state: WidgetState, now: Int64, format: String?, ascii: Bool) throws(WidgetFormatError)
         -> String
     {
@@ -29,6 +30,7 @@ public enum StatusText {
         }
         let focus = display.focus
         if focus.active { out += focus.sentence + "\n" }
+        for problem in display.configProblems { out += "Warning: \(problem)\n" }
         return out
     }
 }

@@ -54,6 +54,9 @@ public struct WidgetDisplay: Sendable, Equatable {
     public var targetReached: Bool { (targetPercent ?? 0) >= 100 }
     /// The running project's budget use, `12:30/20:00`, empty when it has none (or offline).
     public var projectBudget: String
+    /// The lines of the daemon's settings file it could not use, `FILE:LINE: what is wrong`,
+    /// each single-line (none offline).
+    public var configProblems: [String]
 
     public init(_ state: WidgetState, now: Int64, options: RenderOptions) {
         let glyphs = options.glyphs
@@ -71,6 +74,7 @@ public struct WidgetDisplay: Sendable, Equatable {
         openTasks = state.online ? Int(state.tasks.openTasks) : 0
         dueMark = dueTasks > 0 ? "\(glyphs.tasksDue)\(dueTasks)" : ""
         focus = FocusDisplay(state, now: now, options: options)
+        configProblems = state.online ? state.configProblems.map(TextEscaping.singleLine) : []
         (target, targetPercent, targetWorked, balance) = Self.targets(state, live)
         projectBudget =
             state.online && state.hasProject && state.projectBudget > 0

@@ -11,7 +11,9 @@ import TimerControl
 /// open_tasks and due_tasks; then, only with a target today or a balance, daily_target,
 /// target_progress, balance (µs) and target, target_percent, balance_text (as displayed);
 /// then, only while a focus timer exists, `focus` (see
-/// `focusObject`). Without one the object is exactly as before focus timers existed.
+/// `focusObject`). Without one the object is exactly as before focus timers existed. Last,
+/// only while the daemon's settings file has lines it could not use, `config_problems`: each
+/// `FILE:LINE: what is wrong`.
 public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
     public static let formatName = "json"
     public let options: RenderOptions
@@ -56,6 +58,9 @@ public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
             ]
         }
         if display.focus.active { fields.append(("focus", Self.focusObject(state.focus, display.focus))) }
+        if state.online && !state.configProblems.isEmpty {
+            fields.append(("config_problems", .array(state.configProblems.map(JSON.string))))
+        }
         return JSON.fields(fields)
     }
 

@@ -37,7 +37,8 @@ public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
     }
 
     /// Two lines: work, then the project (its full name: a tooltip has room), each as
-    /// session and today's total; with a focus timer, two lines about it first.
+    /// session and today's total; with a focus timer, two lines about it first; last, a line
+    /// per line of the settings file the daemon could not use.
     static func tooltip(_ display: WidgetDisplay) -> String {
         if display.phase == .offline { return "biomatimer: the daemon is not running" }
         let focus =
@@ -45,8 +46,9 @@ public struct WaybarRenderer: NamedWidgetRenderer, Equatable {
             ? "\(display.focus.sentence)\nCompleted today: \(display.focus.completedToday)\n" : ""
         let work = "Work: \(display.session) session, \(display.daily) today"
         let tasks = display.dueTasks > 0 ? "\nTasks due: \(display.dueTasks) of \(display.openTasks) open" : ""
-        guard display.hasProject else { return focus + work + "\nNo project running" + tasks }
+        let config = display.configProblems.map { "\nWarning: \($0)" }.joined()
+        guard display.hasProject else { return focus + work + "\nNo project running" + tasks + config }
         return focus + work
-            + "\n\(display.projectFullName): \(display.projectSession) session, \(display.projectDaily) today" + tasks
+            + "\n\(display.projectFullName): \(display.projectSession) session, \(display.projectDaily) today" + tasks + config
     }
 }
