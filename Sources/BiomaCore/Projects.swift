@@ -17,6 +17,18 @@ public struct Project: Sendable, Equatable {
     }
 
     public static let defaultColor = "#007AFF"
+    /// The colours a project made without one gets, in turn: Tableau's ten, chosen to be told
+    /// apart (also by most people with a colour vision deficiency), its blue the default.
+    public static let palette = [
+        "#007AFF", "#F28E2B", "#59A14F", "#E15759", "#B07AA1", "#76B7B2", "#EDC948", "#FF9DA7", "#9C755F", "#BAB0AC",
+    ]
+
+    /// The colour for a project made without one beside `existing`: the first of the palette
+    /// no project has (ignoring case), else the palette's in turn by how many there are.
+    public static func nextColor(after existing: [Project]) -> String {
+        let used = Set(existing.map { $0.color.uppercased() })
+        return palette.first { !used.contains($0) } ?? palette[existing.count % palette.count]
+    }
     public static let maxNameLength = 64
 
     /// Trims the name and checks it: 1–64 characters, no control characters.

@@ -64,7 +64,7 @@ extension Tracker {
 
     static func insertProject(name: String, color: String, into model: inout Model, _ db: Database) throws -> String {
         let valid = try Project.validatedName(name)
-        let color = color.isEmpty ? Project.defaultColor : try Project.validatedColor(color)
+        let color = color.isEmpty ? Project.nextColor(after: model.projects) : try Project.validatedColor(color)
         if model.projects.contains(where: { Project.nameKey($0.name) == Project.nameKey(valid) }) {
             throw TrackerError.nameTaken(valid)
         }

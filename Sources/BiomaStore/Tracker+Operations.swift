@@ -77,7 +77,8 @@ extension Tracker {
 
     // MARK: Projects
 
-    /// Adds a project at the end of the list; `color` "" means `#007AFF`. Returns its id.
+    /// Adds a project at the end of the list; `color` "" means the palette's next
+    /// (`Project.nextColor`). Returns its id.
     public func addProject(name: String, color: String, at now: Micros) throws -> String {
         var id = ""
         try change(at: now) { model, db in

@@ -19,6 +19,17 @@ import Testing
         #expect(Tracker.defaultDataDirectory(environment: ["XDG_DATA_HOME": "", "HOME": "/home/u"]).path == "/home/u/.local/share/biomatimer")
     }
 
+    /// Projects made without a colour (by `project add` or an import) get distinct ones.
+    @Test func projectsWithoutAColourGetThePalettesNext() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
+            for name in ["A", "B", "C"] { _ = try tracker.addProject(name: name, color: "", at: 0) }
+            _ = try tracker.addProject(name: "D", color: "#f28e2b", at: 0)
+            _ = try tracker.addProject(name: "E", color: "", at: 0)
+            #expect(tracker.projects.map(\.color) == ["#007AFF", "#F28E2B", "#59A14F", "#F28E2B", "#E15759"])
+        }
+    }
+
     @Test func timersAndTotalsThroughTheStore() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: 0, bootID: boot)
