@@ -10,10 +10,20 @@ import TimerControl
 // methods of org.biomatimer.Timer1). Times are parsed here, into instants in the local zone: a
 // bad one, or one the clocks skip on a daylight-saving day, is a usage error before any call.
 
-/// `--date D` checked: a day, or a usage error.
-func checkIntervalDay(_ date: String?) throws {
-    if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
+/// A day option (`--date`, `--from`, `--to`) as `YYYY-MM-DD`: `today`, `yesterday`,
+/// `tomorrow`, a weekday (the last one, today included) or `YYYY-MM-DD`, read by the one
+/// reader (`WhenText.day`) at the command's instant; nil when not given; a usage error naming
+/// the option and what it takes.
+func dayOption(_ value: String?, _ name: String) throws -> String? {
+    guard let value else { return nil }
+    guard let day = WhenText.day(value, now: commandNow(), zone: CommandContext.current.zone) else {
+        throw ValidationError("\(name) '\(value)' is not a day: use \(WhenText.dayForms).")
+    }
+    return day
 }
+
+/// `--date D` checked: a day, or a usage error.
+func checkIntervalDay(_ date: String?) throws { _ = try dayOption(date, "--date") }
 
 /// TIME as an instant (a bare clock on `--date`, if given), or a usage error.
 func intervalTime(_ text: String, option: String, day: String?) throws -> Int64 {
@@ -36,7 +46,7 @@ struct Log: ParsableCommand {
         abstract: "List recorded intervals with their ids (today, a day or a week).",
         discussion: "The ids are what edit, split and delete take. The running interval shows `running`; a note follows the duration.")
     @Flag(exclusivity: .exclusive) var period: Period = .day
-    @Option(help: "A day inside the period, YYYY-MM-DD (default today).") var date: String?
+    @Option(help: "A day inside the period: today (the default), yesterday, a weekday, YYYY-MM-DD.") var date: String?
     @Flag(help: "JSON for scripts.") var json = false
 
     enum Period: String, EnumerableFlag {
@@ -47,6 +57,7 @@ struct Log: ParsableCommand {
 
     func run() throws {
         let client = try daemonClient()
+        let date = try dayOption(self.date, "--date")
         var from = date ?? ""
         var to = date ?? ""
         if period == .week {
@@ -71,7 +82,7 @@ struct Log: ParsableCommand {
             return
         }
         if rows.isEmpty {
-            say("No recorded time. Add some with: biomatimer add 09:00-12:30 [--date YYYY-MM-DD] [--project P]")
+            say("No recorded time. Add some with: biomatimer add 09:00-12:30 [--date yesterday|YYYY-MM-DD] [--project P]")
             return
         }
         say("\(Terminal.pad("ID", 7)) \(Terminal.pad("PROJECT", 20)) \(Terminal.pad("START", 16)) \(Terminal.pad("END", 16)) DURATION")
@@ -105,14 +116,15 @@ struct AddInterval: ParsableCommand {
             """)
     @Argument(help: "START-END, e.g. 09:00-12:30.") var range: String
     @Argument(help: "+word tags.") var tags: [String] = []
-    @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
+    @Option(help: "The day of bare clock times: today (the default), yesterday, a weekday, YYYY-MM-DD.") var date: String?
     @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "Overwrite recorded time in the way (trimming, splitting or deleting it).") var replace = false
     @Option(help: "A note: one line, at most 500 characters.") var note: String?
 
     func span() throws -> (start: Int64, end: Int64) {
+        let day = try dayOption(date, "--date")
         do {
-            return try WhenText.parseRange(range, now: commandNow(), day: date, zone: CommandContext.current.zone)
+            return try WhenText.parseRange(range, now: commandNow(), day: day, zone: CommandContext.current.zone)
         } catch {
             throw ValidationError(error.description)
         }
@@ -122,7 +134,7 @@ struct AddInterval: ParsableCommand {
         try checkIntervalDay(date)
         _ = try checkedTags(tags)
         let span = try span()
-        if span.end <= span.start { throw ValidationError("'\(range)': the end must be after the start.") }
+        if span.end <= span.start { throw ValidationError(WhenText.Failure.endsBeforeStart(range).description) }
     }
 
     func run() throws {
@@ -145,7 +157,7 @@ struct EditInterval: ParsableCommand {
     @Argument(help: "The interval's id (biomatimer log shows them).") var id: String
     @Option(parsing: .unconditional, help: "A new start (TIME, e.g. 09:00 or -20m).") var start: String?
     @Option(parsing: .unconditional, help: "A new end (TIME).") var end: String?
-    @Option(help: "The day of bare clock times, YYYY-MM-DD (default today).") var date: String?
+    @Option(help: "The day of bare clock times: today (the default), yesterday, a weekday, YYYY-MM-DD.") var date: String?
     @Option(help: "A project's id or name.", completion: .projects) var project: String?
     @Flag(help: "No project.") var noProject = false
     @Flag(help: "Overwrite recorded time in the way.") var replace = false
@@ -184,7 +196,7 @@ struct SplitInterval: ParsableCommand {
         commandName: "split", abstract: "Split an interval in two at a time; prints the second part's id.")
     @Argument(help: "The interval's id.") var id: String
     @Argument(help: "Where (TIME), inside the interval.") var at: String
-    @Option(help: "The day of a bare clock time, YYYY-MM-DD (default today).") var date: String?
+    @Option(help: "The day of a bare clock time: today (the default), yesterday, a weekday, YYYY-MM-DD.") var date: String?
 
     func validate() throws {
         try checkIntervalID(id)

@@ -216,19 +216,18 @@ struct FocusStatusCommand: ParsableCommand {
 struct FocusHistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "The phases that ran, each stretch with its start and end.")
-    @Option(help: "First day, YYYY-MM-DD (default: today).") var from: String?
-    @Option(help: "Last day, YYYY-MM-DD (default: the first day).") var to: String?
+    @Option(help: "First day: today (the default), yesterday, a weekday, YYYY-MM-DD.") var from: String?
+    @Option(help: "Last day, as --from (default: the first day).") var to: String?
     @Flag(help: "JSON for scripts.") var json = false
 
     func validate() throws {
-        for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, !DayText.isValid(value) { throw ValidationError("\(name) \(value) is not a day: use YYYY-MM-DD.") }
-        }
+        for (name, value) in [("--from", from), ("--to", to)] { _ = try dayOption(value, name) }
     }
 
     func run() throws {
         let client = try daemonClient()
         let status = try client.state(WorkStatus.self)
+        let (from, to) = (try dayOption(from, "--from"), try dayOption(to, "--to"))
         let first = from ?? to ?? status.day
         let phases = PhaseListing.rows(
             try client.call(

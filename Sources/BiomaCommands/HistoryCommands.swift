@@ -15,7 +15,7 @@ struct ReportCommand: ParsableCommand, UsesFiles {
             with the current time in red for today.
             """)
     @Flag(exclusivity: .exclusive) var period: Period = .day
-    @Option(help: "A day inside the period, YYYY-MM-DD (default today).") var date: String?
+    @Option(help: "A day inside the period: today (the default), yesterday, a weekday, YYYY-MM-DD.") var date: String?
     @Flag(help: "JSON for scripts.") var json = false
     @Flag(help: "Draw each day as a 24-hour strip in the projects' colours, with a legend.") var chart = false
     @Option(help: ArgumentHelp("Write the day's 24-hour ring chart as SVG to <file> (- for standard output).", valueName: "file"))
@@ -36,7 +36,7 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     }
 
     func validate() throws {
-        if let date, !DayText.isValid(date) { throw ValidationError("--date \(date) is not a day: use YYYY-MM-DD.") }
+        _ = try dayOption(date, "--date")
         try validateChart()
         if (chart || svg != nil) && !extras.options.isEmpty {
             throw ValidationError("--notes and --round go with the table or --json, not with --chart or --svg.")
@@ -55,7 +55,7 @@ struct ReportCommand: ParsableCommand, UsesFiles {
         let options: [(String, DBusValue)] =
             (json ? [("Json", .boolean(true))] : [("Color", .boolean(terminalStyle().color))]) + extras.options + sheet.options
         let text = try callDaemon(
-            BIOMATIMER_TIMER1_REPORT_TEXT, [.string(period.rawValue), .string(date ?? ""), .vardict(ordered: options)]
+            BIOMATIMER_TIMER1_REPORT_TEXT, [.string(period.rawValue), .string(try dayOption(date, "--date") ?? ""), .vardict(ordered: options)]
         ).first?.string ?? ""
         say(text, terminator: "")
     }
@@ -71,8 +71,8 @@ struct Export: ParsableCommand, UsesFiles {
             --round 6m|15m|30m [--rounding up|nearest] adds a `rounded` column to the CSV, each \
             interval's duration rounded; start, end and the recorded history stay exact.
             """)
-    @Option(help: "First day, YYYY-MM-DD (default: the beginning).") var from: String?
-    @Option(help: "Last day, YYYY-MM-DD (default: the end).") var to: String?
+    @Option(help: "First day: today, yesterday, a weekday, YYYY-MM-DD (default: the beginning).") var from: String?
+    @Option(help: "Last day, as --from (default: the end).") var to: String?
     @Option(name: .shortAndLong, help: "Write to FILE instead of standard output.") var output: String?
     @Option(help: "csv or ics.") var format: ExportFormat = .csv
     @Option(help: "Round each interval's duration in a `rounded` column: 6m, 15m or 30m.") var round: RoundStep?
@@ -89,9 +89,7 @@ struct Export: ParsableCommand, UsesFiles {
     }
 
     func validate() throws {
-        for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, !DayText.isValid(value) { throw ValidationError("\(name) \(value) is not a day: use YYYY-MM-DD.") }
-        }
+        for (name, value) in [("--from", from), ("--to", to)] { _ = try dayOption(value, name) }
         if format == .ics && (round != nil || rounding != nil) {
             throw ValidationError("--round and --rounding are for CSV: a calendar shows the exact times.")
         }
@@ -106,7 +104,7 @@ struct Export: ParsableCommand, UsesFiles {
     }
 
     private func writeExport() throws {
-        let days: [DBusValue] = [.string(from ?? ""), .string(to ?? "")]
+        let days: [DBusValue] = [.string(try dayOption(from, "--from") ?? ""), .string(try dayOption(to, "--to") ?? "")]
         let csv: String
         if format == .ics {
             csv = try callDaemon(BIOMATIMER_TIMER1_EXPORT_ICS, days).first?.string ?? ""

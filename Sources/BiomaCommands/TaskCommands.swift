@@ -27,7 +27,8 @@ func callTasks(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusV
 /// WHEN as an instant, or a usage error that says what is accepted.
 func when(_ text: String, option: String) throws -> Int64 {
     do {
-        return try WhenText.parse(text, now: commandNow(), zone: CommandContext.current.zone)
+        // A weekday is the next one: a due time is to come.
+        return try WhenText.parse(text, now: commandNow(), zone: CommandContext.current.zone, ahead: true)
     } catch {
         throw ValidationError("\(option) \(error.description)")
     }

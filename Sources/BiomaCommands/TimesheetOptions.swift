@@ -15,8 +15,8 @@ struct TimesheetOptions: ParsableArguments {
     @Option(help: "Only this client's projects (with --html or --pdf).") var client: String?
     @Option(help: "Only this project (with --html or --pdf).", completion: .projects) var project: String?
     @Option(help: "Only intervals with this tag (with --html or --pdf).") var tag: String?
-    @Option(help: "First day, YYYY-MM-DD, with --to instead of the period (with --html or --pdf).") var from: String?
-    @Option(help: "Last day, YYYY-MM-DD (with --from).") var to: String?
+    @Option(help: "First day (today, yesterday, a weekday, YYYY-MM-DD), with --to, instead of the period.") var from: String?
+    @Option(help: "Last day, as --from (with --from).") var to: String?
     @Option(help: "Group the totals by client, project, tag or day (hours, rounded hours, amount).") var by: Grouping?
 
     enum Grouping: String, ExpressibleByArgument, CaseIterable {
@@ -37,9 +37,7 @@ struct TimesheetOptions: ParsableArguments {
             throw ValidationError("--paper \(paper) is not a paper size: use a4 or letter.")
         }
         if let tag, let problem = TagText.problem(tag) { throw ValidationError(problem) }
-        for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, !DayText.isValid(value) { throw ValidationError("\(name) \(value) is not a day: use YYYY-MM-DD.") }
-        }
+        let (from, to) = (try dayOption(from, "--from"), try dayOption(to, "--to"))
         if (from == nil) != (to == nil) { throw ValidationError("--from and --to go together.") }
         if let from, let to, to < from { throw ValidationError("The period ends (\(to)) before it starts (\(from)).") }
     }
@@ -52,7 +50,9 @@ struct TimesheetOptions: ParsableArguments {
         if let client { options.append(("Client", .string(client))) }
         if let project { options.append(("Project", .string(project))) }
         if let tag { options.append(("Tag", .string(TagText.word(tag)))) }
-        if let from, let to { options += [("From", .string(from)), ("To", .string(to))] }
+        if let from = try? dayOption(from, "--from"), let to = try? dayOption(to, "--to") {
+            options += [("From", .string(from)), ("To", .string(to))]
+        }
         return options
     }
 }

@@ -30,11 +30,21 @@ public enum DayText {
     /// not a day.
     public static func words(_ text: String) -> String? {
         guard let (year, month, day) = parse(text) else { return nil }
-        // Sakamoto's rule: 0 is Sunday.
+        return "\(weekdayNames[weekday(year: year, month: month, day: day)]) \(day) \(monthNames[month - 1]) \(year)"
+    }
+
+    /// The weekday of a calendar day, 0 Sunday … 6 Saturday (Sakamoto's rule).
+    public static func weekday(year: Int, month: Int, day: Int) -> Int {
         let offsets = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4]
         let y = month < 3 ? year - 1 : year
-        let weekday = (y + y / 4 - y / 100 + y / 400 + offsets[month - 1] + day) % 7
-        return "\(weekdayNames[weekday]) \(day) \(monthNames[month - 1]) \(year)"
+        return (y + y / 4 - y / 100 + y / 400 + offsets[month - 1] + day) % 7
+    }
+
+    /// `monday` or `mon` (any case) as 0 Sunday … 6 Saturday; nil for anything else.
+    public static func weekday(named text: String) -> Int? {
+        let key = text.lowercased()
+        guard key.count >= 3 else { return nil }
+        return weekdayNames.firstIndex { $0.lowercased() == key || $0.lowercased().prefix(3) == key }
     }
 
     /// Whether `text` is a real calendar day in `YYYY-MM-DD` form.

@@ -63,16 +63,54 @@ public enum WhenText {
         case doesNotExist(String)
         /// Not two times joined by `-`.
         case notARange(String)
+        /// A range whose end comes before its start (and not a night across midnight).
+        case endsBeforeStart(String)
 
         public var description: String {
             switch self {
             case .notATime(let text):
-                return "'\(text)' is not a time: use 15:00, tomorrow 09:00, 2026-11-23 09:00 or +2h."
+                return "'\(text)' is not a time: use 15:00, tomorrow 09:00, friday 09:00, 2026-11-23 09:00 or +2h."
             case .doesNotExist(let text):
                 return "'\(text)' does not exist in this time zone (the clocks skip it that day)."
             case .notARange(let text):
                 return "'\(text)' is not a time range: use START-END, e.g. 09:00-12:30 or yesterday 17:30-18:15."
+            case .endsBeforeStart(let text):
+                return "'\(text)' ends before it starts. Across midnight, an end clock before the start is the next day "
+                    + "for up to 12 hours (22:00-01:00); for longer, give both days (2026-11-20T12:00-2026-11-21T11:00)."
             }
+        }
+    }
+
+    /// The days every option that takes one reads, in words: a bad one's message says them.
+    public static let dayForms = "today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD"
+
+    /// A day as people write it, as `YYYY-MM-DD`: `today`, `yesterday`, `tomorrow`, a weekday
+    /// (`monday`, `mon`: the last such day, today included; with `ahead`, the next, today
+    /// included) or `YYYY-MM-DD`, any case, relative to `now` in `zone`; nil when it is none.
+    /// The one reader of every option that takes a day and of the day word of a time.
+    public static func day(_ text: String, now: Int64, zone: any LocalZone = ProcessZone(), ahead: Bool = false) -> String? {
+        let word = String(text.filter { $0 != " " }).lowercased()
+        guard let date = localDay(word, now: now, zone: zone, ahead: ahead) else { return nil }
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(date.year, 4))-\(pad(date.month, 2))-\(pad(date.day, 2))"
+    }
+
+    /// `day`'s reading as a local date.
+    static func localDay(_ word: String, now: Int64, zone: any LocalZone, ahead: Bool) -> LocalDate? {
+        let today = localDate(now, zone)
+        switch word {
+        case "today": return today
+        case "tomorrow": return shifted(today, days: 1, zone)
+        case "yesterday": return shifted(today, days: -1, zone)
+        default:
+            if let date = parseDate(word) { return date }
+            guard let wanted = DayText.weekday(named: word) else { return nil }
+            let current = DayText.weekday(year: Int(today.year), month: Int(today.month), day: Int(today.day))
+            let days = ahead ? (wanted - current + 7) % 7 : -((current - wanted + 7) % 7)
+            return shifted(today, days: Int32(days), zone)
         }
     }
 
@@ -81,15 +119,22 @@ public enum WhenText {
     public static func parse(_ text: String, now: Int64, day: String?, zone: any LocalZone = ProcessZone()) throws(Failure) -> Int64 {
         guard let day else { return try parse(text, now: now, zone: zone) }
         let trimmed = text.filter { $0 != " " }
-        guard let date = parseDate(day), let (hour, minute) = parseClock(trimmed) else {
+        guard let date = localDay(String(day.filter { $0 != " " }).lowercased(), now: now, zone: zone, ahead: false),
+            let (hour, minute) = parseClock(trimmed)
+        else {
             return try parse(text, now: now, zone: zone)
         }
         return try instant(date, hour: hour, minute: minute, text: "\(day) \(trimmed)", zone: zone)
     }
 
+    /// The longest interval a bare end clock before its start reads as (on the next day):
+    /// `22:00-01:00` is a night's three hours; `12:00-11:00` ends before it starts.
+    public static let longestAcrossMidnight: Int64 = 12 * 3_600_000_000
+
     /// `09:00-12:30`, `yesterday 17:30-18:15`, `2026-11-20T22:00-01:00`: two instants split
     /// at a `-` where both sides are times. An end given as a bare clock is on the start's day,
-    /// or the next day when it is not after the start (`22:00-01:00`).
+    /// or the next day when it is not after the start and that makes at most 12 hours
+    /// (`22:00-01:00`); else the range ends before it starts (`12:00-11:00`).
     public static func parseRange(
         _ text: String, now: Int64, day: String?, zone: any LocalZone = ProcessZone()
     ) throws(Failure) -> (start: Int64, end: Int64) {
@@ -99,23 +144,28 @@ public enum WhenText {
             let left = String(characters[..<index])
             let right = String(characters[(index + 1)...])
             let clock = right.filter { $0 != " " }
-            do {
+            do throws(Failure) {
                 let start = try parse(left, now: now, day: day, zone: zone)
                 guard let (hour, minute) = parseClock(clock) else { return (start, try parse(right, now: now, day: day, zone: zone)) }
                 let date = localDate(start, zone)
                 let end = try instant(date, hour: hour, minute: minute, text: "\(text)", zone: zone)
                 if end > start { return (start, end) }
-                return (start, try instant(shifted(date, days: 1, zone), hour: hour, minute: minute, text: text, zone: zone))
+                let next = try instant(shifted(date, days: 1, zone), hour: hour, minute: minute, text: text, zone: zone)
+                guard next - start <= longestAcrossMidnight else { throw Failure.endsBeforeStart(text) }
+                return (start, next)
             } catch {
-                // A side that names a time the clocks skip says so, unless another split works.
+                // A side that names a time the clocks skip, or an end before the start, says
+                // so, unless another split works.
                 if case .doesNotExist = error { skipped = error }
+                if case .endsBeforeStart = error { skipped = error }
             }
         }
         throw skipped ?? .notARange(text)
     }
 
-    /// Microseconds since the epoch for `text`, relative to `now`.
-    public static func parse(_ text: String, now: Int64, zone: any LocalZone = ProcessZone()) throws(Failure) -> Int64 {
+    /// Microseconds since the epoch for `text`, relative to `now`. A weekday names the last
+    /// such day (today included), or with `ahead` (a due time) the next.
+    public static func parse(_ text: String, now: Int64, zone: any LocalZone = ProcessZone(), ahead: Bool = false) throws(Failure) -> Int64 {
         let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
         let lower = trimmed.lowercased()
         if lower == "now" { return now }
@@ -135,14 +185,8 @@ public enum WhenText {
         case 1:
             timeWord = words[0]
         case 2:
-            switch words[0] {
-            case "today": date = today
-            case "tomorrow": date = shifted(today, days: 1, zone)
-            case "yesterday": date = shifted(today, days: -1, zone)
-            default:
-                guard let parsed = parseDate(words[0]) else { throw .notATime(text) }
-                date = parsed
-            }
+            guard let named = localDay(words[0], now: now, zone: zone, ahead: ahead) else { throw .notATime(text) }
+            date = named
             timeWord = words[1]
         default:
             throw .notATime(text)

@@ -197,7 +197,7 @@ import TimerControl
         Usage(["focus", "stop", "now"], "Unexpected argument 'now'", "focus stop"),
         Usage(["focus", "status", "--format", "x"], "Unknown option '--format'", "focus status [--json]"),
         Usage(
-            ["focus", "history", "--from", "yesterday"], "--from yesterday is not a day: use YYYY-MM-DD.",
+            ["focus", "history", "--from", "someday"], "--from 'someday' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.",
             "focus history [--from <from>] [--to <to>] [--json]"),
         Usage(
             ["focus", "preset", "add", "Tea", "alarm"], "KIND must be pomodoro, countdown or intervals, not alarm.",

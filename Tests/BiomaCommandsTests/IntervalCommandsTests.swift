@@ -46,7 +46,7 @@ import TimerControl
         Line(
             ["log", "--date", "2026-11-20"],
             calls: [timer(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string("2026-11-20"), .string("2026-11-20")]), .getAll(ContractNames.interface)],
-            properties: work, out: "No recorded time. Add some with: biomatimer add 09:00-12:30 [--date YYYY-MM-DD] [--project P]\n"),
+            properties: work, out: "No recorded time. Add some with: biomatimer add 09:00-12:30 [--date yesterday|YYYY-MM-DD] [--project P]\n"),
         Line(
             ["log", "--week", "--date", "2026-11-25"],
             calls: [
@@ -82,6 +82,14 @@ import TimerControl
             [.int64(Moment.today(22, days: -4)), .int64(Moment.today(1, days: -3)), .string(""), .vardict(["Replace": .boolean(true)])],
             answer: [.string("8")], out: "8\n"),
         Line(
+            ["add", "09:00-10:00", "--date", "yesterday"], BIOMATIMER_TIMER1_ADD_INTERVAL,
+            [.int64(Moment.today(9, days: -1)), .int64(Moment.today(10, days: -1)), .string(""), .vardict([:])],
+            answer: [.string("10")], out: "10\n"),
+        Line(
+            ["add", "friday 09:00-10:00"], BIOMATIMER_TIMER1_ADD_INTERVAL,
+            [.int64(Moment.today(9, days: -4)), .int64(Moment.today(10, days: -4)), .string(""), .vardict([:])],
+            answer: [.string("11")], out: "11\n"),
+        Line(
             ["add", "yesterday 17:30-18:15"], BIOMATIMER_TIMER1_ADD_INTERVAL,
             [.int64(Moment.today(17, 30, days: -1)), .int64(Moment.today(18, 15, days: -1)), .string(""), .vardict([:])],
             answer: [.string("9")], out: "9\n"),
@@ -111,6 +119,19 @@ import TimerControl
             ["tag", "+Call", "-meeting", "+deep"], BIOMATIMER_TIMER1_TAG_RUNNING, [.strings(["Call", "deep"]), .strings(["meeting"])],
             answer: [.strings(["call", "deep", "q4"])], out: "+call +deep +q4\n"),
         Line(["tag", "-meeting"], BIOMATIMER_TIMER1_TAG_RUNNING, [.strings([]), .strings(["meeting"])], answer: [.strings([])], out: "\n"),
+        // Every day option reads what add reads: today is Tuesday 2026-11-24.
+        Line(
+            ["log", "--date", "yesterday"],
+            calls: [timer(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string("2026-11-23"), .string("2026-11-23")]), .getAll(ContractNames.interface)],
+            properties: work, out: "No recorded time. Add some with: biomatimer add 09:00-12:30 [--date yesterday|YYYY-MM-DD] [--project P]\n"),
+        Line(
+            ["log", "--date", "Friday"],
+            calls: [timer(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string("2026-11-20"), .string("2026-11-20")]), .getAll(ContractNames.interface)],
+            properties: work, out: "No recorded time. Add some with: biomatimer add 09:00-12:30 [--date yesterday|YYYY-MM-DD] [--project P]\n"),
+        Line(
+            ["log", "--date", "tue"],
+            calls: [timer(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string("2026-11-24"), .string("2026-11-24")]), .getAll(ContractNames.interface)],
+            properties: work, out: "No recorded time. Add some with: biomatimer add 09:00-12:30 [--date yesterday|YYYY-MM-DD] [--project P]\n"),
     ]
 
     @Test(arguments: successes) func eachLineMakesItsCallsAndPrintsExactly(_ line: Line) { expectSucceeds(line) }
@@ -124,7 +145,7 @@ import TimerControl
     }
 
     static let usages: [Usage] = [
-        Usage(["log", "--date", "24.11.2026"], "--date 24.11.2026 is not a day: use YYYY-MM-DD.", "log [--day] [--week] [--date <date>] [--json]"),
+        Usage(["log", "--date", "24.11.2026"], "--date '24.11.2026' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.", "log [--day] [--week] [--date <date>] [--json]"),
         Usage(
             ["log", "--day", "--week"], "Value to be set with flag '--week' had already been set with flag '--day'",
             "log [--day] [--week] [--date <date>] [--json]"),
@@ -132,13 +153,18 @@ import TimerControl
             ["add", "09:00"], "'09:00' is not a time range: use START-END, e.g. 09:00-12:30 or yesterday 17:30-18:15.",
             "add <range> [<tags> ...] [--date <date>] [--project <project>] [--replace] [--note <note>]"),
         Usage(
-            ["add", "2026-11-20T12:00-2026-11-20T09:00"], "'2026-11-20T12:00-2026-11-20T09:00': the end must be after the start.",
+            ["add", "2026-11-20T12:00-2026-11-20T09:00"], "'2026-11-20T12:00-2026-11-20T09:00' ends before it starts. Across midnight, an end clock before the start is the next day "
+                + "for up to 12 hours (22:00-01:00); for longer, give both days (2026-11-20T12:00-2026-11-21T11:00).",
+            "add <range> [<tags> ...] [--date <date>] [--project <project>] [--replace] [--note <note>]"),
+        Usage(
+            ["add", "12:00-11:00"], "'12:00-11:00' ends before it starts. Across midnight, an end clock before the start is the next day "
+                + "for up to 12 hours (22:00-01:00); for longer, give both days (2026-11-20T12:00-2026-11-21T11:00).",
             "add <range> [<tags> ...] [--date <date>] [--project <project>] [--replace] [--note <note>]"),
         Usage(
             ["add", "08:00-09:00", "call"], "'call' is not a tag: tags are written +word.",
             "add <range> [<tags> ...] [--date <date>] [--project <project>] [--replace] [--note <note>]"),
         Usage(
-            ["add", "08:00-09:00", "--date", "tomorrow"], "--date tomorrow is not a day: use YYYY-MM-DD.",
+            ["add", "08:00-09:00", "--date", "2026-11-31"], "--date '2026-11-31' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.",
             "add <range> [<tags> ...] [--date <date>] [--project <project>] [--replace] [--note <note>]"),
         Usage(
             ["edit", "x1", "--note", "a"], "'x1' is not an interval id: `biomatimer log` shows them (1, 2, …).",
@@ -149,7 +175,7 @@ import TimerControl
             "edit <id> [--start <start>] [--end <end>] [--date <date>] [--project <project>] [--no-project] [--replace] [--note <note>] "
                 + "[--tag <tag> ...] [--untag <untag> ...]"),
         Usage(
-            ["edit", "3", "--start", "25:00"], "--start '25:00' is not a time: use 15:00, tomorrow 09:00, 2026-11-23 09:00 or +2h.",
+            ["edit", "3", "--start", "25:00"], "--start '25:00' is not a time: use 15:00, tomorrow 09:00, friday 09:00, 2026-11-23 09:00 or +2h.",
             "edit <id> [--start <start>] [--end <end>] [--date <date>] [--project <project>] [--no-project] [--replace] [--note <note>] "
                 + "[--tag <tag> ...] [--untag <untag> ...]"),
         Usage(
@@ -157,7 +183,7 @@ import TimerControl
             "edit <id> [--start <start>] [--end <end>] [--date <date>] [--project <project>] [--no-project] [--replace] [--note <note>] "
                 + "[--tag <tag> ...] [--untag <untag> ...]"),
         Usage(
-            ["split", "3", "nine"], "AT 'nine' is not a time: use 15:00, tomorrow 09:00, 2026-11-23 09:00 or +2h.",
+            ["split", "3", "nine"], "AT 'nine' is not a time: use 15:00, tomorrow 09:00, friday 09:00, 2026-11-23 09:00 or +2h.",
             "split <id> <at> [--date <date>]"),
         Usage(["split", "3"], "Missing expected argument '<at>'\nHelp:  <at>  Where (TIME), inside the interval.", "split <id> <at> [--date <date>]"),
         Usage(["delete", "three"], "'three' is not an interval id: `biomatimer log` shows them (1, 2, …).", "delete <id>"),

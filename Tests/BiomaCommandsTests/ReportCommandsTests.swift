@@ -21,6 +21,7 @@ import Glibc
     static let successes: [Line] = [
         Line(["report", "--week", "--date", "2026-11-23"], calls: [report("week", "2026-11-23", [("Color", .boolean(false))])], answers: [text: [.string(week)]], out: week),
         Line(["report"], calls: [report("day", "", [("Color", .boolean(false))])], answers: [text: [.string("")]], out: ""),
+        Line(["report", "--date", "yesterday"], calls: [report("day", "2026-11-23", [("Color", .boolean(false))])], answers: [text: [.string("")]], out: ""),
         Line(["report", "--json", "--year"], calls: [report("year", "", [("Json", .boolean(true))])], answers: [text: [.string("{}\n")]], out: "{}\n"),
         Line(
             ["report", "--month", "--notes", "--round", "15m", "--rounding", "nearest", "--round-per", "day"],
@@ -60,6 +61,8 @@ import Glibc
         ).with(requests: "d /tmp", written: ["/tmp/sheet.html": "<html>\n"]),
         // An export goes through the caller's standard output, never in Run's reply.
         Line(["export"], calls: [timer(BIOMATIMER_TIMER1_EXPORT_CSV, [.string(""), .string("")])], answers: [BIOMATIMER_TIMER1_EXPORT_CSV: [.string(csv)]])
+            .with(requests: "o", written: ["-": csv]),
+        Line(["export", "--from", "monday", "--to", "today"], calls: [timer(BIOMATIMER_TIMER1_EXPORT_CSV, [.string("2026-11-23"), .string("2026-11-24")])], answers: [BIOMATIMER_TIMER1_EXPORT_CSV: [.string(csv)]])
             .with(requests: "o", written: ["-": csv]),
         Line(
             ["export", "--from", "2026-11-01", "--to", "2026-11-30", "--format", "ics"],
@@ -177,7 +180,7 @@ import Glibc
     static let importUsage = "import [--from <from>] [--tag-map <TAG=PROJECT> ...] <file>"
 
     static let usages: [Usage] = [
-        Usage(["report", "--date", "2026-02-30"], "--date 2026-02-30 is not a day: use YYYY-MM-DD.", reportUsage),
+        Usage(["report", "--date", "2026-02-30"], "--date '2026-02-30' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.", reportUsage),
         Usage(["report", "--json", "--chart"], "--json, --chart and --svg are alternatives: use one.", reportUsage),
         Usage(["report", "--svg", "day.svg", "--week"], "--svg draws one day: use --date D, without --week.", reportUsage),
         Usage(["report", "--svg", ""], "--svg needs a file name (or - for standard output).", reportUsage),
@@ -196,12 +199,12 @@ import Glibc
         Usage(["report", "--tag", "no way"], "Tag \"no way\" is not a word: use letters, digits, '-', '_' and '.' (no spaces).", reportUsage),
         Usage(["report", "--from", "2026-11-01"], "--from and --to go together.", reportUsage),
         Usage(["report", "--from", "2026-11-30", "--to", "2026-11-01"], "The period ends (2026-11-01) before it starts (2026-11-30).", reportUsage),
-        Usage(["report", "--to", "30.11.2026", "--from", "2026-11-01"], "--to 30.11.2026 is not a day: use YYYY-MM-DD.", reportUsage),
+        Usage(["report", "--to", "30.11.2026", "--from", "2026-11-01"], "--to '30.11.2026' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.", reportUsage),
         Usage(["report", "--rounding", "up"], "--rounding and --round-per go with --round 6m|15m|30m.", reportUsage),
         Usage(["report", "--week", "--month"], "Value to be set with flag '--month' had already been set with flag '--week'", reportUsage),
         Usage(["export", "--format", "ics", "--round", "6m"], "--round and --rounding are for CSV: a calendar shows the exact times.", exportUsage),
         Usage(["export", "--rounding", "up"], "--rounding goes with --round 6m|15m|30m.", exportUsage),
-        Usage(["export", "--from", "2026/11/01"], "--from 2026/11/01 is not a day: use YYYY-MM-DD.", exportUsage),
+        Usage(["export", "--from", "2026/11/01"], "--from '2026/11/01' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.", exportUsage),
         Usage(
             ["export", "--format", "xml"], "The value 'xml' is invalid for '--format <format>'. Please provide one of 'csv' and 'ics'.\nHelp:  --format <format>  csv or ics.",
             exportUsage),

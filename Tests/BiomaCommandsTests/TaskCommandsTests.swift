@@ -125,6 +125,10 @@ import TimerControl
             ["taskwarrior", #"{"description":"Other","start":"x"}"#, #"{"description":"Other"}"#],
             calls: [.getAll(ContractNames.interface), timer(BIOMATIMER_TIMER1_LIST_INTERVALS, [.string("2026-11-24"), .string("2026-11-24")])],
             properties: work(running: true, project: ("p1", "Site"))),
+        // A due weekday is the next one: Friday after this Tuesday.
+        Line(
+            ["task", "add", "Invoice", "--due", "friday 15:00"], on: tasksInterface, BIOMATIMER_TASKS1_ADD_TASK,
+            [.string("Invoice"), .vardict(["Due": .int64(Moment.today(15, days: 3))])], answer: [.string("t8")], out: "t8\n"),
     ]
 
     @Test(arguments: successes) func eachLineMakesItsCallsAndPrintsExactly(_ line: Line) { expectSucceeds(line) }
@@ -150,7 +154,7 @@ import TimerControl
         Usage(["task", "add"], "Missing expected argument '<title>'\nHelp:  <title>  The title, 1–200 characters.", "task add <title> [--due <due>] [--project <project>] [--no-remind]"),
         Usage(["task", "add", "Tea", "--no-remind"], "--no-remind needs --due.", "task add <title> [--due <due>] [--project <project>] [--no-remind]"),
         Usage(
-            ["task", "add", "Tea", "--due", "someday"], "--due 'someday' is not a time: use 15:00, tomorrow 09:00, 2026-11-23 09:00 or +2h.",
+            ["task", "add", "Tea", "--due", "someday"], "--due 'someday' is not a time: use 15:00, tomorrow 09:00, friday 09:00, 2026-11-23 09:00 or +2h.",
             "task add <title> [--due <due>] [--project <project>] [--no-remind]"),
         Usage(["task", "list", "--open"], "Unknown option '--open'. Did you mean '--json'?", "task list [--all] [--json]"),
         Usage(["task", "done"], "Missing expected argument '<id>'\nHelp:  <id>  The task's id (t1, t2, …).", "task done <id>"),

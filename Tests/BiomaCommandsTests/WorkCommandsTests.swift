@@ -185,8 +185,8 @@ import TimerControl
             "unknown format \"nope\": use one of island, waybar, i3blocks, polybar, tmux, json, or a template such as "
                 + "'{session} ({daily}) {project}'", "status [--json] [--format <format>] [--ascii]"),
         Usage(["reset-history"], "There is no terminal to ask for confirmation on: pass --yes.", "reset-history [--yes]"),
-        Usage(["away", "lock", "--since", "soon"], "--since 'soon' is not a time: use 15:00, tomorrow 09:00, 2026-11-23 09:00 or +2h.", "away lock [--since <since>]"),
-        Usage(["away", "idle", "--since", "25:00"], "--since '25:00' is not a time: use 15:00, tomorrow 09:00, 2026-11-23 09:00 or +2h.", "away idle [--since <since>]"),
+        Usage(["away", "lock", "--since", "soon"], "--since 'soon' is not a time: use 15:00, tomorrow 09:00, friday 09:00, 2026-11-23 09:00 or +2h.", "away lock [--since <since>]"),
+        Usage(["away", "idle", "--since", "25:00"], "--since '25:00' is not a time: use 15:00, tomorrow 09:00, friday 09:00, 2026-11-23 09:00 or +2h.", "away idle [--since <since>]"),
         Usage(["away", "back", "now"], "Unexpected argument 'now'", "away back"),
         Usage(["away", "keep", "p1"], "Unexpected argument 'p1'", "away keep [--project <project>]"),
         Usage(

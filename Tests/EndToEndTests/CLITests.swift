@@ -138,7 +138,7 @@ struct CLITests {
             (["project", "color", "Client A", "red"], 1, "biomatimer: "),
             (["report", "--date", "2026-13-01"], 2, "is not a day"),
             (["report", "--day", "--week"], 2, ""),
-            (["export", "--from", "yesterday"], 2, "is not a day"),
+            (["export", "--from", "someday"], 2, "is not a day"),
             (["project", "move", "Client A", "first"], 2, ""),
             (["frobnicate"], 2, ""),
             (["project"], 0, ""),  // lists subcommands
@@ -302,7 +302,7 @@ struct CLITests {
             (
                 ["report", "--date", "2026-02-30"],
                 """
-                Error: --date 2026-02-30 is not a day: use YYYY-MM-DD.
+                Error: --date '2026-02-30' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.
                 Usage: biomatimer report <options>
                   See 'biomatimer report --help' for more information.
 

@@ -223,7 +223,7 @@ struct EditTests {
         let before = try d.state()
         let usage: [([String], String, String)] = [
             (["add", "9-5"], "UTC", "Error: '9-5' is not a time range: use START-END"),
-            (["add", "12:00-11:00", "--date", "2026-11-20T"], "UTC", "Error: --date 2026-11-20T is not a day: use YYYY-MM-DD."),
+            (["add", "12:00-11:00", "--date", "2026-11-20T"], "UTC", "Error: --date '2026-11-20T' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD."),
             (["edit", "1", "--start", "noon"], "UTC", "Error: --start 'noon' is not a time"),
             (["edit", "x1", "--start", "09:00"], "UTC", "Error: 'x1' is not an interval id"),
             (["edit", "1"], "UTC", "Error: Nothing to change"),

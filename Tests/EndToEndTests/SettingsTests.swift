@@ -86,9 +86,10 @@ struct SettingsTests {
         // Sunday first: Sun, Mon … Sat.
         #expect(s.targets.byWeekday == [0, 8 * hour, 8 * hour, 8 * hour, 8 * hour, 6 * hour, 0])
         #expect(s.balanceSince?.description == "2026-01-05")
-        // A weekday line before `target` is overridden by it: later lines win.
-        let t = Settings.parse("target_mon = 7:30\ntarget = 4h\n", source: "config")
-        #expect(t.targets.byWeekday == Array(repeating: 4 * hour, count: 7))
+        // A weekday line before `target` is overridden by it: later lines win. `target` is the
+        // working days, Monday to Friday; a weekend line after it adds that day.
+        let t = Settings.parse("target_mon = 7:30\ntarget = 4h\ntarget_sat = 2h\n", source: "config")
+        #expect(t.targets.byWeekday == [0, 4 * hour, 4 * hour, 4 * hour, 4 * hour, 4 * hour, 2 * hour])
         #expect(Settings.parse("", source: "config").targets.isSet == false)
     }
 
