@@ -43,7 +43,7 @@ struct ClientList: RowsCommand {
 
 struct ClientAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a client; prints its id.")
-    @Argument(help: "1–64 characters, unique ignoring case.") var name: String
+    @Argument(help: "1–64 characters, unique ignoring case, not of an id's form (p1, c1, t1).") var name: String
     @Option(help: "An hourly rate, e.g. 90 or 87.50 (needs --currency).") var rate: String?
     @Option(help: "An ISO 4217 currency code, e.g. EUR.") var currency: String?
     func validate() throws {

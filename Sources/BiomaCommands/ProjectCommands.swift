@@ -42,7 +42,7 @@ struct ProjectList: RowsCommand {
 
 struct ProjectAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a project; prints its id.")
-    @Argument(help: "1–64 characters, unique ignoring case.") var name: String
+    @Argument(help: "1–64 characters, unique ignoring case, not of an id's form (p1, c1, t1).") var name: String
     @Option(help: "Colour #RRGGBB (default: the next of a palette of ten told apart easily, #007AFF first).") var color = ""
     @OptionGroup var billing: ProjectBillingOptions
     func run() throws { say(try billing.addProject(name: name, color: color)) }

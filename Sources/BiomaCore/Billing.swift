@@ -33,6 +33,16 @@ public struct Client: Sendable, Equatable {
     }
 }
 
+extension Client {
+    /// A name given to a client added or renamed: `validatedName`, and not of the form of an
+    /// id (`NameRules.idForm`), which a command line would take for that id.
+    public static func validatedNewName(_ raw: String) throws(TrackerError) -> String {
+        let name = try validatedName(raw)
+        try NameRules.refuseIDForm(name, for: "client")
+        return name
+    }
+}
+
 extension Array where Element == Client {
     /// The client a caller means by `ref`: its id, or its name ignoring case.
     public func resolve(_ ref: String) throws(TrackerError) -> Client {

@@ -40,6 +40,15 @@ public struct Project: Sendable, Equatable {
         return name
     }
 
+    /// A name given to a project added or renamed: `validatedName`, and not of the form of an
+    /// id (`NameRules.idForm`), which a command line would take for that id. Names already
+    /// stored, merged from a peer or brought by an import keep `validatedName` alone.
+    public static func validatedNewName(_ raw: String) throws(TrackerError) -> String {
+        let name = try validatedName(raw)
+        try NameRules.refuseIDForm(name, for: "project")
+        return name
+    }
+
     /// The key under which names are unique (ignoring case).
     public static func nameKey(_ name: String) -> String { name.lowercased() }
 
@@ -50,6 +59,32 @@ public struct Project: Sendable, Equatable {
             scalars.dropFirst().allSatisfy({ $0.properties.isASCIIHexDigit })
         else { throw .invalidColor(raw) }
         return raw.uppercased()
+    }
+}
+
+/// What names may not be: the form of the ids things are named by on the command line.
+public enum NameRules {
+    /// The ids' forms: a letter and a number from 1, `p1` for a project, `c1` for a client,
+    /// `t1` for a task.
+    static let idLetters: [(letter: Character, kind: String)] = [("p", "projects"), ("c", "clients"), ("t", "tasks")]
+
+    /// What a name has the form of an id of (`projects`, `clients`, `tasks`), or nil. Case is
+    /// ignored, as in names: `P1` is refused too, since `p1` finds an id before a name. `p`,
+    /// `p0`, `p01`, `p1a` and `project 1` are no id's form (no id is written so).
+    public static func idForm(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        let digits = lowered.dropFirst()
+        guard let first = lowered.first, let lead = digits.first, lead != "0",
+            digits.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
+        return idLetters.first { $0.letter == first }?.kind
+    }
+
+    /// Refuses a name of `what` (`project`, `client`) that has the form of an id.
+    static func refuseIDForm(_ name: String, for what: String) throws(TrackerError) {
+        guard let kind = idForm(name) else { return }
+        throw .invalidArgument(
+            "A \(what)'s name cannot look like an id (\(name.lowercased()) is how \(kind) are named on the command line): choose another name.")
     }
 }
 

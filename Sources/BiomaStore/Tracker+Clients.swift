@@ -54,7 +54,7 @@ extension Tracker {
 
     /// Adds a client; returns its id (`c1`, `c2`, …).
     public func addClient(name: String, rate: String?, currency: String?, at now: Micros) throws -> String {
-        let valid = try Client.validatedName(name)
+        let valid = try Client.validatedNewName(name)
         let code = try currency.map { raw throws(TrackerError) in try Currency.validated(raw) }
         if rate != nil, code == nil {
             throw TrackerError.invalidArgument("A rate needs its currency: add --currency (EUR, USD, …).")
@@ -78,7 +78,7 @@ extension Tracker {
 
     /// Renames a client, or sets its rate (`.some(nil)` removes it) and currency.
     public func updateClient(_ ref: String, _ changes: ClientChanges, at now: Micros) throws {
-        let name = try changes.name.map { raw throws(TrackerError) in try Client.validatedName(raw) }
+        let name = try changes.name.map { raw throws(TrackerError) in try Client.validatedNewName(raw) }
         let code = try changes.currency.map { raw throws(TrackerError) in try Currency.validated(raw) }
         try change(at: now) { _, db in
             let existing = try Tracker.clients(db)

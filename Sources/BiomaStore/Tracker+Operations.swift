@@ -78,8 +78,10 @@ extension Tracker {
     // MARK: Projects
 
     /// Adds a project at the end of the list; `color` "" means the palette's next
-    /// (`Project.nextColor`). Returns its id.
+    /// (`Project.nextColor`). Returns its id. A name of an id's form is refused
+    /// (`Project.validatedNewName`).
     public func addProject(name: String, color: String, at now: Micros) throws -> String {
+        _ = try Project.validatedNewName(name)
         var id = ""
         try change(at: now) { model, db in
             id = try Tracker.insertProject(name: name, color: color, into: &model, db)
@@ -96,7 +98,7 @@ extension Tracker {
         try change(at: now) { model, db in
             var project = try model.projects.resolve(ref)
             if let name {
-                let valid = try Project.validatedName(name)
+                let valid = try Project.validatedNewName(name)
                 if model.projects.contains(where: {
                     $0.id != project.id && Project.nameKey($0.name) == Project.nameKey(valid)
                 }) {

@@ -188,7 +188,7 @@ import TimerControl
 
     static let usages: [Usage] = [
         Usage(["project", "list", "--all"], "Unknown option '--all'", "project list [--json]"),
-        Usage(["project", "add"], "Missing expected argument '<name>'\nHelp:  <name>  1–64 characters, unique ignoring case.", addUsage),
+        Usage(["project", "add"], "Missing expected argument '<name>'\nHelp:  <name>  1–64 characters, unique ignoring case, not of an id's form (p1, c1, t1).", addUsage),
         Usage(["project", "add", "Site", "--billable", "maybe"], "The value 'maybe' is invalid for '--billable <billable>'. Please provide one of 'yes' and 'no'.\nHelp:  --billable <billable>  Whether it is billed: yes or no.",
             addUsage),
         Usage(["project", "start"], "Missing expected argument '<project>'\nHelp:  <project>  ", "project start <project> [<tags> ...]"),

@@ -95,6 +95,39 @@ import Testing
             try tracker.updateProject(a, name: nil, color: nil, position: 99, at: 0)
             #expect(tracker.projects.map(\.id) == [c, b, "p4", a])
             #expect(TrackerError.noSuchProject("foo").message == "No project named or with id 'foo'.")
+            // A name of an id's form, added or given: refused; `p1` stays the first project.
+            #expect(throws: TrackerError.self) { try tracker.addProject(name: "p1", color: "", at: 0) }
+            #expect(throws: TrackerError.self) { try tracker.updateProject(a, name: "C1", color: nil, position: nil, at: 0) }
+            #expect(tracker.projects.map(\.name) == ["c renamed", "B", String(repeating: "é", count: 64), "a"])
+            #expect(try tracker.addProject(name: "p1 redesign", color: "", at: 0) == "p5")
+        }
+    }
+
+    /// A client's name of an id's form, added or given: refused, and nothing changes.
+    @Test func clientNamesCannotLookLikeIds() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
+            let acme = try tracker.addClient(name: "ACME", rate: nil, currency: nil, at: 0)
+            let before = try tracker.dumpForTesting()
+            #expect(throws: TrackerError.self) { try tracker.addClient(name: "c2", rate: nil, currency: nil, at: 0) }
+            #expect(throws: TrackerError.self) { try tracker.updateClient(acme, Tracker.ClientChanges(name: "P1"), at: 0) }
+            #expect(try tracker.dumpForTesting() == before)
+        }
+    }
+
+    /// Names already stored or brought by an import keep working: a CSV line of a project
+    /// named `p1` (written before such names were refused) is read back as it was.
+    @Test func anImportKeepsANameOfAnIdsForm() throws {
+        try withTemporaryDirectory { dir in
+            let tracker = try Tracker(dataDirectory: dir, rules: utc, now: 0, bootID: boot)
+            let now = t("2024-05-01T12:00:00Z")
+            let a = try tracker.addProject(name: "A", color: "", at: now)
+            let csv = IntervalCSV.headerWithoutNote + "\np1,#112233,2024-04-01T09:00:00Z,2024-04-01T10:00:00Z,1:00:00\n"
+            #expect(try tracker.importCSV(csv, at: now) == 1)
+            #expect(tracker.projects.map(\.name) == ["A", "p1"])
+            // The id is found first, as ever; the imported project is reached by its own id.
+            #expect(try tracker.projects.resolve("p1").id == a)
+            #expect(try tracker.projects.resolve("p2").name == "p1")
         }
     }
 
@@ -117,6 +150,8 @@ import Testing
                 ("add bad name", { _ = try tracker.addProject(name: "", color: "", at: later) }),
                 ("add taken", { _ = try tracker.addProject(name: "b", color: "", at: later) }),
                 ("add bad colour", { _ = try tracker.addProject(name: "C", color: "#12345", at: later) }),
+                ("add id-like", { _ = try tracker.addProject(name: "p1", color: "", at: later) }),
+                ("rename id-like", { try tracker.updateProject(a, name: "t2", color: nil, position: nil, at: later) }),
                 ("update taken", { try tracker.updateProject(a, name: "B", color: nil, position: 1, at: later) }),
                 ("update colour", { try tracker.updateProject(a, name: "Z", color: "#GGGGGG", position: 1, at: later) }),
                 ("delete unknown", { try tracker.deleteProject("nope", at: later) }),
