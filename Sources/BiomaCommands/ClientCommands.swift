@@ -41,13 +41,43 @@ struct ClientList: RowsCommand {
     }
 }
 
+/// `--rate`, `--currency` and `--color` checked before any call, by the readers the daemon
+/// uses (BiomaText): a bad value is a usage error (exit 2) whichever process finds it. A rate
+/// without its currency here is checked as an amount; the currency's decimals are the
+/// daemon's to check. `none` (removing it) passes.
+func checkBilling(rate: String?, currency: String?) throws {
+    var digits = 3
+    var code = "its currency"
+    if let currency, currency.lowercased() != "none" {
+        do {
+            code = try CurrencyText.code(currency)
+            digits = CurrencyText.digits[code] ?? 2
+        } catch {
+            throw ValidationError("--currency: \(error.message)")
+        }
+    }
+    if let rate, rate.lowercased() != "none" {
+        do {
+            _ = try CurrencyText.rate(rate, digits: digits, code: code)
+        } catch {
+            throw ValidationError("--rate: \(error.message)")
+        }
+    }
+}
+
+/// A colour checked before any call: `#RRGGBB`, or a usage error saying so.
+func checkColor(_ color: String?, _ what: String = "--color") throws {
+    if let color, !color.isEmpty, ColorText.normalized(color) == nil { throw ValidationError("\(what): \(ColorText.problem(color))") }
+}
+
 struct ClientAdd: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a client; prints its id.")
     @Argument(help: "1–64 characters, unique ignoring case, not of an id's form (p1, c1, t1).") var name: String
-    @Option(help: "An hourly rate, e.g. 90 or 87.50 (needs --currency).") var rate: String?
+    @Option(parsing: .unconditional, help: "An hourly rate, e.g. 90 or 87.50 (needs --currency).") var rate: String?
     @Option(help: "An ISO 4217 currency code, e.g. EUR.") var currency: String?
     func validate() throws {
         if rate != nil && currency == nil { throw ValidationError("--rate needs --currency (EUR, USD, …).") }
+        try checkBilling(rate: rate, currency: currency)
     }
     func run() throws {
         var options: [(String, DBusValue)] = []
@@ -62,10 +92,11 @@ struct ClientEdit: ParsableCommand {
         commandName: "edit", abstract: "Rename a client or change its rate and currency (--rate none removes the rate).")
     @Argument var client: String
     @Option(help: "A new name.") var name: String?
-    @Option(help: "An hourly rate, or none.") var rate: String?
+    @Option(parsing: .unconditional, help: "An hourly rate, or none.") var rate: String?
     @Option(help: "An ISO 4217 currency code.") var currency: String?
     func validate() throws {
         if name == nil && rate == nil && currency == nil { throw ValidationError("Give --name, --rate or --currency.") }
+        try checkBilling(rate: rate, currency: currency)
     }
     func run() throws {
         var changes: [(String, DBusValue)] = []
@@ -86,9 +117,11 @@ struct ClientRemove: ParsableCommand {
 /// `project add|edit`'s billing options, as `UpdateProject` changes.
 struct ProjectBillingOptions: ParsableArguments {
     @Option(help: "Its client's id or name (\"\" or none: no client).") var client: String?
-    @Option(help: "Its own hourly rate, overriding its client's (none removes it).") var rate: String?
+    @Option(parsing: .unconditional, help: "Its own hourly rate, overriding its client's (none removes it).") var rate: String?
     @Option(help: "The currency of its own rate, an ISO 4217 code.") var currency: String?
     @Option(help: "Whether it is billed: yes or no.") var billable: Billable?
+
+    func validate() throws { try checkBilling(rate: rate, currency: currency) }
 
     enum Billable: String, ExpressibleByArgument, CaseIterable {
         case yes, no

@@ -32,12 +32,49 @@ public enum CommandRunner {
     ) -> (reads: [(FileRequest, Int32)], refusal: (@Sendable ([UInt8], Range<Int>) -> Bool)?) {
         guard let passed = context.passedFiles else { return ([], nil) }
         return CommandContext.$current.withValue(context) {
-            guard let command = try? ParsedCommands.shared.parse(arguments), !(command is RunsLocally),
+            guard let command = try? parse(arguments, daemonSide: true), !(command is RunsLocally),
                 let requests = (command as? UsesFiles)?.fileRequests
             else { return ([], nil) }
             let reads = PassedFiles(requests, errors: passed.errors, descriptors: passed.descriptors).toRead
             return (reads, (command as? any RefusesEarly)?.refusesAlready)
         }
+    }
+
+    /// A line parsed: by its leading names in the daemon (`ParsedCommands`), by the whole tree
+    /// in the caller's process. A line that does not parse and holds a negative value is parsed
+    /// again with it separated (`negativeValuesSeparated`), and that parse answers.
+    static func parse(_ arguments: [String], daemonSide: Bool) throws -> any ParsableCommand {
+        func parsed(_ line: [String]) throws -> any ParsableCommand {
+            try daemonSide ? ParsedCommands.shared.parse(line) : Biomatimer.parseAsRoot(line)
+        }
+        do {
+            return try parsed(arguments)
+        } catch {
+            let separated = negativeValuesSeparated(arguments)
+            if separated == arguments { throw error }
+            return try parsed(separated)
+        }
+    }
+
+    /// ArgumentParser reads `-5m` as options: a negative number or length (`-` and a digit; no
+    /// option here starts with a digit) standing where a command's argument is (`focus
+    /// countdown -5m`) gets `--` before it, so that it is read as the value it is and its
+    /// command refuses it saying why; an option's value (`--rate -5`) is read by the option
+    /// itself (`parsing: .unconditional`). Lines with `--` already are left as they are.
+    static func negativeValuesSeparated(_ arguments: [String]) -> [String] {
+        func negative(_ word: String) -> Bool {
+            let scalars = Array(word.unicodeScalars)
+            return scalars.count >= 2 && scalars[0] == "-" && ("0"..."9").contains(scalars[1])
+        }
+        guard let index = arguments.firstIndex(where: negative), !arguments[..<index].contains("--") else { return arguments }
+        // After an option it is that option's value.
+        if index > 0, arguments[index - 1].hasPrefix("-") { return arguments }
+        return Array(arguments[..<index]) + ["--"] + arguments[index...]
+    }
+
+    /// Every error line begins `biomatimer: `, ArgumentParser's usage errors (`Error: `) too.
+    static func oneErrorPrefix(_ message: String) -> String {
+        message.hasPrefix("Error: ") ? "biomatimer: " + message.dropFirst("Error: ".count) : message
     }
 
     /// Runs `arguments` (without the program's name) and returns the exit code. `daemonSide`
@@ -52,7 +89,7 @@ public enum CommandRunner {
                 return code
             }
             do {
-                var command = try daemonSide ? ParsedCommands.shared.parse(arguments) : Biomatimer.parseAsRoot(arguments)
+                var command = try parse(arguments, daemonSide: daemonSide)
                 warns = !(command is ShowsConfigProblems)
                 if daemonSide {
                     if command is RunsLocally {
@@ -85,7 +122,7 @@ public enum CommandRunner {
                     if !message.isEmpty { context.output(Biomatimer.fishCompatible(message) + "\n") }
                     return TimerControl.ExitCode.done
                 }
-                if !message.isEmpty { context.error(message + "\n") }
+                if !message.isEmpty { context.error(oneErrorPrefix(message) + "\n") }
                 return warn(code == .validationFailure ? TimerControl.ExitCode.usage : code.rawValue)
             }
         }

@@ -13,9 +13,9 @@ struct Import: ParsableCommand, UsesFiles, RefusesEarly {
     static let configuration = CommandConfiguration(
         abstract: "Import intervals from a CSV file made by export, from Timewarrior or from Watson; all or nothing.",
         discussion: """
-            --from csv (the default) reads what `biomatimer export` writes. --from timewarrior \
+            --format csv (the default) reads what `biomatimer export` writes. --format timewarrior \
             reads what `timew export` writes (every interval must be closed: run `timew stop` \
-            first); --from watson reads Watson's frames file (~/.config/watson/frames). An \
+            first); --format watson reads Watson's frames file (~/.config/watson/frames). An \
             interval's project is the first of its labels that a --tag-map names, else its first \
             label: Timewarrior's tags (in Timewarrior's order, which is alphabetical), or \
             Watson's project followed by its tags; untagged time is work without a project. \
@@ -23,13 +23,14 @@ struct Import: ParsableCommand, UsesFiles, RefusesEarly {
             exactly so is skipped, so importing the same data twice adds nothing; time \
             overlapping other recorded time is refused, naming the entry, and nothing is written.
             """)
-    @Option(help: "The format: csv, timewarrior (`timew export`) or watson (its frames file).") var from: Source = .csv
+    // `--format`, as export's: `--from` is a first day everywhere else.
+    @Option(help: "The format: csv, timewarrior (`timew export`) or watson (its frames file).") var format: Source = .csv
     @Option(
         name: .customLong("tag-map"),
         help: ArgumentHelp(
             "Time labelled TAG goes to PROJECT (repeatable; an empty PROJECT means no project).", valueName: "TAG=PROJECT"))
     var tagMap: [String] = []
-    @Argument(help: "The file, or - for standard input.") var file: String
+    @Argument(help: "The file, or - for standard input.", completion: .file()) var file: String
 
     var fileRequests: [FileRequest] { [file == "-" ? .standardInput : .read(file)] }
 
@@ -42,8 +43,8 @@ struct Import: ParsableCommand, UsesFiles, RefusesEarly {
 
     func validate() throws {
         let map = try Self.parseTagMap(tagMap)
-        if from == .csv && !map.isEmpty {
-            throw ValidationError("--tag-map is for --from timewarrior and --from watson: a CSV file names its projects.")
+        if format == .csv && !map.isEmpty {
+            throw ValidationError("--tag-map is for --format timewarrior and --format watson: a CSV file names its projects.")
         }
     }
 
@@ -71,18 +72,18 @@ struct Import: ParsableCommand, UsesFiles, RefusesEarly {
                 exitCode: 1,
                 "\(file) has \(data.count / 1_048_576) MiB: more than one D-Bus message can carry (128 MiB). Split it (for Timewarrior, `timew export` with a date range) and import the parts.")
         }
-        if CommandContext.current.stderrTTY, let entries = Self.entryCount(data, format: from), entries >= 10_000 {
+        if CommandContext.current.stderrTTY, let entries = Self.entryCount(data, format: format), entries >= 10_000 {
             writeStandardError("Importing \(entries) intervals…\n")
         }
         let count: Int64
         do {
-            if from == .csv {
+            if format == .csv {
                 count = try callDaemon(BIOMATIMER_TIMER1_IMPORT_CSV, [.string(text)]).first?.int64 ?? 0
             } else {
                 let pairs = try Self.parseTagMap(tagMap).map { (DBusValue.string($0.0), DBusValue.string($0.1)) }
                 let options: DBusValue =
                     pairs.isEmpty ? .vardict([:]) : .vardict(["TagMap": .dictionary(key: .string, value: .string, pairs)])
-                count = try callDaemon(BIOMATIMER_TIMER1_IMPORT, [.string(from.rawValue), .string(text), options]).first?.int64 ?? 0
+                count = try callDaemon(BIOMATIMER_TIMER1_IMPORT, [.string(format.rawValue), .string(text), options]).first?.int64 ?? 0
             }
         } catch let failure as ClientFailure where failure.exitCode == ExitCode.unavailable && data.count > 32 << 20 {
             // A bus drops a connection that sends a message over its max_message_size.

@@ -45,6 +45,7 @@ struct ProjectAdd: ParsableCommand {
     @Argument(help: "1–64 characters, unique ignoring case, not of an id's form (p1, c1, t1).") var name: String
     @Option(help: "Colour #RRGGBB (default: the next of a palette of ten told apart easily, #007AFF first).") var color = ""
     @OptionGroup var billing: ProjectBillingOptions
+    func validate() throws { try checkColor(color) }
     func run() throws { say(try billing.addProject(name: name, color: color)) }
 }
 
@@ -127,7 +128,10 @@ struct ProjectEdit: ParsableCommand {
         return changes
     }
 
-    func validate() throws { _ = try changes() }
+    func validate() throws {
+        try checkColor(color)
+        _ = try changes()
+    }
 
     func run() throws {
         _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(project), .vardict(ordered: try changes())])
@@ -145,6 +149,7 @@ struct ProjectColor: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "color", abstract: "Set a project's colour.")
     @Argument(completion: .projects) var project: String
     @Argument(help: "#RRGGBB") var color: String
+    func validate() throws { try checkColor(color, "COLOR") }
     func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_UPDATE_PROJECT, [.string(project), .vardict(["Color": .string(color)])]) }
 }
 

@@ -55,47 +55,30 @@ extension Array where Element == Client {
 
 /// ISO 4217 currencies in use and the digits of their minor unit.
 public enum Currency {
-    /// The code upper-cased if ISO 4217 lists it; otherwise a clear error.
+    /// The code upper-cased if ISO 4217 lists it; otherwise a clear error (`CurrencyText`).
     public static func validated(_ raw: String) throws(TrackerError) -> String {
-        let code = raw.trimmingCharacters(in: .whitespaces).uppercased()
-        guard CurrencyText.digits[code] != nil else {
-            throw .invalidArgument("Currency '\(raw)' is not an ISO 4217 code (EUR, USD, GBP, JPY, CHF, …).")
+        do {
+            return try CurrencyText.code(raw)
+        } catch {
+            throw .invalidArgument(error.message)
         }
-        return code
     }
 
     /// The digits of `code`'s minor unit (2 for EUR, 0 for JPY, 3 for KWD).
     public static func digits(_ code: String) -> Int { CurrencyText.digits[code] ?? 2 }
 
     /// The most an hourly rate may be, in major units: more is a typing mistake.
-    public static let maximumRate: Int64 = 1_000_000
+    public static let maximumRate: Int64 = CurrencyText.maximumRate
 
-    /// `90`, `90.5`, `1234.56` in `code`'s major unit → minor units per hour. Negative, zero,
-    /// more decimals than the currency has, exponents and absurd rates are clear errors.
+    /// `90`, `90.5`, `1234.56` in `code`'s major unit → minor units per hour (`CurrencyText.rate`,
+    /// the one reader). Negative, zero, more decimals than the currency has, exponents and
+    /// absurd rates are clear errors.
     public static func parseRate(_ raw: String, currency code: String) throws(TrackerError) -> Int64 {
-        let digits = Self.digits(code)
-        let text = raw.trimmingCharacters(in: .whitespaces)
-        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let whole = parts.first.map(String.init) ?? ""
-        let fraction = parts.count > 1 ? String(parts[1]) : ""
-        let isDigits = { (s: String) in s.unicodeScalars.allSatisfy { $0.value >= 48 && $0.value <= 57 } }
-        guard !whole.isEmpty, whole.count <= 7, isDigits(whole), isDigits(fraction), parts.count == 1 || !fraction.isEmpty else {
-            if text.hasPrefix("-") { throw .invalidArgument("A rate cannot be negative: '\(raw)'.") }
-            throw .invalidArgument("Rate '\(raw)' is not an amount per hour such as 90 or 87.50.")
+        do {
+            return try CurrencyText.rate(raw, digits: digits(code), code: code)
+        } catch {
+            throw .invalidArgument(error.message)
         }
-        guard fraction.count <= digits else {
-            throw .invalidArgument("Rate '\(raw)' has more decimals than \(code) has (\(digits)).")
-        }
-        var scale: Int64 = 1
-        for _ in 0..<digits { scale *= 10 }
-        let major = Int64(whole)!
-        guard major < maximumRate || (major == maximumRate && Int64(fraction.isEmpty ? "0" : fraction)! == 0) else {
-            throw .invalidArgument("Rate '\(raw)' is more than \(maximumRate) \(code) an hour: not a rate.")
-        }
-        let padded = fraction + String(repeating: "0", count: digits - fraction.count)
-        let minor = major * scale + (padded.isEmpty ? 0 : Int64(padded)!)
-        guard minor > 0 else { throw .invalidArgument("A rate is more than 0: leave it out (or `none`) for no rate.") }
-        return minor
     }
 
     /// `amount` minor units written in major units: `31500` EUR → `315.00`.

@@ -54,11 +54,8 @@ public struct Project: Sendable, Equatable {
 
     /// Checks `#RRGGBB` (any case) and returns it upper-case.
     public static func validatedColor(_ raw: String) throws(TrackerError) -> String {
-        let scalars = Array(raw.unicodeScalars)
-        guard scalars.count == 7, scalars[0] == "#",
-            scalars.dropFirst().allSatisfy({ $0.properties.isASCIIHexDigit })
-        else { throw .invalidColor(raw) }
-        return raw.uppercased()
+        guard let color = ColorText.normalized(raw) else { throw .invalidColor(raw) }
+        return color
     }
 }
 
@@ -144,7 +141,7 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             }
             return "Project names cannot contain control characters (tabs, line breaks, …): \(name.debugDescription)."
         case .invalidColor(let color):
-            return "Colour '\(color)' is not of the form #RRGGBB (six hexadecimal digits, e.g. #007AFF)."
+            return ColorText.problem(color)
         case .nameTaken(let name):
             return "A project named '\(name)' already exists (names are unique ignoring case)."
         case .noSuchTask(let id):

@@ -18,6 +18,48 @@ public enum CurrencyText {
         return digits
     }()
 
+    /// A currency or rate a person gave that cannot be used, in words.
+    public struct Failure: Error, Equatable, Sendable {
+        public var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// The code upper-cased if ISO 4217 lists it.
+    public static func code(_ raw: String) throws(Failure) -> String {
+        let code = String(raw.filter { $0 != " " }).uppercased()
+        guard digits[code] != nil else { throw Failure("Currency '\(raw)' is not an ISO 4217 code (EUR, USD, GBP, JPY, CHF, …).") }
+        return code
+    }
+
+    /// The most an hourly rate may be, in major units: more is a typing mistake.
+    public static let maximumRate: Int64 = 1_000_000
+
+    /// `90`, `90.5`, `1234.56` in the major unit of a currency whose minor unit has `digits`
+    /// digits → minor units per hour. Negative, zero, more decimals than the currency has,
+    /// exponents and absurd rates are refused, saying why (`code` names the currency).
+    public static func rate(_ raw: String, digits: Int, code: String) throws(Failure) -> Int64 {
+        let text = String(raw.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = parts.first.map(String.init) ?? ""
+        let fraction = parts.count > 1 ? String(parts[1]) : ""
+        let isDigits = { (s: String) in s.unicodeScalars.allSatisfy { $0.value >= 48 && $0.value <= 57 } }
+        guard !whole.isEmpty, whole.count <= 7, isDigits(whole), isDigits(fraction), parts.count == 1 || !fraction.isEmpty else {
+            if text.hasPrefix("-") { throw Failure("A rate cannot be negative: '\(raw)'.") }
+            throw Failure("Rate '\(raw)' is not an amount per hour such as 90 or 87.50.")
+        }
+        guard fraction.count <= digits else { throw Failure("Rate '\(raw)' has more decimals than \(code) has (\(digits)).") }
+        var scale: Int64 = 1
+        for _ in 0..<digits { scale *= 10 }
+        let major = Int64(whole)!
+        guard major < maximumRate || (major == maximumRate && Int64(fraction.isEmpty ? "0" : fraction)! == 0) else {
+            throw Failure("Rate '\(raw)' is more than \(maximumRate) \(code) an hour: not a rate.")
+        }
+        let padded = fraction + String(repeating: "0", count: digits - fraction.count)
+        let minor = major * scale + (padded.isEmpty ? 0 : Int64(padded)!)
+        guard minor > 0 else { throw Failure("A rate is more than 0: leave it out (or `none`) for no rate.") }
+        return minor
+    }
+
     /// `amount` minor units written in major units: `31500` EUR → `315.00`, `-5` → `-0.05`.
     public static func format(_ amount: Int64, _ code: String) -> String {
         let digits = Self.digits[code] ?? 2

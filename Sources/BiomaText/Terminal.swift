@@ -32,10 +32,7 @@ public struct Terminal: Sendable {
         return "\u{1B}[38;2;\(r);\(g);\(b)m\(text)\u{1B}[0m"
     }
 
-    public static func rgb(_ hex: String) -> (Int, Int, Int)? {
-        guard hex.count == 7, hex.hasPrefix("#"), let v = Int(hex.dropFirst(), radix: 16) else { return nil }
-        return ((v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF)
-    }
+    public static func rgb(_ hex: String) -> (Int, Int, Int)? { ColorText.rgb(hex) }
 
     public static func pad(_ text: String, _ width: Int) -> String {
         let count = text.count

@@ -127,7 +127,7 @@ struct Usage: Sendable, CustomTestStringConvertible {
         self.line = line
         let command = usage.split(separator: " ").prefix { !$0.hasPrefix("[") && !$0.hasPrefix("<") && !$0.hasPrefix("-") }
             .joined(separator: " ")
-        self.err = "Error: \(message)\nUsage: biomatimer \(usage)\n  See 'biomatimer \(command) --help' for more information.\n"
+        self.err = "biomatimer: \(message)\nUsage: biomatimer \(usage)\n  See 'biomatimer \(command) --help' for more information.\n"
     }
 
     init(line: [String], err: String) { (self.line, self.err) = (line, err) }

@@ -177,6 +177,11 @@ import TimerControl
             ["focus", "countdown", "25:00"],
             "DURATION `25:00` is 25 h 0 min (H:MM), longer than 24:00: for minutes and seconds write 0:25:00 or e.g. 25m.",
             "focus countdown <duration> [--project <project>] [--label <label>]"),
+        // A negative length is read as a length and refused, saying why (not `Missing expected argument`).
+        Usage(
+            ["focus", "countdown", "-5m"],
+            "DURATION `-5m` is negative: use a length of 1 s or more, e.g. 25m, 1h30m, 90s, 7:30 or 1:30:00.",
+            "focus countdown <duration> [--project <project>] [--label <label>]"),
         Usage(
             ["focus", "countdown", "5 minutes"], "DURATION `5 minutes` is not a length: use e.g. 25m, 1h30m, 90s, 7:30 or 1:30:00.",
             "focus countdown <duration> [--project <project>] [--label <label>]"),

@@ -153,15 +153,16 @@ import TimerControl
             run(["project", "add", "Site", "--client", "Gamma"], daemon: unknown)
                 == Outcome(code: 1, out: "", err: "biomatimer: No client named or with id 'Gamma' (`biomatimer client list` shows them).\n"))
         #expect(unknown.calls == [timer(BIOMATIMER_TIMER1_LIST_CLIENTS)])
-        let rate = ClientFailure(exitCode: ExitCode.refused, "'12,5' is not a rate: use e.g. 90 or 87.50.")
+        // A rate whose decimals only the daemon can check (the currency is the client's).
+        let rate = ClientFailure(exitCode: ExitCode.refused, "Rate '12.505' has more decimals than EUR has (2).")
         let refused = StandInDaemon(answers: [BIOMATIMER_TIMER1_ADD_PROJECT: [.string("p8")]], refusals: [Self.edit: rate])
         #expect(
-            run(["project", "add", "Site", "--rate", "12,5"], daemon: refused)
-                == Outcome(code: 1, out: "", err: "biomatimer: '12,5' is not a rate: use e.g. 90 or 87.50.\n"))
+            run(["project", "add", "Site", "--rate", "12.505"], daemon: refused)
+                == Outcome(code: 1, out: "", err: "biomatimer: Rate '12.505' has more decimals than EUR has (2).\n"))
         #expect(
             refused.calls == [
                 timer(BIOMATIMER_TIMER1_ADD_PROJECT, [.string("Site"), .string("")]),
-                timer(Self.edit, [.string("p8"), .vardict(ordered: [("Rate", .string("12,5"))])]),
+                timer(Self.edit, [.string("p8"), .vardict(ordered: [("Rate", .string("12.505"))])]),
                 timer(BIOMATIMER_TIMER1_DELETE_PROJECT, [.string("p8")]),
             ])
         expectRefusal(of: BIOMATIMER_TIMER1_TAG_RUNNING, in: Self.successes[8], calls: 2)
@@ -191,6 +192,13 @@ import TimerControl
         Usage(["project", "add"], "Missing expected argument '<name>'\nHelp:  <name>  1–64 characters, unique ignoring case, not of an id's form (p1, c1, t1).", addUsage),
         Usage(["project", "add", "Site", "--billable", "maybe"], "The value 'maybe' is invalid for '--billable <billable>'. Please provide one of 'yes' and 'no'.\nHelp:  --billable <billable>  Whether it is billed: yes or no.",
             addUsage),
+        // A bad value is a usage error (exit 2) before any call, whichever process would find it.
+        Usage(["project", "add", "Site", "--color", "red"], "--color: Colour 'red' is not of the form #RRGGBB (six hexadecimal digits, e.g. #007AFF).", addUsage),
+        Usage(["project", "add", "Site", "--rate", "abc", "--currency", "EUR"], "--rate: Rate 'abc' is not an amount per hour such as 90 or 87.50.", addUsage),
+        Usage(["project", "add", "Site", "--rate", "-5"], "--rate: A rate cannot be negative: '-5'.", addUsage),
+        Usage(["project", "add", "Site", "--rate", "90", "--currency", "XYZ"], "--currency: Currency 'XYZ' is not an ISO 4217 code (EUR, USD, GBP, JPY, CHF, …).", addUsage),
+        Usage(["project", "add", "Site", "--rate", "90.123", "--currency", "EUR"], "--rate: Rate '90.123' has more decimals than EUR has (2).", addUsage),
+        Usage(["project", "color", "p1", "blue"], "COLOR: Colour 'blue' is not of the form #RRGGBB (six hexadecimal digits, e.g. #007AFF).", "project color <project> <color>"),
         Usage(["project", "start"], "Missing expected argument '<project>'\nHelp:  <project>  ", "project start <project> [<tags> ...]"),
         Usage(["project", "start", "p1", "call"], "'call' is not a tag: tags are written +word.", "project start <project> [<tags> ...]"),
         Usage(["project", "stop", "p1"], "Unexpected argument 'p1'", "project stop"),

@@ -96,7 +96,7 @@ import Glibc
             out: "Imported 1 interval.\n"
         ).with(contents: ["-": Array(csv.utf8)], requests: "i"),
         Line(
-            ["import", "--from", "timewarrior", "--tag-map", "acme=ACME Corp", "--tag-map", "misc=", "tw.json"],
+            ["import", "--format", "timewarrior", "--tag-map", "acme=ACME Corp", "--tag-map", "misc=", "tw.json"],
             calls: [
                 timer(
                     BIOMATIMER_TIMER1_IMPORT,
@@ -108,7 +108,7 @@ import Glibc
             answers: [BIOMATIMER_TIMER1_IMPORT: [.int64(0)]], out: "Imported 0 intervals.\n"
         ).with(contents: ["tw.json": Array("[]".utf8)], requests: "r tw.json"),
         Line(
-            ["import", "--from", "watson", "/home/user/.config/watson/frames"],
+            ["import", "--format", "watson", "/home/user/.config/watson/frames"],
             calls: [timer(BIOMATIMER_TIMER1_IMPORT, [.string("watson"), .string("[]"), .vardict([:])])],
             answers: [BIOMATIMER_TIMER1_IMPORT: [.int64(2)]], out: "Imported 2 intervals.\n"
         ).with(contents: ["/home/user/.config/watson/frames": Array("[]".utf8)], requests: "r /home/user/.config/watson/frames"),
@@ -177,7 +177,7 @@ import Glibc
     static let reportUsage = "report <options>"
     static let exportUsage =
         "export [--from <from>] [--to <to>] [--output <output>] [--format <format>] [--round <round>] [--rounding <rounding>]"
-    static let importUsage = "import [--from <from>] [--tag-map <TAG=PROJECT> ...] <file>"
+    static let importUsage = "import [--format <format>] [--tag-map <TAG=PROJECT> ...] <file>"
 
     static let usages: [Usage] = [
         Usage(["report", "--date", "2026-02-30"], "--date '2026-02-30' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.", reportUsage),
@@ -209,14 +209,14 @@ import Glibc
             ["export", "--format", "xml"], "The value 'xml' is invalid for '--format <format>'. Please provide one of 'csv' and 'ics'.\nHelp:  --format <format>  csv or ics.",
             exportUsage),
         Usage(["import"], "Missing expected argument '<file>'\nHelp:  <file>  The file, or - for standard input.", importUsage),
-        Usage(["import", "--tag-map", "a=b", "x.csv"], "--tag-map is for --from timewarrior and --from watson: a CSV file names its projects.", importUsage),
+        Usage(["import", "--tag-map", "a=b", "x.csv"], "--tag-map is for --format timewarrior and --format watson: a CSV file names its projects.", importUsage),
         Usage(
-            ["import", "--from", "watson", "--tag-map", "acme", "x"], "--tag-map \"acme\" is not TAG=PROJECT (e.g. --tag-map acme=\"ACME Corp\").",
+            ["import", "--format", "watson", "--tag-map", "acme", "x"], "--tag-map \"acme\" is not TAG=PROJECT (e.g. --tag-map acme=\"ACME Corp\").",
             importUsage),
-        Usage(["import", "--from", "watson", "--tag-map", "a=b", "--tag-map", "a=c", "x"], "--tag-map names the tag \"a\" twice.", importUsage),
+        Usage(["import", "--format", "watson", "--tag-map", "a=b", "--tag-map", "a=c", "x"], "--tag-map names the tag \"a\" twice.", importUsage),
         Usage(
-            ["import", "--from", "toggl", "x"], "The value 'toggl' is invalid for '--from <from>'. Please provide one of 'csv', 'timewarrior' or 'watson'.\n"
-                + "Help:  --from <from>  The format: csv, timewarrior (`timew export`) or watson (its frames file).",
+            ["import", "--format", "toggl", "x"], "The value 'toggl' is invalid for '--format <format>'. Please provide one of 'csv', 'timewarrior' or 'watson'.\n"
+                + "Help:  --format <format>  The format: csv, timewarrior (`timew export`) or watson (its frames file).",
             importUsage),
     ]
 

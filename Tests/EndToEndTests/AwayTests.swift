@@ -186,7 +186,7 @@ struct AwayTests {
         #expect(try f.durableState() == before)
         // A bad --since is a usage error.
         let r = try f.cli(["away", "idle", "--since", "a while ago"])
-        #expect(r.status == 2 && r.stderr.hasPrefix("Error: --since 'a while ago' is not a time"), "\(r.stderr)")
+        #expect(r.status == 2 && r.stderr.hasPrefix("biomatimer: --since 'a while ago' is not a time"), "\(r.stderr)")
     }
 }
 

@@ -139,7 +139,14 @@ struct CLITests {
              "biomatimer: A project's name cannot look like an id (p1 is how projects are named on the command line): choose another name.\n"),
             (["project", "rename", "Client A", "P2"], 1, "biomatimer: A project's name cannot look like an id (p2 is how projects"),
             (["client", "add", "c1"], 1, "biomatimer: A client's name cannot look like an id (c1 is how clients"),
-            (["project", "color", "Client A", "red"], 1, "biomatimer: "),
+            // A bad value is a usage error whichever process would find it.
+            (["project", "color", "Client A", "red"], 2, "biomatimer: COLOR: Colour 'red' is not of the form #RRGGBB"),
+            (["project", "add", "Beta", "--color", "red"], 2, "biomatimer: --color: Colour 'red'"),
+            (["client", "add", "ACME", "--rate", "abc", "--currency", "EUR"], 2, "biomatimer: --rate: Rate 'abc' is not an amount"),
+            (["client", "add", "ACME", "--rate", "90", "--currency", "XYZ"], 2, "biomatimer: --currency: Currency 'XYZ' is not an ISO 4217 code"),
+            (["client", "add", "ACME", "--rate", "-5", "--currency", "EUR"], 2, "biomatimer: --rate: A rate cannot be negative: '-5'."),
+            (["focus", "countdown", "-5m"], 2, "biomatimer: DURATION `-5m` is negative"),
+            (["import", "--from", "timewarrior", "x"], 2, "biomatimer: Unknown option '--from'"),
             (["report", "--date", "2026-13-01"], 2, "is not a day"),
             (["report", "--day", "--week"], 2, ""),
             (["export", "--from", "someday"], 2, "is not a day"),
@@ -157,7 +164,7 @@ struct CLITests {
             let r = try f.cli(args)
             #expect(r.status == code, "\(args): \(r.status) \(r.stderr)")
             if !text.isEmpty { #expect(r.stderr.contains(text), "\(args): \(r.stderr)") }
-            if code == 2 { #expect(r.stderr.contains("Error: ") || r.stderr.contains("Usage"), "\(args): \(r.stderr)") }
+            if code == 2 { #expect(r.stderr.contains("biomatimer: ") || r.stderr.contains("Usage"), "\(args): \(r.stderr)") }
             if code == 1 { #expect(r.stderr.hasPrefix("biomatimer: ") && r.stderr.count > 20, "\(args): \(r.stderr)") }
         }
         #expect(try f.durableState() == before, "refused commands change nothing")
@@ -279,7 +286,7 @@ struct CLITests {
             (
                 ["reset-history"],
                 """
-                Error: There is no terminal to ask for confirmation on: pass --yes.
+                biomatimer: There is no terminal to ask for confirmation on: pass --yes.
                 Usage: biomatimer reset-history [--yes]
                   See 'biomatimer reset-history --help' for more information.
 
@@ -288,7 +295,7 @@ struct CLITests {
             (
                 ["project", "delete", "Client A"],
                 """
-                Error: There is no terminal to ask for confirmation on: pass --yes.
+                biomatimer: There is no terminal to ask for confirmation on: pass --yes.
                 Usage: biomatimer project delete <project> [--yes]
                   See 'biomatimer project delete --help' for more information.
 
@@ -297,7 +304,7 @@ struct CLITests {
             (
                 ["status", "--format", "{nope}"],
                 """
-                Error: unknown field {nope} in the format template; fields are {session} {daily} {project} {project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark} {due_tasks} {open_tasks} {focus} {focus_mark} {focus_state} {focus_kind} {focus_phase} {focus_phase_name} {focus_remaining} {focus_round} {focus_rounds} {focus_round_text} {focus_label} {focus_progress} {focus_completed} {target} {target_progress} {balance} {project_budget} {client}
+                biomatimer: unknown field {nope} in the format template; fields are {session} {daily} {project} {project_id} {color} {project_session} {project_daily} {percentage} {day} {state} {mark} {due_tasks} {open_tasks} {focus} {focus_mark} {focus_state} {focus_kind} {focus_phase} {focus_phase_name} {focus_remaining} {focus_round} {focus_rounds} {focus_round_text} {focus_label} {focus_progress} {focus_completed} {target} {target_progress} {balance} {project_budget} {client}
                 Usage: biomatimer status [--json] [--format <format>] [--ascii]
                   See 'biomatimer status --help' for more information.
 
@@ -306,7 +313,7 @@ struct CLITests {
             (
                 ["report", "--date", "2026-02-30"],
                 """
-                Error: --date '2026-02-30' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.
+                biomatimer: --date '2026-02-30' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD.
                 Usage: biomatimer report <options>
                   See 'biomatimer report --help' for more information.
 

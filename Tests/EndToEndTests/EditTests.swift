@@ -222,14 +222,14 @@ struct EditTests {
         // time the clocks skip (02:30 on the spring-forward day in Berlin).
         let before = try d.state()
         let usage: [([String], String, String)] = [
-            (["add", "9-5"], "UTC", "Error: '9-5' is not a time range: use START-END"),
-            (["add", "12:00-11:00", "--date", "2026-11-20T"], "UTC", "Error: --date '2026-11-20T' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD."),
-            (["edit", "1", "--start", "noon"], "UTC", "Error: --start 'noon' is not a time"),
-            (["edit", "x1", "--start", "09:00"], "UTC", "Error: 'x1' is not an interval id"),
-            (["edit", "1"], "UTC", "Error: Nothing to change"),
-            (["split", "1", "25:00"], "UTC", "Error: AT '25:00' is not a time"),
-            (["add", "02:30-03:30", "--date", "2026-03-29"], "Europe/Berlin", "Error: '2026-03-29 02:30' does not exist in this time zone"),
-            (["edit", "1", "--end", "2026-03-29T02:15"], "Europe/Berlin", "Error: --end '2026-03-29T02:15' does not exist in this time zone"),
+            (["add", "9-5"], "UTC", "biomatimer: '9-5' is not a time range: use START-END"),
+            (["add", "12:00-11:00", "--date", "2026-11-20T"], "UTC", "biomatimer: --date '2026-11-20T' is not a day: use today, yesterday, tomorrow, a weekday (monday or mon) or YYYY-MM-DD."),
+            (["edit", "1", "--start", "noon"], "UTC", "biomatimer: --start 'noon' is not a time"),
+            (["edit", "x1", "--start", "09:00"], "UTC", "biomatimer: 'x1' is not an interval id"),
+            (["edit", "1"], "UTC", "biomatimer: Nothing to change"),
+            (["split", "1", "25:00"], "UTC", "biomatimer: AT '25:00' is not a time"),
+            (["add", "02:30-03:30", "--date", "2026-03-29"], "Europe/Berlin", "biomatimer: '2026-03-29 02:30' does not exist in this time zone"),
+            (["edit", "1", "--end", "2026-03-29T02:15"], "Europe/Berlin", "biomatimer: --end '2026-03-29T02:15' does not exist in this time zone"),
         ]
         for (arguments, tz, message) in usage {
             let r = try d.cli(arguments, tz: tz)

@@ -285,7 +285,7 @@ struct FocusEndToEndTests {
         #expect(try focus(f, "ListPresets") == presets)
         // The CLI: a bad duration is a usage error before any call.
         let bad = try f.cli(["focus", "countdown", "5 minutes"])
-        #expect(bad.status == 2 && bad.stderr.hasPrefix("Error: DURATION `5 minutes` is not a length"), "\(bad.stderr)")
+        #expect(bad.status == 2 && bad.stderr.hasPrefix("biomatimer: DURATION `5 minutes` is not a length"), "\(bad.stderr)")
         #expect(try f.cli(["focus", "pomodoro", "--work", "25h"]).status == 2)
         // The front and the tool refuse alike.
         let front = try f.cli(["focus", "skip"])

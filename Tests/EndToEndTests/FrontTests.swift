@@ -106,7 +106,8 @@ struct FrontTests {
         let f = try DaemonFixture()
         for arguments in [
             ["add", "09:00"], ["edit", "x"], ["task", "add"], ["focus", "countdown", "forever"], ["report", "--day", "--week"],
-            ["project", "bogus"], ["away", "lock", "--since", "nope"], ["export", "--from", "yesterday"],
+            ["project", "bogus"], ["away", "lock", "--since", "nope"], ["export", "--from", "someday"],
+            ["focus", "countdown", "-5m"], ["client", "add", "ACME", "--rate", "-5", "--currency", "EUR"], ["project", "add", "X", "--color", "red"],
         ] {
             let front = try f.cli(arguments)
             let tool = try runProcess(Self.tool, arguments, environment: f.environment)

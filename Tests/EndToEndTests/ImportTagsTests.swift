@@ -16,11 +16,11 @@ struct ImportTagsTests {
         defer { daemon.terminate() }
         let file = f.dataDirectory.appendingPathComponent("timew.json")
         try export.write(to: file, atomically: true, encoding: .utf8)
-        try f.cliOK(["import", "--from", "timewarrior", "--tag-map", "Client A=Client A", file.path])
+        try f.cliOK(["import", "--format", "timewarrior", "--tag-map", "Client A=Client A", file.path])
         let frames = #"[[1795341600, 1795345200, "watson-project", "f1", ["deploy", "ops team"], 1795345200, null]]"#
         let watson = f.dataDirectory.appendingPathComponent("frames")
         try frames.write(to: watson, atomically: true, encoding: .utf8)
-        try f.cliOK(["import", "--from", "watson", watson.path])
+        try f.cliOK(["import", "--format", "watson", watson.path])
         let rows = try f.method("ListIntervals", [.string("2026-11-01"), .string("2026-11-30")]).first?.array ?? []
         let tags = rows.map { ($0.vardict?["Tags"]?.array ?? []).compactMap(\.string) }
         #expect(tags == [["Client-A", "meeting", "needs-review"], ["bug"], ["deploy", "ops-team"]], "\(tags)")

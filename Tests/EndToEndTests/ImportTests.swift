@@ -5,7 +5,7 @@ import Testing
 
 import TestSupport
 
-/// `biomatimer import --from timewarrior|watson`: the real `timew` makes the data, the real
+/// `biomatimer import --format timewarrior|watson`: the real `timew` makes the data, the real
 /// CLI imports it into a daemon on a private bus, and the totals must be what Timewarrior's own
 /// `timew summary` says.
 @Suite(.ownThread, .timeLimit(.minutes(3)))
@@ -85,7 +85,7 @@ struct ImportEndToEndTests {
 
         let (f, daemon) = try Self.daemon(zone: zone)
         defer { daemon.terminate() }
-        var r = try f.cli(["import", "--from", "timewarrior", file.path])
+        var r = try f.cli(["import", "--format", "timewarrior", file.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "Imported 6 intervals.\n")
         #expect(r.stderr == "")
@@ -107,13 +107,13 @@ struct ImportEndToEndTests {
 
         // Twice adds nothing; standard input works the same.
         let before = try f.durableState()
-        r = try f.cli(["import", "--from", "timewarrior", "-"], input: export)
+        r = try f.cli(["import", "--format", "timewarrior", "-"], input: export)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "Imported 0 intervals.\n")
         #expect(try f.durableState() == before)
 
         // The same time sent to another project is refused as overlapping, naming the entry.
-        r = try f.cli(["import", "--from", "timewarrior", "--tag-map", "beta=Other", file.path])
+        r = try f.cli(["import", "--format", "timewarrior", "--tag-map", "beta=Other", file.path])
         #expect(r.status == 1)
         #expect(r.stderr.contains("Timewarrior entry "), "\(r.stderr)")
         #expect(r.stderr.contains("overlaps recorded time"), "\(r.stderr)")
@@ -122,14 +122,14 @@ struct ImportEndToEndTests {
         // An interval still being tracked is refused, by its id.
         try tw.run(["start", "2024-04-03T09:00:00", "acme"])
         let open = try tw.run(["export"])
-        r = try f.cli(["import", "--from", "timewarrior", "-"], input: open)
+        r = try f.cli(["import", "--format", "timewarrior", "-"], input: open)
         #expect(r.status == 1)
         #expect(
             r.stderr.contains("Timewarrior entry 7 (id @1): it is still open (it has no \"end\"): stop it with `timew stop`"),
             "\(r.stderr)")
         #expect(try f.durableState() == before)
         try tw.run(["stop", "2024-04-03T10:00:00"])
-        r = try f.cli(["import", "--from", "timewarrior", "-"], input: try tw.run(["export"]))
+        r = try f.cli(["import", "--format", "timewarrior", "-"], input: try tw.run(["export"]))
         #expect(r.stdout == "Imported 1 interval.\n", "\(r.stderr)")
         #expect(try Self.report(f, "year", "2024-04-03").projects["acme"] == (try tw.summaryTotal("2024-01-01", "2025-01-01", ["acme"])))
     }
@@ -188,7 +188,7 @@ struct ImportEndToEndTests {
         defer { daemon.terminate() }
         let file = f.dataDirectory.appendingPathComponent("frames")
         try Self.watsonFrames.write(to: file, atomically: true, encoding: .utf8)
-        var r = try f.cli(["import", "--from", "watson", file.path])
+        var r = try f.cli(["import", "--format", "watson", file.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "Imported 4 intervals.\n")
         let week = try Self.report(f, "week", "2024-05-06")
@@ -197,7 +197,7 @@ struct ImportEndToEndTests {
         #expect(week.none == 0)
 
         let before = try f.durableState()
-        r = try f.cli(["import", "--from", "watson", file.path])
+        r = try f.cli(["import", "--format", "watson", file.path])
         #expect(r.stdout == "Imported 0 intervals.\n", "\(r.stderr)")
         #expect(try f.durableState() == before)
     }
@@ -206,7 +206,7 @@ struct ImportEndToEndTests {
         let (f, daemon) = try Self.daemon(zone: "UTC")
         defer { daemon.terminate() }
         // Meetings go to their own project wherever they were; the rest stays by Watson project.
-        let r = try f.cli(["import", "--from", "watson", "--tag-map", "meeting=Meetings", "-"], input: Self.watsonFrames)
+        let r = try f.cli(["import", "--format", "watson", "--tag-map", "meeting=Meetings", "-"], input: Self.watsonFrames)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "Imported 4 intervals.\n")
         // By hand: acme 10:00–12:00 = 2:00; Meetings 8:00–9:30 + 9:00–9:20 (the 7th) = 1:50;
@@ -229,30 +229,30 @@ struct ImportEndToEndTests {
             {"id":1,"start":"20240305T090000Z","end":"yesterday"}
             ]
             """
-        var r = try f.cli(["import", "--from", "timewarrior", "-"], input: broken)
+        var r = try f.cli(["import", "--format", "timewarrior", "-"], input: broken)
         #expect(r.status == 1)
         #expect(
             r.stderr.contains(#"Timewarrior entry 3 (id @1): "end" "yesterday" is not a time like "20240131T170000Z". Nothing was imported."#),
             "\(r.stderr)")
         #expect(r.stdout == "")
-        r = try f.cli(["import", "--from", "watson", "-"], input: "[[1709539200, 1709542800, \"acme\"]]")
+        r = try f.cli(["import", "--format", "watson", "-"], input: "[[1709539200, 1709542800, \"acme\"]]")
         #expect(r.status == 1)
         #expect(r.stderr.contains("Watson frame 1: expected 4 to 7 fields"), "\(r.stderr)")
-        r = try f.cli(["import", "--from", "watson", "-"], input: "[[1709539200, 1709542800, \"acme\", \"x\"],]")
+        r = try f.cli(["import", "--format", "watson", "-"], input: "[[1709539200, 1709542800, \"acme\", \"x\"],]")
         #expect(r.status == 1)
         #expect(r.stderr.contains("The Watson frames file is not valid JSON: line 1, column 40"), "\(r.stderr)")
-        r = try f.cli(["import", "--from", "timewarrior", "-"], input: "")
+        r = try f.cli(["import", "--format", "timewarrior", "-"], input: "")
         #expect(r.status == 1)
         #expect(r.stderr.contains("The Timewarrior export is empty"), "\(r.stderr)")
         #expect(try f.durableState() == before)
 
         // Usage errors (2), before any call.
         for arguments in [
-            ["import", "--from", "timewarrior", "--tag-map", "acme", "x.json"],
-            ["import", "--from", "timewarrior", "--tag-map", "=ACME", "x.json"],
-            ["import", "--from", "watson", "--tag-map", "a=B", "--tag-map", "a=C", "x.json"],
+            ["import", "--format", "timewarrior", "--tag-map", "acme", "x.json"],
+            ["import", "--format", "timewarrior", "--tag-map", "=ACME", "x.json"],
+            ["import", "--format", "watson", "--tag-map", "a=B", "--tag-map", "a=C", "x.json"],
             ["import", "--tag-map", "a=B", "x.csv"],
-            ["import", "--from", "toggl", "x.json"],
+            ["import", "--format", "toggl", "x.json"],
         ] {
             r = try f.cli(arguments)
             #expect(r.status == 2, "\(arguments): \(r.stderr)")
@@ -272,11 +272,11 @@ struct ImportEndToEndTests {
         let file = f.dataDirectory.appendingPathComponent("frames")
         try ("[\n" + frames.joined(separator: ",\n") + "\n]").write(to: file, atomically: true, encoding: .utf8)
         var r = try runProcess(
-            "/usr/bin/script", ["-qec", "\(DaemonFixture.binary) import --from watson \(file.path)", "/dev/null"],
+            "/usr/bin/script", ["-qec", "\(DaemonFixture.binary) import --format watson \(file.path)", "/dev/null"],
             environment: f.environment)
         #expect(r.status == 0, "\(r.stdout)")
         #expect(r.stdout == "Importing 10000 intervals…\r\nImported 10000 intervals.\r\n")
-        r = try f.cli(["import", "--from", "watson", file.path])
+        r = try f.cli(["import", "--format", "watson", file.path])
         #expect(r.stdout == "Imported 0 intervals.\n")
         #expect(r.stderr == "", "no progress line without a terminal")
     }
@@ -291,10 +291,10 @@ struct ImportEndToEndTests {
         let before = try f.durableState()
         let file = f.dataDirectory.appendingPathComponent("big.json")
         try ("[" + String(repeating: " ", count: 33 << 20) + "]").write(to: file, atomically: false, encoding: .utf8)
-        let front = try f.cli(["import", "--from", "timewarrior", file.path])
+        let front = try f.cli(["import", "--format", "timewarrior", file.path])
         #expect(front.status == 0 && front.stdout == "Imported 0 intervals.\n", "status \(front.status): \(front.stderr)")
         let r = try runProcess(
-            productsDirectory.appendingPathComponent("biomatimer-tool").path, ["import", "--from", "timewarrior", file.path],
+            productsDirectory.appendingPathComponent("biomatimer-tool").path, ["import", "--format", "timewarrior", file.path],
             environment: f.environment)
         try? FileManager.default.removeItem(at: file)
         #expect(r.status == 1)

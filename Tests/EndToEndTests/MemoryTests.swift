@@ -97,7 +97,7 @@ struct MemoryTests {
         var env = f.environment
         env["BIOMATIMER_TIMEOUT"] = "280"
         let imported = try runProcess(
-            DaemonFixture.binary, ["import", "--from", "timewarrior", file.path], environment: env, timeout: 290)
+            DaemonFixture.binary, ["import", "--format", "timewarrior", file.path], environment: env, timeout: 290)
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("\(history.count)"), "\(imported.stdout)")
         // The memory is given back on the loop's next turn after the reply: looked at until it

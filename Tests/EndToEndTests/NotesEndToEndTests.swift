@@ -147,8 +147,8 @@ struct NotesEndToEndTests {
         try """
             [[1795086000, 1795089600, "acme", "f1", [], 1795089600, "Call with Bob ☎"]]
             """.write(to: watson, atomically: true, encoding: .utf8)
-        try d.cliOK(["import", "--from", "timewarrior", timew.path])
-        try d.cliOK(["import", "--from", "watson", watson.path])
+        try d.cliOK(["import", "--format", "timewarrior", timew.path])
+        try d.cliOK(["import", "--format", "watson", watson.path])
         #expect(try d.notes() == ["Fixed, the build; \\ twice", "Call with Bob ☎"])
         // CSV round trip: export, reset, import, export again.
         let csv = dir.appendingPathComponent("all.csv")

@@ -137,10 +137,10 @@ struct PictureOfTheDayTests {
         #expect(r.status == 1)
         #expect(r.stderr == "biomatimer: cannot write /nonexistent/folder/day.svg: No such file or directory\n")
         let usage: [([String], String)] = [
-            (["report", "--svg", "x.svg", "--week"], "Error: --svg draws one day: use --date D, without --week."),
-            (["report", "--chart", "--json"], "Error: --json, --chart and --svg are alternatives: use one."),
-            (["report", "--chart", "--svg", "x.svg"], "Error: --json, --chart and --svg are alternatives: use one."),
-            (["report", "--svg", ""], "Error: --svg needs a file name (or - for standard output)."),
+            (["report", "--svg", "x.svg", "--week"], "biomatimer: --svg draws one day: use --date D, without --week."),
+            (["report", "--chart", "--json"], "biomatimer: --json, --chart and --svg are alternatives: use one."),
+            (["report", "--chart", "--svg", "x.svg"], "biomatimer: --json, --chart and --svg are alternatives: use one."),
+            (["report", "--svg", ""], "biomatimer: --svg needs a file name (or - for standard output)."),
         ]
         for (args, message) in usage {
             r = try s.cli(args)

@@ -183,7 +183,7 @@ struct TaskReminderTests {
         #expect(try listed(f) == before)
         // The CLI: a bad WHEN is a usage error before any call.
         let r = try f.cli(["task", "add", "X", "--due", "2026-02-30 09:00"])
-        #expect(r.status == 2 && r.stderr.hasPrefix("Error: --due '2026-02-30 09:00' is not a time"), "\(r.stderr)")
+        #expect(r.status == 2 && r.stderr.hasPrefix("biomatimer: --due '2026-02-30 09:00' is not a time"), "\(r.stderr)")
         #expect(try listed(f) == before)
     }
 
