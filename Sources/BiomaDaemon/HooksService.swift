@@ -7,7 +7,8 @@ import CSystem
 import DBusKit
 import Foundation
 
-/// Event hooks, and `org.biomatimer.Hooks1` on the daemon's object (`ListHooks`, `RunHooks`).
+/// Event hooks, and `org.biomatimer.Hooks1` on the daemon's object (`ListHooks`, `RunHooks`,
+/// and the property `Folder`, the folder it reads).
 ///
 /// The executables in the hooks folder (`$XDG_CONFIG_HOME/biomatimer/hooks/`) run when an
 /// event happens, named by Taskwarrior's convention: every file whose name starts with the
@@ -24,9 +25,10 @@ import Foundation
 /// in the order they happened (a queue per hook, one run of it at a time), a slow hook delays
 /// only its own later events, and at most `concurrent` hooks run at once. A hook not owned by
 /// the user, or writable by its group or others, is skipped with a message, as ssh treats its
-/// configuration. Every run's outcome is kept (in memory) for `ListHooks`, and a failure is
-/// logged with the last lines of its stderr. While the folder holds no hook nothing is looked
-/// at but the folder's modification time.
+/// configuration; so is a file not executable (the message says `chmod +x`). Every run's
+/// outcome is kept (in memory) for `ListHooks`, with the start of the run going on, and a
+/// failure is logged with the last lines of its stderr. While the folder holds no hook nothing
+/// is looked at but the folder's modification time.
 public final class HooksService: ObjectInterface, PublicationObserver, @unchecked Sendable {
     /// How many hooks run at once at most.
     static let concurrent = 4
@@ -57,6 +59,8 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     }
     var queues: [String: [Pending]] = [:]
     var running: [String: HookProcess] = [:]
+    /// When each running hook's run started, for `ListHooks`.
+    var runningSince: [String: Micros] = [:]
     var nextSequence = 0
     var pumpQueued = false
     /// `pumpAfterPause`'s timer, and whether it is armed.
@@ -80,7 +84,6 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// Hooks1 has no properties.
     deinit {
         if let launchTimer {
             bus.loop.unwatch(launchTimer.watch)
@@ -88,13 +91,14 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
         }
     }
 
+    /// Hooks1's one property, `Folder`, never changes: nothing to publish.
     public func publish(at now: Micros) {}
 
     // MARK: - The interface
 
     public func interface() -> DBusInterface {
         DBusInterface(
-            ContractNames.hooksInterface,
+            HooksStatus.table, state: { [directory] in HooksStatus(folder: directory) },
             methods: [
                 DBusMethod(BIOMATIMER_HOOKS1_LIST_HOOKS, out: [.init("hooks", "aa{sv}")]) { [self] _ in
                     [HookListing.list(list())]
@@ -110,13 +114,15 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
             ])
     }
 
-    /// Every hook file of the folder with its event, what keeps it from running, its last run.
+    /// Every hook file of the folder with its event, what keeps it from running, its last run,
+    /// and the start of the run going on now.
     func list() -> [HookListing] {
         hookNames().compactMap { name in
             guard let event = HookEvent.of(fileName: name) else { return nil }
             var row = lastRuns[name] ?? HookListing()
             (row.name, row.event) = (name, event.rawValue)
             row.problem = Self.problem(of: path(name)) ?? ""
+            row.runningSince = runningSince[name] ?? 0
             return row
         }
     }
@@ -272,12 +278,14 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
             row.problem = problem
             row.lastOutcome = "skipped: \(problem)"
             lastRuns[name] = row
-            log("hook \(name) skipped: \(problem) (only your own files, not writable by others, run)")
+            let rule = Self.notExecutable(problem) ? "" : " (only your own files, not writable by others, run)"
+            log("hook \(name) skipped: \(problem)\(rule)")
             return
         }
         let began = Self.monotonic()
         let process = HookProcess(path: path, payload: pending.payload, loop: bus.loop, limits: limits) { [self] result in
             running[name] = nil
+            runningSince[name] = nil
             var row = base
             row.lastDuration = Self.monotonic() - began
             row.lastExit = result.exit.map { Int64($0) } ?? -1
@@ -291,19 +299,34 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
             pumpLater()
         }
         running[name] = process
+        runningSince[name] = startedAt
         process.start(environment: environment + ["BIOMATIMER_EVENT=\(pending.event.rawValue)"])
     }
 
     /// Why the file at `path` is not run, or nil: only the user's own regular files, not
-    /// writable by its group or others.
+    /// writable by its group or others, and executable by the user (a file left without
+    /// `chmod +x` is listed and skipped as such, not started to fail).
     static func problem(of path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
         guard info.st_mode & S_IFMT == S_IFREG else { return "not a regular file" }
         guard info.st_uid == geteuid() else { return "not owned by you" }
         guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else { return "writable by others" }
+        guard info.st_mode & S_IXUSR != 0 else { return "not executable: chmod +x \(shellWord(path)) to run it" }
         return nil
     }
+
+    /// `path` as one word a shell reads back: as it is when it holds nothing a shell treats
+    /// specially, else in single quotes.
+    static func shellWord(_ path: String) -> String {
+        let plain = !path.isEmpty && path.unicodeScalars.allSatisfy(plainScalars.contains)
+        return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    private static let plainScalars = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-@%=:,".unicodeScalars)
+
+    /// Whether `problem` is the one `chmod +x` mends.
+    static func notExecutable(_ problem: String) -> Bool { problem.hasPrefix("not executable") }
 
     // MARK: - The folder
 

@@ -268,7 +268,8 @@ public struct HookListing: ResultRow, Sendable {
     public var name = ""
     /// The event it runs on (`on-focus-start`).
     public var event = ""
-    /// Why it will not run as it is (`writable by others`, `not owned by you`), `""` when it will.
+    /// Why it will not run as it is (`writable by others`, `not owned by you`, `not executable:
+    /// chmod +x PATH to run it`), `""` when it will.
     public var problem = ""
     /// Its last run's start (µs since the epoch), 0 when it has not run.
     public var lastStart: Int64 = 0
@@ -280,6 +281,9 @@ public struct HookListing: ResultRow, Sendable {
     public var lastOutcome = ""
     /// The last lines it wrote to standard error.
     public var lastStderr = ""
+    /// When the run going on now started (µs since the epoch), 0 when none runs; the `last`
+    /// fields are the run before it.
+    public var runningSince: Int64 = 0
 
     public init() {}
 
@@ -288,7 +292,7 @@ public struct HookListing: ResultRow, Sendable {
         [
             .init("Name", \.name), .init("Event", \.event), .init("Problem", \.problem), .init("LastStart", \.lastStart),
             .init("LastDuration", \.lastDuration), .init("LastExit", \.lastExit), .init("LastOutcome", \.lastOutcome),
-            .init("LastStderr", \.lastStderr),
+            .init("LastStderr", \.lastStderr), .init("RunningSince", \.runningSince),
         ])
 }
 

@@ -32,13 +32,22 @@ import TimerControl
 
     static func hook(
         _ name: String, _ event: String, problem: String = "", start: Int64 = 0, duration: Int64 = 0, exit: Int64 = -1, outcome: String = "",
-        stderr: String = ""
+        stderr: String = "", running: Int64 = 0
     ) -> HookListing {
         var row = HookListing()
         (row.name, row.event, row.problem, row.lastStart) = (name, event, problem, start)
         (row.lastDuration, row.lastExit, row.lastOutcome, row.lastStderr) = (duration, exit, outcome, stderr)
+        row.runningSince = running
         return row
     }
+
+    /// `Hooks1`'s properties: the folder the daemon reads.
+    static func hooksFolder(_ folder: String) -> [String: [String: DBusValue]] {
+        [hooksInterface: HooksStatus.table.values(of: HooksStatus(folder: folder))]
+    }
+
+    static let folder = "/home/user/.config/biomatimer/hooks"
+    static let listHooks = StandInDaemon.Call(interface: hooksInterface, member: BIOMATIMER_HOOKS1_LIST_HOOKS, arguments: [])
 
     static let hooks = HookListing.list([
         hook("on-start.notify", "on-start", start: Moment.today(9, 58), duration: 23_000, exit: 0, outcome: "ok"),
@@ -46,6 +55,11 @@ import TimerControl
         hook("on-stop.x\u{1B}[2J", "on-stop", problem: "writable by others"),
         hook("on-away.lock", "on-away"),
         hook("on-back.log", "on-back", problem: "not owned by you", start: Moment.today(8), outcome: "skipped: not owned by you"),
+        // Running now: shown as running, not as its last run (which failed).
+        hook("on-merge.slow", "on-merge", start: Moment.today(9), duration: 2_000_000, exit: 1, outcome: "exit 1", stderr: "old\n", running: Moment.today(9, 59)),
+        // Not executable: never run, and a hook that ran before its execute bit went.
+        hook("on-project.sh", "on-project", problem: "not executable: chmod +x \(folder)/on-project.sh to run it"),
+        hook("on-phase-end.log", "on-phase-end", problem: "not executable: chmod +x \(folder)/on-phase-end.log to run it", start: Moment.today(9, 30), duration: 10_000, exit: 0, outcome: "ok"),
     ])
 
     static let successes: [Line] = [
@@ -80,23 +94,32 @@ import TimerControl
             out: "{\"enabled\":false,\"folder\":null,\"device_id\":\"a1b2\",\"device_name\":\"laptop\",\"behind\":0,\"devices\":[]}\n"),
         Line(["sync", "disable"], on: syncInterface, BIOMATIMER_SYNC1_DISABLE, out: "Sync off.\n"),
         Line(
-            ["hooks"], on: hooksInterface, BIOMATIMER_HOOKS1_LIST_HOOKS, answer: [hooks],
-            out: "on-start.notify     on-start           09:58, ok, 0.02 s\n"
+            ["hooks"], calls: [listHooks, .getAll(hooksInterface)], answers: [BIOMATIMER_HOOKS1_LIST_HOOKS: [hooks]],
+            properties: hooksFolder(folder),
+            out: "Folder: /home/user/.config/biomatimer/hooks\n"
+                + "on-start.notify     on-start           09:58, ok, 0.02 s\n"
                 + "on-focus-start.dnd  on-focus-start     yesterday 17:00, exit 3, 12.3 s\n"
                 + "    boom\n     [2Jbang\n"
                 + "on-stop.x [2J       on-stop            skipped: writable by others\n"
                 + "on-away.lock        on-away            not run yet\n"
-                + "on-back.log         on-back            08:00, skipped: not owned by you\n"),
+                + "on-back.log         on-back            08:00, skipped: not owned by you\n"
+                + "on-merge.slow       on-merge           running since 09:59\n"
+                + "on-project.sh       on-project         skipped: not executable: chmod +x /home/user/.config/biomatimer/hooks/on-project.sh to run it\n"
+                + "on-phase-end.log    on-phase-end       skipped: not executable: chmod +x /home/user/.config/biomatimer/hooks/on-phase-end.log to run it\n"),
+        // The folder the daemon reads, wherever XDG_CONFIG_HOME put it.
         Line(
-            ["hooks", "list"], on: hooksInterface, BIOMATIMER_HOOKS1_LIST_HOOKS, answer: [HookListing.list([])],
-            out: "No hooks. Put executables named after an event (on-start.NAME, …) in ~/.config/biomatimer/hooks/.\n"),
+            ["hooks", "list"], calls: [listHooks, .getAll(hooksInterface)], answers: [BIOMATIMER_HOOKS1_LIST_HOOKS: [HookListing.list([])]],
+            properties: hooksFolder("/srv/conf\u{1B}[2J/biomatimer/hooks"),
+            out: "No hooks. Put executables named after an event (on-start.NAME, …) in /srv/conf [2J/biomatimer/hooks/.\n"),
         Line(
             ["hooks", "list", "--json"], on: hooksInterface, BIOMATIMER_HOOKS1_LIST_HOOKS,
-            answer: [HookListing.list([HookListing.init(dbusValue: Self.hooks.array![1])!, HookListing.init(dbusValue: Self.hooks.array![2])!])],
-            out: "[{\"name\":\"on-focus-start.dnd\",\"event\":\"on-focus-start\",\"problem\":null,\"last_start\":1795449600000000,"
+            answer: [HookListing.list([1, 2, 5].map { HookListing(dbusValue: Self.hooks.array![$0])! })],
+            out: "[{\"name\":\"on-focus-start.dnd\",\"event\":\"on-focus-start\",\"problem\":null,\"running_since\":null,\"last_start\":1795449600000000,"
                 + "\"last_duration\":12340000,\"last_exit\":3,\"last_outcome\":\"exit 3\",\"last_stderr\":\"boom\\n\\u001b[2Jbang\\n\"},"
-                + "{\"name\":\"on-stop.x\\u001b[2J\",\"event\":\"on-stop\",\"problem\":\"writable by others\",\"last_start\":null,"
-                + "\"last_duration\":null,\"last_exit\":null,\"last_outcome\":null,\"last_stderr\":null}]\n"),
+                + "{\"name\":\"on-stop.x\\u001b[2J\",\"event\":\"on-stop\",\"problem\":\"writable by others\",\"running_since\":null,\"last_start\":null,"
+                + "\"last_duration\":null,\"last_exit\":null,\"last_outcome\":null,\"last_stderr\":null},"
+                + "{\"name\":\"on-merge.slow\",\"event\":\"on-merge\",\"problem\":null,\"running_since\":1795510740000000,\"last_start\":1795507200000000,"
+                + "\"last_duration\":2000000,\"last_exit\":1,\"last_outcome\":\"exit 1\",\"last_stderr\":\"old\\n\"}]\n"),
         Line(
             ["hooks", "run", "on-start"], on: hooksInterface, BIOMATIMER_HOOKS1_RUN_HOOKS, [.string("on-start")],
             answer: [.strings(["on-start.notify", "on-start.x\u{1B}[2J"])],
@@ -112,6 +135,12 @@ import TimerControl
 
     /// Sync turned on but its state not read: the refusal is said, and nothing claims it is on.
     @Test func aRefusalAfterEnablingIsSaid() { expectRefusal(of: "GetAll", in: Self.successes[0], calls: 2) }
+
+    /// The hooks listed but their folder not read: the refusal is said, and no row.
+    @Test func aRefusalOfTheHooksFolderIsSaid() {
+        let line = Self.successes.first { $0.line == ["hooks"] }!
+        expectRefusal(of: "GetAll", in: line, calls: 2)
+    }
 
     static let events =
         "The event: on-start, on-stop, on-project, on-focus-start, on-phase-end, on-focus-stop, on-target-reached, on-budget, on-task-due, "

@@ -353,7 +353,10 @@ struct HooksTests {
         #expect(rows["on-start.open"]?["problem"] as? String == "writable by others")
         #expect(rows["on-start.open"]?["last_outcome"] as? String == "skipped: writable by others")
         #expect(rows["on-start.foreign"]?["last_outcome"] as? String == "skipped: not owned by you")
-        #expect(rows["on-stop.plain"]?["last_outcome"] as? String == "not executable")
+        // A file without its execute bit is listed and skipped as such, never started.
+        let plain = "not executable: chmod +x \(d.hooks.path)/on-stop.plain to run it"
+        #expect(rows["on-stop.plain"]?["problem"] as? String == plain)
+        #expect(rows["on-stop.plain"]?["last_outcome"] as? String == "skipped: \(plain)")
         #expect(rows["on-stop.plain"]?["event"] as? String == "on-stop")
         #expect(rows["on-stop.binary"]?["last_stderr"] as? String == "a\u{FFFD}b\u{FFFD}c" && rows["on-stop.binary"]?["last_exit"] as? Int == 1)
         let text = try d.cliOK(["hooks"]).stdout
@@ -363,6 +366,7 @@ struct HooksTests {
         #expect(d.payloads("on-start").count == 1)
         let log = d.readLog()
         #expect(log.contains("hook on-start.open skipped: writable by others"), "\(log)")
+        #expect(log.contains("hook on-stop.plain skipped: \(plain)") && !log.contains("\(plain) (only"), "\(log)")
         #expect(log.contains("hook on-start.fails failed on on-start: exit 3") && log.contains("it went wrong"), "\(log)")
 
         // `hooks run` tries them by hand with a sample payload.
@@ -377,6 +381,57 @@ struct HooksTests {
         #expect(waitUntil { d.payloads("on-start").count == 3 })
         // Run since the restart (the last runs are the new daemon's).
         #expect(waitUntil { (try? d.listed())?["on-start.log"]?["last_outcome"] as? String == "ok" })
+    }
+
+    /// `hooks` names the folder the daemon reads, `$XDG_CONFIG_HOME/biomatimer/hooks` (not
+    /// `~/.config/…`), also as `Hooks1.Folder`; lists a file without its execute bit as such;
+    /// and shows a hook running now as running, then its run once it has ended.
+    @Test func theListingNamesItsFolderAndShowsWhatRunsAndWhatCannot() throws {
+        let d = try Daemon()
+        let folder = d.hooks.path
+        #expect(!folder.hasPrefix(NSHomeDirectory()) && folder.hasSuffix("/config/biomatimer/hooks"))
+        #expect(try d.cliOK(["hooks"]).stdout == "No hooks. Put executables named after an event (on-start.NAME, …) in \(folder)/.\n")
+        #expect(
+            try d.call("org.freedesktop.DBus.Properties", "Get", [.string("org.biomatimer.Hooks1"), .string("Folder")])
+                == [.variant(.string(folder))])
+
+        /// The line `hooks` prints for `name`.
+        func line(_ name: String) throws -> String {
+            try d.cliOK(["hooks"]).stdout.split(separator: "\n").first { $0.hasPrefix(name + " ") }.map(String.init) ?? ""
+        }
+        try writeExecutable("#!/bin/sh\n", to: d.hooks.appendingPathComponent("on-stop.notes"))
+        chmod(d.hooks.appendingPathComponent("on-stop.notes").path, 0o644)
+        let gate = d.out.appendingPathComponent("gate").path
+        defer { _ = FileManager.default.createFile(atPath: gate, contents: Data()) }
+        try d.hook("on-start.slow", "#!/bin/sh\ncat > /dev/null\nwhile [ ! -e '\(gate)' ]; do sleep 0.05; done\n")
+        let notExecutable = "not executable: chmod +x \(folder)/on-stop.notes to run it"
+        var rows = try d.listed()
+        #expect(rows["on-stop.notes"]?["problem"] as? String == notExecutable && rows["on-stop.notes"]?["last_start"] is NSNull)
+        #expect(rows["on-start.slow"]?["problem"] is NSNull && rows["on-start.slow"]?["running_since"] is NSNull)
+        #expect(try d.cliOK(["hooks"]).stdout.hasPrefix("Folder: \(folder)\n"))
+        #expect(try line("on-stop.notes").hasSuffix(" on-stop            skipped: \(notExecutable)"))
+        #expect(try line("on-start.slow").hasSuffix(" not run yet"))
+
+        // Started, and still waiting for its gate: running, not "not run yet".
+        try d.cliOK(["start"])
+        let since = { (try? d.listed())?["on-start.slow"]?["running_since"] as? Int64 ?? 0 }
+        #expect(waitUntil { since() > 0 })
+        let started = since()
+        let running = try line("on-start.slow")
+        #expect(running.contains(" on-start           running since "), "\(running)")
+        #expect(try d.listed()["on-start.slow"]?["last_start"] is NSNull)
+        // The file that is not executable is skipped at its event, and says why.
+        try d.cliOK(["stop"])
+        #expect(waitUntil { (try? d.listed())?["on-stop.notes"]?["last_outcome"] as? String == "skipped: \(notExecutable)" })
+        #expect(try line("on-start.slow").contains("running since "), "still running")
+
+        // Its gate opened, it ends: its run is listed, no longer running.
+        #expect(FileManager.default.createFile(atPath: gate, contents: Data()))
+        #expect(waitUntil { (try? d.listed())?["on-start.slow"]?["last_outcome"] as? String == "ok" })
+        rows = try d.listed()
+        #expect(rows["on-start.slow"]?["running_since"] is NSNull && rows["on-start.slow"]?["last_start"] as? Int64 == started)
+        let ended = try line("on-start.slow")
+        #expect(ended.contains(", ok, ") && !ended.contains("running"), "\(ended)")
     }
 
     /// The shipped examples, installed as their comments say, with stand-ins for makoctl,
