@@ -11,10 +11,11 @@ SWIFT ?= swift
 # Build and test: libdbus, a bus, the independent peers the tests drive (rsvg-convert and
 # xmllint read the SVG chart), the shells whose completions are tested (zsh, fish; bash is there),
 # Syncthing, the engine that carries the sync folder between two test daemons, and
-# Taskwarrior, whose real `task` runs the on-modify hook in its tests, and poppler-utils
-# (pdftotext, pdftoppm), which read back the PDF report.
+# Taskwarrior, whose real `task` runs the on-modify hook in its tests, poppler-utils
+# (pdftotext, pdftoppm), which read back the PDF report, and mandoc, whose lint reads the
+# manual page (as groff, man-db's, does).
 DEPS_CORE := pkg-config binutils libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin systemd \
-	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db \
+	python3 python3-dbus python3-gi python3-dbusmock libsqlite3-dev faketime man-db mandoc \
 	librsvg2-bin libxml2-utils python3-icalendar zsh fish zlib1g-dev syncthing taskwarrior poppler-utils
 # The real bars of the widget tests, timewarrior for the import tests and the benchmarks'
 # comparisons, chromium, the browser that draws the SVG chart (headless screenshots), and

@@ -42,6 +42,10 @@ trap 'rm -rf "$work"' EXIT
 stage=$work/stage
 umask 022
 
+# The manual page's date and the changelog's: the last commit's, unless the builder sets one.
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)}
+export SOURCE_DATE_EPOCH
+
 # What `install --prefix` writes, under the stage; then moved to where Debian keeps each.
 "$bindir/biomatimer-tool" install --prefix "$stage/usr" >/dev/null
 rm "$stage/usr/libexec/biomatimer/installed-files"
@@ -75,7 +79,7 @@ for f in waybar/config.jsonc waybar/style.css i3blocks/i3blocks.conf polybar/con
     cp "$root/Widgets/$f" "$doc/examples/$f"
 done
 cp "$root/packaging/copyright" "$doc/copyright"
-date=$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)}")
+date=$(date -R -d "@$SOURCE_DATE_EPOCH")
 printf 'biomatimer (%s) unstable; urgency=medium\n\n  * Built from the biomatimer source tree.\n\n -- biomatimer maintainers <biomatimer@biomatimer.org>  %s\n' \
     "$version" "$date" | gzip -9n >"$doc/changelog.gz"
 chmod -R u+rwX,go+rX,go-w "$stage"

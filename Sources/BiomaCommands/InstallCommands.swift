@@ -1,4 +1,5 @@
 import ArgumentParser
+import BiomaSystem
 
 struct DaemonCommand: ParsableCommand, RunsLocally {
     static let configuration = CommandConfiguration(
@@ -33,7 +34,8 @@ struct Install: ParsableCommand, RunsLocally {
 
     func run() throws {
         let texts = GrammarTexts(
-            manual: Manual.page(version: Biomatimer.configuration.version), bash: Biomatimer.completionScript(for: .bash),
+            manual: Manual.page(version: Biomatimer.configuration.version, date: Manual.date(environment: processEnvironment())),
+            bash: Biomatimer.completionScript(for: .bash),
             zsh: Biomatimer.completionScript(for: .zsh), fish: Biomatimer.fishCompatible(Biomatimer.completionScript(for: .fish)))
         try localBodies().install(prefix: prefix, taskwarrior: taskwarrior, texts: texts)
     }

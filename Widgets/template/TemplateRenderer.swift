@@ -67,6 +67,43 @@ public enum TemplateField: String, Sendable, CaseIterable {
     /// The running project's client's name (shortened), empty when none.
     case client
 
+    /// What the field shows, in one line: the manual's TEMPLATE FIELDS are these.
+    public var summary: String {
+        switch self {
+        case .session: return "The work session, H:MM:SS."
+        case .daily: return "Work today."
+        case .project: return "The running project's name (shortened to 24 columns); empty when none runs."
+        case .projectID: return "The running project's id."
+        case .color: return "The running project's colour, #rrggbb; empty when none runs."
+        case .projectSession: return "The running project's session."
+        case .projectDaily: return "The running project's time today."
+        case .percentage: return "The running project's share of today's work, 0 to 100."
+        case .day: return "The day, YYYY-MM-DD."
+        case .state: return "running, paused, idle or offline."
+        case .mark: return "The island's mark for the state (ASCII with --ascii)."
+        case .dueTasks: return "Open tasks whose due time has passed."
+        case .openTasks: return "Tasks not done."
+        case .focus: return "The focus timer as the island shows it (12:34 Work 2/4 · Deep work); empty when there is none."
+        case .focusMark: return "The focus timer's mark: running, paused, waiting or done (ASCII with --ascii); empty when none."
+        case .focusState: return "off, running, paused, waiting or done."
+        case .focusKind: return "pomodoro, countdown or intervals."
+        case .focusPhase: return "work, short-break, long-break, countdown, active or rest (while waiting: the next one)."
+        case .focusPhaseName: return "The phase in words: Work, Short break, …"
+        case .focusRemaining: return "Time left in the phase, 12:34 or 1:02:03."
+        case .focusRound: return "The round (work phase or interval), from 1; empty for a countdown."
+        case .focusRounds: return "The rounds planned; empty when endless."
+        case .focusRoundText: return "2/4, or 2 when endless."
+        case .focusLabel: return "The focus timer's label (shortened to 24 columns)."
+        case .focusProgress: return "The part of the phase passed, 0 to 100."
+        case .focusCompleted: return "Work phases and active rounds completed today."
+        case .target: return "Today's work target, 8:00; empty when there is none."
+        case .targetProgress: return "Work today over the target in whole percent (past 100 once exceeded); empty without a target."
+        case .balance: return "The overtime balance, +3:20 or -0:45."
+        case .projectBudget: return "The running project's budget use, 12:30/20:00 (used in its period, then the budget); empty when it has none."
+        case .client: return "The running project's client's name (shortened like {project}); empty when it has none."
+        }
+    }
+
     /// The moving values this field's text depends on.
     var times: DisplayedTimes {
         switch self {
