@@ -149,7 +149,9 @@ let package = Package(
         // store nor Foundation (only FoundationEssentials), and the Swift runtime statically.
         .executableTarget(
             name: "biomatimer-tool",
-            dependencies: ["BiomaCommands", "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaSystem", "TimerControl"],
+            dependencies: [
+                "BiomaCommands", "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaSystem", "BiomaText", "TimerControl",
+            ],
             path: "Sources/BiomatimerTool",
             exclude: ["README.md"],
             linkerSettings: [

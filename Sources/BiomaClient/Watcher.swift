@@ -36,6 +36,11 @@ public final class Watcher: @unchecked Sendable {
     private var clickBuffer: [UInt8] = []
     private var clickWatch: EventLoop.WatchHandle?
 
+    /// Told once why the bus cannot be reached (no session bus, a bus that refuses), and again
+    /// only when the reason changes: the bar shows `offline`, its log says why.
+    public var problem: (@Sendable (String) -> Void)?
+    private var lastProblem: String?
+
     public init(renderer: any WidgetRenderer, clock: any TimeSource = SystemClock(), output: @escaping @Sendable (String) -> Void) {
         (self.renderer, self.clock, self.output) = (renderer, clock, output)
     }
@@ -104,12 +109,18 @@ public final class Watcher: @unchecked Sendable {
                 bus.close()
                 throw error
             }
+            lastProblem = nil
             draw()
         } catch {
             state = .offline
             connected = false
             awaitingFirstRead = false
             retryAt = clock.now() + 5 * 1_000_000
+            let reason = "\(error)"
+            if reason != lastProblem {
+                lastProblem = reason
+                problem?("\(reason); showing offline and trying again every 5 s")
+            }
             draw()
         }
     }

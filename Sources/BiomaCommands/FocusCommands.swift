@@ -41,7 +41,10 @@ extension FocusCall {
         CommandConfiguration(commandName: step.name, abstract: step.abstract)
     }
 
-    func run() throws { try callFocus(Self.step.member) }
+    func run() throws {
+        try callFocus(Self.step.member)
+        try sayWhatRunsNow()
+    }
 }
 
 /// DURATION as µs (1 s – 24 h), or a usage error that says what is accepted.
@@ -106,6 +109,7 @@ struct FocusPomodoro: ParsableCommand {
         var options = try pomodoro.values()
         common.add(to: &options)
         try callFocus(BIOMATIMER_FOCUS1_START_POMODORO, [.vardict(options)])
+        try sayWhatRunsNow()
     }
 }
 
@@ -121,6 +125,7 @@ struct FocusCountdown: ParsableCommand {
         var options: [String: DBusValue] = [:]
         common.add(to: &options)
         try callFocus(BIOMATIMER_FOCUS1_START_COUNTDOWN, [.int64(try focusDuration(duration, option: "DURATION")), .vardict(options)])
+        try sayWhatRunsNow()
     }
 }
 
@@ -146,6 +151,7 @@ struct FocusIntervals: ParsableCommand {
                 .int64(try focusDuration(active, option: "ACTIVE")), .int64(try focusDuration(rest, option: "REST", allowZero: true)),
                 .uint32(rounds), .vardict(options),
             ])
+        try sayWhatRunsNow()
     }
 }
 
@@ -185,7 +191,10 @@ struct FocusExtend: ParsableCommand {
             ? -(try focusDuration(String(delta.dropFirst()), option: "DELTA")) : try focusDuration(delta, option: "DELTA")
     }
     func validate() throws { _ = try value() }
-    func run() throws { try callFocus(BIOMATIMER_FOCUS1_EXTEND, [.int64(try value())]) }
+    func run() throws {
+        try callFocus(BIOMATIMER_FOCUS1_EXTEND, [.int64(try value())])
+        try sayWhatRunsNow()
+    }
 }
 
 struct FocusConfirm: FocusCall {

@@ -44,7 +44,7 @@ struct ReportCommand: ParsableCommand, UsesFiles {
         if !sheet.isEmpty && (json || chart || svg != nil) {
             throw ValidationError("--html and --pdf are alternatives to --json, --chart and --svg: use one.")
         }
-        if sheet.grouped && (chart || svg != nil) {
+        if (sheet.grouped || sheet.from != nil || sheet.to != nil) && (chart || svg != nil) {
             throw ValidationError("--by, --client, --project, --tag, --from and --to go with the table, --json, --html or --pdf.")
         }
     }

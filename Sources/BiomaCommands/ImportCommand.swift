@@ -52,10 +52,10 @@ struct Import: ParsableCommand, UsesFiles, RefusesEarly {
         var seen = Set<String>()
         return try items.map { item in
             guard let equals = item.firstIndex(of: "="), equals != item.startIndex else {
-                throw ValidationError("--tag-map \(item.debugDescription) is not TAG=PROJECT (e.g. --tag-map acme=\"ACME Corp\").")
+                throw ValidationError("--tag-map \(TextEscaping.visible(item)) is not TAG=PROJECT (e.g. --tag-map acme=\"ACME Corp\").")
             }
             let tag = String(item[..<equals])
-            guard seen.insert(tag).inserted else { throw ValidationError("--tag-map names the tag \(tag.debugDescription) twice.") }
+            guard seen.insert(tag).inserted else { throw ValidationError("--tag-map names the tag \(TextEscaping.visible(tag)) twice.") }
             return (tag, String(item[item.index(after: equals)...]))
         }
     }

@@ -58,28 +58,41 @@ struct ProjectStart: ParsableCommand {
         _ = try callDaemon(BIOMATIMER_TIMER1_START_PROJECT, [.string(project)])
         let tags = try checkedTags(tags)
         if !tags.isEmpty { _ = try callDaemon(BIOMATIMER_TIMER1_TAG_RUNNING, [tags.dbusValue, [String]().dbusValue]) }
+        try sayWhatRunsNow()
     }
 }
 
 struct ProjectStop: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop the running project; work goes on.")
-    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_STOP_PROJECT) }
+    func run() throws {
+        _ = try callDaemon(BIOMATIMER_TIMER1_STOP_PROJECT)
+        try sayWhatRunsNow()
+    }
 }
 
 struct ProjectToggle: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "toggle", abstract: "Start a project, or stop it if it runs.")
     @Argument(completion: .projects) var project: String
-    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_TOGGLE_PROJECT, [.string(project)]) }
+    func run() throws {
+        _ = try callDaemon(BIOMATIMER_TIMER1_TOGGLE_PROJECT, [.string(project)])
+        try sayWhatRunsNow()
+    }
 }
 
 struct ProjectNext: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "next", abstract: "Run the next project in list order.")
-    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_CYCLE_PROJECT, [.int32(1)]) }
+    func run() throws {
+        _ = try callDaemon(BIOMATIMER_TIMER1_CYCLE_PROJECT, [.int32(1)])
+        try sayWhatRunsNow()
+    }
 }
 
 struct ProjectPrev: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "prev", abstract: "Run the previous project in list order.")
-    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_CYCLE_PROJECT, [.int32(-1)]) }
+    func run() throws {
+        _ = try callDaemon(BIOMATIMER_TIMER1_CYCLE_PROJECT, [.int32(-1)])
+        try sayWhatRunsNow()
+    }
 }
 
 struct ProjectReset: ParsableCommand {

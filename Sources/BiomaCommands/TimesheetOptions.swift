@@ -24,8 +24,9 @@ struct TimesheetOptions: ParsableArguments {
     }
 
     var isEmpty: Bool { html == nil && pdf == nil }
-    /// Filtered or grouped: the grouped table (or its JSON) instead of the report's.
-    var grouped: Bool { isEmpty && (by != nil || [client, project, tag, from, to].contains { $0 != nil }) }
+    /// Filtered or grouped: the grouped table (or its JSON) instead of the report's. A range
+    /// alone (`--from/--to`) is the report's own table, as a week's.
+    var grouped: Bool { isEmpty && (by != nil || [client, project, tag].contains { $0 != nil }) }
     var target: String? { html ?? pdf }
 
     func validate() throws {

@@ -10,20 +10,40 @@ struct Start: ParsableCommand {
         discussion: "`biomatimer start Website +meeting +call` runs Website with two tags on its interval.")
     @Argument(help: "A project's id or name, and +tags.", completion: .projects) var words: [String] = []
     func validate() throws { _ = try StartWords(words) }
-    func run() throws { try StartWords(words).run() }
+    func run() throws {
+        try StartWords(words).run()
+        try sayWhatRunsNow()
+    }
+}
+
+/// After a command that changes what runs: on a terminal, one short line saying what runs now
+/// (the island line the bars show: `● Client A 0:02:15 (1:30:45)`, `○ 0:05:30 (2:45:15)`);
+/// nothing when the output is not a terminal (a bar's click, a keybinding, a script), which
+/// then costs no call.
+func sayWhatRunsNow() throws {
+    guard CommandContext.current.stdoutTTY else { return }
+    let client = try daemonClient()
+    var state = WidgetState(timer: try client.state(WorkStatus.self))
+    state.tasks = try client.state(TasksStatus.self)
+    state.focus = try client.state(FocusStatus.self)
+    say(try StatusText.render(state, now: commandNow(), format: "island", ascii: false), terminator: "")
 }
 
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Stop work and the running project; the session value holds.")
-    func run() throws { _ = try callDaemon(BIOMATIMER_TIMER1_STOP) }
+    func run() throws {
+        _ = try callDaemon(BIOMATIMER_TIMER1_STOP)
+        try sayWhatRunsNow()
+    }
 }
 
 struct Toggle: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Start work when stopped, stop it when running.")
-    @Flag(help: "Print `running` or `stopped` afterwards.") var print = false
+    @Flag(help: "Print `running` or `stopped` afterwards, also when not on a terminal.") var print = false
     func run() throws {
         let running = try callDaemon(BIOMATIMER_TIMER1_TOGGLE).first?.bool ?? false
-        if print { say(running ? "running" : "stopped") }
+        if print { return say(running ? "running" : "stopped") }
+        try sayWhatRunsNow()
     }
 }
 

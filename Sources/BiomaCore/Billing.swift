@@ -28,7 +28,7 @@ public struct Client: Sendable, Equatable {
             if trimmed.count > Project.maxNameLength {
                 throw .invalidArgument("Client names are 1–64 characters after trimming; this one has \(trimmed.count).")
             }
-            throw .invalidArgument("Client names cannot contain control characters (tabs, line breaks, …): \(raw.debugDescription).")
+            throw .invalidArgument("Client names cannot contain control characters (tabs, line breaks, …): \(TextEscaping.visible(raw)).")
         }
     }
 }

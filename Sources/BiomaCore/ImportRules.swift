@@ -148,7 +148,7 @@ enum ImportRules {
         switch value {
         case .string(let s):
             let text = s.count > 40 ? String(s.prefix(40)) + "…" : s
-            return text.debugDescription
+            return TextEscaping.visible(text)
         case .number(let n): return n.count > 40 ? String(n.prefix(40)) + "…" : n
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"

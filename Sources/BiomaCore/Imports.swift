@@ -81,7 +81,7 @@ public struct TagMap: Sendable, Equatable {
             do {
                 projects[label] = try Project.validatedName(name)
             } catch {
-                throw .invalidArgument("TagMap: the project for tag \(label.debugDescription) is not a valid name: \(error.message)")
+                throw .invalidArgument("TagMap: the project for tag \(TextEscaping.visible(label)) is not a valid name: \(error.message)")
             }
         }
         self.projects = projects

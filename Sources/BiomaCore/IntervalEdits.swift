@@ -349,6 +349,6 @@ public enum EditText {
         if moved { span = "Interval \(interval.id) at \(span)" }
         let list = others.map { describe($0, projectName: projectName, rules: rules) }
         let names = list.count == 1 ? list[0] : list.dropLast().joined(separator: ", ") + " and " + list.last!
-        return "\(span) overlaps \(names). Nothing was changed; to overwrite that time, replace it (Replace, --replace)."
+        return "\(span) overlaps \(names). Nothing was changed; to overwrite that time, give --replace."
     }
 }

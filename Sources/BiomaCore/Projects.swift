@@ -139,7 +139,7 @@ public enum TrackerError: Error, Equatable, Sendable, CustomStringConvertible {
             if trimmed.count > Project.maxNameLength {
                 return "Project names are 1–64 characters after trimming; this one has \(trimmed.count)."
             }
-            return "Project names cannot contain control characters (tabs, line breaks, …): \(name.debugDescription)."
+            return "Project names cannot contain control characters (tabs, line breaks, …): \(TextEscaping.visible(name))."
         case .invalidColor(let color):
             return ColorText.problem(color)
         case .nameTaken(let name):

@@ -37,7 +37,7 @@ public struct TaskItem: Sendable, Equatable {
             throw .invalidArgument("Task titles are 1–200 characters after trimming; this one has \(title.count).")
         }
         guard !title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .invalidArgument("Task titles cannot contain control characters (tabs, line breaks, …): \(raw.debugDescription).")
+            throw .invalidArgument("Task titles cannot contain control characters (tabs, line breaks, …): \(TextEscaping.visible(raw)).")
         }
         return title
     }

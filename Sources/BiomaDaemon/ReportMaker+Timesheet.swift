@@ -22,9 +22,10 @@ extension ReportMaker {
             }
             by = grouping
         }
-        let filtered = ["Client", "Project", "Tag", "From", "To"].contains { options.values[$0] != nil }
+        let filtered = ["Client", "Project", "Tag"].contains { options.values[$0] != nil }
         guard html || pdf else {
             if options.values["Paper"] != nil { throw DaemonAPI.invalidArgument("Paper goes with PdfPages.") }
+            // `From`/`To` alone is a period like a week's: the report's own table (`text`).
             guard by != nil || filtered else { return nil }
             if try options.bool("Chart") == true || options.bool("Svg") == true {
                 throw DaemonAPI.invalidArgument("By, Client, Project, Tag, From and To go with the table, Json, Html or PdfPages.")

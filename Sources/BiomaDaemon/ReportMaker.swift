@@ -47,12 +47,28 @@ struct ReportMaker {
         default: throw DaemonAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
         }
         let extras = try ReportExtras(options)
-        let report = try report(period: period, day: day)
+        let report = try report(period: period, day: day, from: try options.string("From"), to: try options.string("To"))
         let targets = try targetReport(report)
         if !extras.isEmpty || billingConfigured() {
             return try reportWithExtras(report, extras, targets: targets, json: json, color: color)
         }
         return json ? ReportText.json(report, targets: targets) : ReportText.table(report, style: Terminal(color: color), targets: targets)
+    }
+
+    /// The totals of `from...to` when given (each a day, `YYYY-MM-DD`, together; at most ten
+    /// years), else of `period` containing `day`: laid out as a week's is.
+    func report(period: String, day: String, from: String?, to: String?) throws -> Report {
+        guard from != nil || to != nil else { return try report(period: period, day: day) }
+        guard let first = from.flatMap(Day.init), let last = to.flatMap(Day.init) else {
+            throw DaemonAPI.invalidArgument("From and To go together, each a day YYYY-MM-DD.")
+        }
+        guard first <= last else { throw DaemonAPI.invalidArgument("The period ends (\(last)) before it starts (\(first)).") }
+        guard last.ordinal - first.ordinal <= 3660 else { throw DaemonAPI.invalidArgument("A period is at most ten years.") }
+        do {
+            return try tracker.report(from: first, to: last, at: now)
+        } catch {
+            throw DaemonAPI.dbusError(error)
+        }
     }
 
     /// The totals of `period` (day, week, month, year) containing `day` (`""`: today).

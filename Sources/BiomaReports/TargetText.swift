@@ -5,12 +5,16 @@ import BiomaCore
 import BiomaText
 
 extension ReportText {
-    /// `Targets` and one line per day with a target or work, then `Balance at the end`.
+    /// `Targets` and one line per day with a target or work, then `Balance at the end`. A
+    /// line's difference is that of the minutes it shows (work shown as 7:59 against 8:00 is
+    /// -0:01), so every line adds up as read.
     static func targetTable(_ t: TargetReport) -> String {
+        let minute: Int64 = 60_000_000
         func line(_ label: String, _ target: Int64, _ work: Int64) -> String {
-            "  \(Terminal.pad(label, 10))  \(Terminal.padLeft(DurationClock.hoursMinutes(target), 7))"
-                + "  \(Terminal.padLeft(DurationClock.hoursMinutes(work), 7))"
-                + "  \(Terminal.padLeft(DurationClock.signed(work - target), 10))\n"
+            let (shownTarget, shownWork) = (target / minute * minute, work / minute * minute)
+            return "  \(Terminal.pad(label, 10))  \(Terminal.padLeft(DurationClock.hoursMinutes(shownTarget), 7))"
+                + "  \(Terminal.padLeft(DurationClock.hoursMinutes(shownWork), 7))"
+                + "  \(Terminal.padLeft(DurationClock.signed(shownWork - shownTarget), 10))\n"
         }
         var out = "\nTargets       target     work  difference\n"
         for row in t.rows where row.target > 0 || row.work > 0 { out += line(row.day.description, row.target, row.work) }

@@ -15,7 +15,7 @@ public enum TagText {
         if tag.count > maxLength { return "Tag '\(tag.prefix(40))…' is longer than \(maxLength) characters." }
         let word = { (c: Character) in c == "-" || c == "_" || c == "." || c.isLetter || c.isNumber }
         if !tag.allSatisfy(word) {
-            return "Tag \(tag.debugDescription) is not a word: use letters, digits, '-', '_' and '.' (no spaces)."
+            return "Tag \(TextEscaping.visible(tag)) is not a word: use letters, digits, '-', '_' and '.' (no spaces)."
         }
         return nil
     }

@@ -34,13 +34,15 @@ public struct Terminal: Sendable {
 
     public static func rgb(_ hex: String) -> (Int, Int, Int)? { ColorText.rgb(hex) }
 
+    /// `text` padded with spaces to `width` terminal columns (`DisplayWidth`: a CJK character
+    /// or an emoji takes two), as the bars measure.
     public static func pad(_ text: String, _ width: Int) -> String {
-        let count = text.count
+        let count = DisplayWidth.of(text)
         return count >= width ? text : text + String(repeating: " ", count: width - count)
     }
 
     public static func padLeft(_ text: String, _ width: Int) -> String {
-        let count = text.count
+        let count = DisplayWidth.of(text)
         return count >= width ? text : String(repeating: " ", count: width - count) + text
     }
 }

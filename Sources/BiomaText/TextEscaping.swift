@@ -21,6 +21,28 @@ public enum TextEscaping {
 
     public static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool { JSON.isLineBreaking(scalar) }
 
+    /// A name or note quoted as a person reads it in a message: `"bad^Gbell"`, `"a\tb"` — a
+    /// tab, a line break or a return as `\t`, `\n`, `\r`, every other control character in
+    /// caret notation (`^G`, `^[` for escape, `^?` for delete) or as `U+0085` beyond ASCII,
+    /// so that the message shows where it is and the terminal obeys none of it.
+    public static func visible(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x09: result += "\\t"
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x00..<0x20: result += "^" + String(Unicode.Scalar(UInt8(scalar.value) + 0x40))
+            case 0x7F: result += "^?"
+            case 0x80..<0xA0, 0x2028, 0x2029:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
     /// Escapes the five characters Pango markup (GMarkup) gives a meaning to.
     public static func pango(_ text: String) -> String {
         // Scalar by scalar: a `&` followed by a combining mark is one Character in Swift

@@ -14,6 +14,8 @@ final class LocalBodies: LocalCommands {
     func watch(_ renderer: any WidgetRenderer) throws {
         // One write(2) per line: every line reaches the bar at once.
         let watcher = Watcher(renderer: renderer) { line in writeAll(line + "\n", to: 1) }
+        // Why it shows offline, on standard error (the bar's log), once per reason.
+        watcher.problem = { reason in _ = writeAll("biomatimer: \(reason)\n", to: 2) }
         let clicks = I3blocksClicks.stdinCarriesClicks(environment: processEnvironment())
         watcher.run(address: .session, handleClicks: clicks)
     }

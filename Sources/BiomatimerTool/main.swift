@@ -1,5 +1,7 @@
 import BiomaCommands
 import BiomaSystem
+import BiomaText
+import TimerControl
 
 #if canImport(Glibc)
 import Glibc
@@ -12,4 +14,13 @@ import Glibc
 // The local commands' bodies (the watcher, the tray, the installer) are supplied here.
 let context = CommandContext.process()
 context.local = LocalBodies()
-exit(CommandRunner.run(Array(processArguments().dropFirst()), in: context))
+let (arguments, notUTF8) = checkedProcessArguments()
+// The front hands a line that is not UTF-8 here (libdbus would abort on it): a name or note
+// is text, so the line is refused, not stored with `�` where the bytes were.
+if let index = notUTF8 {
+    _ = writeAll(
+        "biomatimer: argument \(index) (\(TextEscaping.visible(arguments[index]))) is not UTF-8 text: names, notes and "
+            + "every other argument are text; nothing was done.\n", to: 2)
+    exit(ExitCode.usage)
+}
+exit(CommandRunner.run(Array(arguments.dropFirst()), in: context))

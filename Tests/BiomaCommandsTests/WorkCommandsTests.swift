@@ -202,4 +202,23 @@ import TimerControl
     ]
 
     @Test(arguments: usages) func eachUsageErrorIsExact(_ usage: Usage) { expectUsage(usage) }
+
+    /// On a terminal, a command that changes what runs says what runs now in one line (the
+    /// island line, as `status --format island` prints it); piped (a bar, a keybinding) it
+    /// prints nothing and asks nothing more of the daemon.
+    @Test(arguments: [["start"], ["stop"], ["toggle"], ["project", "start", "p1"], ["project", "next"], ["focus", "pause"]])
+    func onATerminalAChangeSaysWhatRunsNow(_ line: [String]) {
+        let island = run(["status", "--format", "island"], daemon: StandInDaemon(properties: Self.properties(Self.running)))
+        #expect(island.code == 0 && island.out.hasPrefix("●") && island.out.split(separator: "\n").count == 1, "\(island)")
+        let terminal = StandInDaemon(answers: [BIOMATIMER_TIMER1_TOGGLE: [.boolean(true)]], properties: Self.properties(Self.running))
+        let shown = run(line, daemon: terminal, stdoutTTY: true)
+        #expect(shown.code == 0 && shown.out == island.out && shown.err.isEmpty, "\(line): \(shown)")
+        #expect(
+            Array(terminal.calls.suffix(3))
+                == [.getAll(ContractNames.interface), .getAll(ContractNames.tasksInterface), .getAll(ContractNames.focusInterface)],
+            "\(terminal.calls)")
+        let piped = StandInDaemon(answers: [BIOMATIMER_TIMER1_TOGGLE: [.boolean(true)]], properties: Self.properties(Self.running))
+        #expect(run(line, daemon: piped) == Outcome(code: 0, out: "", err: ""))
+        #expect(piped.calls.count == 1, "\(piped.calls)")
+    }
 }

@@ -289,7 +289,7 @@ struct EditTable: Equatable {
             rules: rules)
         #expect(
             text
-                == "09:30–11:30 on 2026-11-20 overlaps interval 1 (09:00–10:00 (Client A) on 2026-11-20) and interval 2 (11:00–12:00 on 2026-11-20). Nothing was changed; to overwrite that time, replace it (Replace, --replace)."
+                == "09:30–11:30 on 2026-11-20 overlaps interval 1 (09:00–10:00 (Client A) on 2026-11-20) and interval 2 (11:00–12:00 on 2026-11-20). Nothing was changed; to overwrite that time, give --replace."
         )
     }
 }

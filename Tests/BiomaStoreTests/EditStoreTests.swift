@@ -35,7 +35,7 @@ import Testing
             let refusals: [(TrackerError, () throws -> Void)] = [
                 (
                     .overlap(
-                        "09:30–11:30 on 2026-11-20 overlaps interval 1 (09:00–10:00 (Client A) on 2026-11-20) and interval 2 (11:00–12:00 on 2026-11-20). Nothing was changed; to overwrite that time, replace it (Replace, --replace)."
+                        "09:30–11:30 on 2026-11-20 overlaps interval 1 (09:00–10:00 (Client A) on 2026-11-20) and interval 2 (11:00–12:00 on 2026-11-20). Nothing was changed; to overwrite that time, give --replace."
                     ),
                     { _ = try tracker.addInterval(start: Self.at(9.5), end: Self.at(11.5), project: nil, replace: false, at: Self.now) }
                 ),
@@ -45,7 +45,7 @@ import Testing
                 (.noSuchInterval("99"), { try tracker.updateInterval("99", .init(start: Self.at(1)), at: Self.now) }),
                 (
                     .overlap(
-                        "Interval 2 at 09:30–12:00 on 2026-11-20 overlaps interval 1 (09:00–10:00 (Client A) on 2026-11-20). Nothing was changed; to overwrite that time, replace it (Replace, --replace)."
+                        "Interval 2 at 09:30–12:00 on 2026-11-20 overlaps interval 1 (09:00–10:00 (Client A) on 2026-11-20). Nothing was changed; to overwrite that time, give --replace."
                     ),
                     { try tracker.updateInterval("2", .init(start: Self.at(9.5)), at: Self.now) }
                 ),

@@ -167,6 +167,18 @@ struct CLITests {
             if code == 2 { #expect(r.stderr.contains("biomatimer: ") || r.stderr.contains("Usage"), "\(args): \(r.stderr)") }
             if code == 1 { #expect(r.stderr.hasPrefix("biomatimer: ") && r.stderr.count > 20, "\(args): \(r.stderr)") }
         }
+        // A name or note that is not UTF-8 is refused (exit 2, the argument shown as a person
+        // reads it), not stored with U+FFFD where its bytes were; a control character in a name
+        // is shown as ^G, not as a Swift escape.
+        for (line, words) in [
+            ("project add \"$(printf 'bad\\377name')\"", "argument 3 (\"bad\u{FFFD}name\") is not UTF-8 text"),
+            ("note \"$(printf 'caf\\351')\"", "argument 2 (\"caf\u{FFFD}\") is not UTF-8 text"),
+        ] {
+            let r = try runProcess("/bin/sh", ["-c", "exec \"$0\" " + line, DaemonFixture.binary], environment: f.environment)
+            #expect(r.status == 2 && r.stderr.contains(words), "\(line): \(r.stderr)")
+        }
+        let bell = try f.cli(["project", "add", "bad\u{07}bell"])
+        #expect(bell.status == 1 && bell.stderr.contains(#"control characters (tabs, line breaks, …): "bad^Gbell"."#), "\(bell.stderr)")
         #expect(try f.durableState() == before, "refused commands change nothing")
         // Confirmed with --yes, the destructive ones work.
         #expect(try f.cli(["project", "delete", "Client A", "--yes"]).status == 0)
@@ -186,8 +198,15 @@ struct CLITests {
         #expect(r.stdout == "")
         #expect(
             r.stderr
-                == "biomatimer: cannot reach the D-Bus session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus. Is a desktop session running? (`make run` starts a private bus.)\n"
+                == "biomatimer: cannot reach the D-Bus session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus. Is a desktop session running? (Outside one, `dbus-run-session -- $SHELL` starts a shell with a bus of its own.)\n"
         )
+        // `watch` shows the bar offline and says why on standard error, once while it waits.
+        let watch = try runProcess("/usr/bin/timeout", ["2", DaemonFixture.binary, "watch"], environment: env)
+        #expect(watch.stdout.hasPrefix("⊘ offline\n"), "\(watch.stdout)")
+        #expect(
+            watch.stderr
+                == "biomatimer: cannot connect to the bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no "
+                + "$XDG_RUNTIME_DIR/bus; showing offline and trying again every 5 s\n", "\(watch.stderr)")
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bus"
         r = try runProcess(DaemonFixture.binary, ["toggle"], environment: env)
         #expect(r.status == 3)

@@ -59,7 +59,7 @@ struct ClientFailureParityTests {
         #expect(r.status == ExitCode.unavailable)
         #expect(
             r.stderr == "biomatimer: cannot reach the D-Bus session bus: no session bus: DBUS_SESSION_BUS_ADDRESS is not set "
-                + "and there is no $XDG_RUNTIME_DIR/bus. Is a desktop session running? (`make run` starts a private bus.)\n")
+                + "and there is no $XDG_RUNTIME_DIR/bus. Is a desktop session running? (Outside one, `dbus-run-session -- $SHELL` starts a shell with a bus of its own.)\n")
     }
 
     @Test func nothingListensAtTheAddress() throws {
@@ -98,7 +98,7 @@ struct ClientFailureParityTests {
         let r = try handedOver(["toggle"], env)
         #expect(r.status == ExitCode.unavailable)
         #expect(r.stderr.hasPrefix("biomatimer: cannot reach the D-Bus session bus: "))
-        #expect(r.stderr.hasSuffix("(address unix:path=\(socket)). Is a desktop session running? (`make run` starts a private bus.)\n"))
+        #expect(r.stderr.hasSuffix("(address unix:path=\(socket)). Is a desktop session running? (Outside one, `dbus-run-session -- $SHELL` starts a shell with a bus of its own.)\n"))
     }
 
     @Test func theBusCannotStartTheDaemon() throws {

@@ -191,6 +191,10 @@ struct TargetEndToEndTests {
         #expect(!table.contains("  2026-11-19     "), "\(text)")
         #expect(text.contains("  2026-11-20     8:00     3:00       -5:00\n"), "\(text)")
         #expect(text.contains("Balance at the end  -5:00\n"), "\(text)")
+        // A range is laid out as a week is: the same week by --from/--to is the same text.
+        let range = try d.cli(["report", "--from", "2026-11-16", "--to", "2026-11-22"])
+        #expect(range.status == 0 && range.stdout == text, "\(range.stdout)\n\(range.stderr)")
+        #expect(try d.cli(["report", "--json", "--from", "monday", "--to", "2026-11-22"]).stdout == json.stdout)
         // Next week: nothing counted yet, the balance is today's.
         let next = try d.cli(["report", "--json", "--week", "--date", "2026-11-25"]).stdout
         #expect(next.contains(#""balance":-18000000000"#), "\(next)")

@@ -47,7 +47,7 @@ const BiomaIsland = (() => {
         return out;
     };
 
-    // Widths in terminal columns, per grapheme cluster, as Widgets/Common/DisplayWidth.swift
+    // Widths in terminal columns, per grapheme cluster, as Sources/BiomaText/DisplayWidth.swift
     // counts them. gjs has no Intl.Segmenter: a cluster here is a scalar with the marks,
     // joiners, variation selectors and emoji modifiers that follow it, and flags in pairs.
     const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;

@@ -137,7 +137,7 @@
 #define BIOMATIMER_MSG_NO_BUS "cannot reach the D-Bus session bus: "
 #define BIOMATIMER_MSG_NO_BUS_ADDRESS \
     "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus"
-#define BIOMATIMER_MSG_NO_BUS_ADVICE ". Is a desktop session running? (`make run` starts a private bus.)"
+#define BIOMATIMER_MSG_NO_BUS_ADVICE ". Is a desktop session running? (Outside one, `dbus-run-session -- $SHELL` starts a shell with a bus of its own.)"
 // Exit 3: the bus went away during the call: "…: <why>".
 #define BIOMATIMER_MSG_LOST_BUS "lost the D-Bus session bus: "
 #define BIOMATIMER_MSG_BUS_CLOSED "the bus closed the connection"
