@@ -1,5 +1,6 @@
-// Shortening project names for a bar. Names may be 64 characters long; a bar has room
-// for far fewer. Widths are terminal columns, estimated per grapheme cluster.
+// Widths in terminal columns, estimated per grapheme cluster: the bars shorten project names
+// by them (a name may be 64 characters long; a bar has room for far fewer), and the command
+// line's tables pad by them, so a CJK or emoji name keeps its columns aligned.
 
 public enum DisplayWidth {
     /// Columns `text` takes: 2 for East Asian wide/fullwidth and emoji-presentation
