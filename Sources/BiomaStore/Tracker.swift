@@ -116,13 +116,19 @@ public final class Tracker: @unchecked Sendable {
         model = loaded.0
         lastDailyBackup = loaded.lastBackup.flatMap(Day.init)
         try loadSync()
-        // Recovery: after a reboot, the open interval ends when the program was last alive —
-        // unless a peer started it: it runs there, and its stop will come from there.
-        if let open = model.state.open, loaded.boot != bootID, try !openIntervalRunsOnAPeer() {
-            let alive = max(loaded.heartbeat ?? .min, open.start, model.state.lastChange)
+        try recover(heartbeat: loaded.heartbeat, boot: loaded.boot, at: now)
+        takeDailyBackupIfDue(at: now)
+    }
+
+    /// Recovery of a store just read (opened, or restored from a backup): after a reboot, the
+    /// open interval ends when the program was last alive — unless a peer started it: it runs
+    /// there, and its stop will come from there. The store then names this boot.
+    func recover(heartbeat: Micros?, boot: String?, at now: Micros) throws {
+        if let open = model.state.open, boot != bootID, try !openIntervalRunsOnAPeer() {
+            let alive = max(heartbeat ?? .min, open.start, model.state.lastChange)
             try change(at: alive) { model, _ in model.state.stop(at: alive) }
         }
-        if loaded.boot != bootID {
+        if boot != bootID {
             do {
                 try database.write { db in
                     try db.execute(
@@ -130,10 +136,23 @@ public final class Tracker: @unchecked Sendable {
                         arguments: [bootID, now])
                 }
             } catch {
-                throw failure(error, "write")
+                throw Tracker.storageError(error, doing: "write", path: path)
             }
         }
-        takeDailyBackupIfDue(at: now)
+    }
+
+    /// Reads everything the tracker keeps in memory from the store again (after a restore put
+    /// another history in its place), and recovers it as an open does. What was already tried
+    /// today (the daily backup) stays tried.
+    func reloadFromStore(at now: Micros) throws {
+        let loaded = try readOrThrow(Tracker.load)
+        model = loaded.0
+        lastDailyBackup = loaded.lastBackup.flatMap(Day.init)
+        todayCache = nil
+        focusCompletedCache = nil
+        workBeforeTodayCache = nil
+        try loadSync()
+        try recover(heartbeat: loaded.heartbeat, boot: loaded.boot, at: now)
     }
 
     /// How long a worker waits for a busy store (the loop's connection waits 2 s: it holds
