@@ -32,17 +32,6 @@ func callDaemon(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBus
     try daemonClient().call(member, arguments)
 }
 
-extension CompletionKind {
-    /// The projects' names, from the daemon, for shells completing a PROJECT (nothing when
-    /// no daemon answers).
-    static var projects: CompletionKind {
-        .custom { _, _, prefix in
-            let projects = ProjectListing.rows((try? daemonClient().call(BIOMATIMER_TIMER1_LIST_PROJECTS))?.first)
-            return projects.map(\.name).filter { $0.hasPrefix(prefix) }
-        }
-    }
-}
-
 extension Biomatimer {
     /// The fish script with the cursor's place in the word it completes read in a way fish 3
     /// (Debian's) answers too: ArgumentParser's `commandline -o -tC` prints nothing there, so

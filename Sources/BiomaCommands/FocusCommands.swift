@@ -157,7 +157,7 @@ struct FocusIntervals: ParsableCommand {
 
 struct FocusStart: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "start", abstract: "Start a saved preset.")
-    @Argument(help: "The preset's id or name.") var preset: String
+    @Argument(help: "The preset's id or name.", completion: .focusPresets) var preset: String
     func run() throws { try callFocus(BIOMATIMER_FOCUS1_START_PRESET, [.string(preset)]) }
 }
 
@@ -312,7 +312,7 @@ struct FocusPresetList: ParsableCommand {
 
 struct FocusPresetEdit: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a preset.")
-    @Argument(help: "The preset's id or name.") var preset: String
+    @Argument(help: "The preset's id or name.", completion: .focusPresets) var preset: String
     @Option(help: "A new name.") var name: String?
     @OptionGroup var options: PresetOptions
 
@@ -331,6 +331,6 @@ struct FocusPresetEdit: ParsableCommand {
 
 struct FocusPresetDelete: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a preset.")
-    @Argument(help: "The preset's id or name.") var preset: String
+    @Argument(help: "The preset's id or name.", completion: .focusPresets) var preset: String
     func run() throws { try callFocus(BIOMATIMER_FOCUS1_DELETE_PRESET, [.string(preset)]) }
 }

@@ -18,7 +18,9 @@ struct ReportCommand: ParsableCommand, UsesFiles {
     @Option(help: "A day inside the period: today (the default), yesterday, a weekday, YYYY-MM-DD.") var date: String?
     @Flag(help: "JSON for scripts.") var json = false
     @Flag(help: "Draw each day as a 24-hour strip in the projects' colours, with a legend.") var chart = false
-    @Option(help: ArgumentHelp("Write the day's 24-hour ring chart as SVG to <file> (- for standard output).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Write the day's 24-hour ring chart as SVG to <file> (- for standard output).", valueName: "file"),
+        completion: .file())
     var svg: String?
     @OptionGroup var extras: ReportExtraOptions
     @OptionGroup var sheet: TimesheetOptions
@@ -73,7 +75,7 @@ struct Export: ParsableCommand, UsesFiles {
             """)
     @Option(help: "First day: today, yesterday, a weekday, YYYY-MM-DD (default: the beginning).") var from: String?
     @Option(help: "Last day, as --from (default: the end).") var to: String?
-    @Option(name: .shortAndLong, help: "Write to FILE instead of standard output.") var output: String?
+    @Option(name: .shortAndLong, help: "Write to FILE instead of standard output.", completion: .file()) var output: String?
     @Option(help: "csv or ics.") var format: ExportFormat = .csv
     @Option(help: "Round each interval's duration in a `rounded` column: 6m, 15m or 30m.") var round: RoundStep?
     @Option(help: "up (the default) or nearest.") var rounding: RoundMode?

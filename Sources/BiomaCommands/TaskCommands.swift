@@ -106,26 +106,26 @@ struct TaskList: ParsableCommand {
 
 struct TaskDone: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "done", abstract: "Mark a task done.")
-    @Argument(help: "The task's id (t1, t2, …).") var id: String
+    @Argument(help: "The task's id (t1, t2, …).", completion: .tasks(all: false)) var id: String
     func run() throws { _ = try callTasks(BIOMATIMER_TASKS1_COMPLETE_TASK, [.string(id)]) }
 }
 
 struct TaskReopen: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reopen", abstract: "Open a done task again.")
-    @Argument(help: "The task's id.") var id: String
+    @Argument(help: "The task's id.", completion: .tasks(all: true)) var id: String
     func run() throws { _ = try callTasks(BIOMATIMER_TASKS1_REOPEN_TASK, [.string(id)]) }
 }
 
 struct TaskDelete: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a task.")
-    @Argument(help: "The task's id.") var id: String
+    @Argument(help: "The task's id.", completion: .tasks(all: true)) var id: String
     func run() throws { _ = try callTasks(BIOMATIMER_TASKS1_DELETE_TASK, [.string(id)]) }
 }
 
 struct TaskSnooze: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snooze", abstract: "Remind again later: due DURATION after its due time, or from now once that has passed (default 10m).")
-    @Argument(help: "The task's id.") var id: String
+    @Argument(help: "The task's id.", completion: .tasks(all: false)) var id: String
     @Argument(help: "How long: 10m, 1h30m, 90s, 1:00:00 (\(DurationText.colonForms)).") var duration: String?
 
     func validate() throws { _ = try length() }
@@ -147,7 +147,7 @@ struct TaskSnooze: ParsableCommand {
 
 struct TaskEdit: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change a task's title, due time, reminder or project.")
-    @Argument(help: "The task's id.") var id: String
+    @Argument(help: "The task's id.", completion: .tasks(all: true)) var id: String
     @Option(help: "A new title.") var title: String?
     @Option(help: "A new due time (WHEN).") var due: String?
     @Flag(help: "No due time (and no reminder).") var noDue = false

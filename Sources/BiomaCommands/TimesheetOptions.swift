@@ -7,9 +7,13 @@ import TimerControl
 /// `report --html FILE|-` and `report --pdf FILE|-`: the timesheet to hand over, for the
 /// period or `--from/--to`, filtered by `--client`, `--project`, `--tag`.
 struct TimesheetOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Write the timesheet as one self-contained HTML page to <file> (- for standard output).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Write the timesheet as one self-contained HTML page to <file> (- for standard output).", valueName: "file"),
+        completion: .file())
     var html: String?
-    @Option(help: ArgumentHelp("Write the timesheet as a PDF (A4 or --paper letter) to <file>, drawn by rsvg-convert.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Write the timesheet as a PDF (A4 or --paper letter) to <file>, drawn by rsvg-convert.", valueName: "file"),
+        completion: .file())
     var pdf: String?
     @Option(help: "The PDF's paper: a4 (the default) or letter.") var paper: String?
     @Option(help: "Only this client's projects (with --html or --pdf).") var client: String?

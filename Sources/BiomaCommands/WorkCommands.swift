@@ -58,7 +58,9 @@ struct Status: ParsableCommand, ShowsConfigProblems {
         abstract: "Print the work timer and the running project once.",
         discussion: "Without options: `0:05:30 (2:45:15)` and, with a project, `Client A 0:02:15 (1:30:45)`.")
     @Flag(help: "The full state as JSON.") var json = false
-    @Option(help: "A bar format (\(WidgetFormats.names.joined(separator: ", "))) or a template like '{session} ({daily}) {project}'.")
+    @Option(
+        help: "A bar format (\(WidgetFormats.names.joined(separator: ", "))) or a template like '{session} ({daily}) {project}'.",
+        completion: .formats)
     var format: String?
     @Flag(help: "ASCII marks instead of symbols, for --format.") var ascii = false
 
@@ -101,7 +103,7 @@ struct Watch: ParsableCommand, RunsLocally {
             prints when the displayed second changes; while stopped it does not wake at all. When \
             the daemon goes away the line says offline, and it comes back by itself.
             """)
-    @Option(help: "A bar format (\(WidgetFormats.names.joined(separator: ", "))) or a template.") var format = "island"
+    @Option(help: "A bar format (\(WidgetFormats.names.joined(separator: ", "))) or a template.", completion: .formats) var format = "island"
     @Flag(help: "ASCII marks instead of symbols.") var ascii = false
 
     func validate() throws { _ = try makeRenderer(format, ascii: ascii) }

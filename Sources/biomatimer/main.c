@@ -158,10 +158,15 @@ int main(int argc, char **argv) {
     if (!dbus_bus_register(connection, &error)) return exec_sibling("biomatimer-tool", argv);
     dbus_int32_t errors[MAX_FILES];
     int fds[MAX_FILES], requests = -1, nfds = 0, reading = 0;
+    // A shell completing a word (`---completion …`, a project's name, a task's id) waits a
+    // moment at most, and a daemon that does not answer completes nothing and says nothing.
+    int completing = argc >= 2 && strcmp(argv[1], "---completion") == 0;
     for (;;) {
         DBusMessage *call = run_call(argc, argv, asked, requests, errors, fds, nfds);
         if (!call) return fail(BIOMATIMER_EXIT_REFUSED, BIOMATIMER_MSG_OUT_OF_MEMORY, NULL);
-        DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, call, call_timeout_ms(reading), &error);
+        int timeout = call_timeout_ms(reading);
+        if (completing && (timeout < 0 || timeout > BIOMATIMER_COMPLETION_TIMEOUT_MS)) timeout = BIOMATIMER_COMPLETION_TIMEOUT_MS;
+        DBusMessage *reply = dbus_connection_send_with_reply_and_block(connection, call, timeout, &error);
         if (!reply) {
             const char *name = error.name ? error.name : DBUS_ERROR_FAILED;
             const char *text = error.message ? error.message : name;
@@ -170,6 +175,7 @@ int main(int argc, char **argv) {
                 strncmp(name, "org.freedesktop.DBus.Error.Spawn", 32) == 0 || strcmp(name, DBUS_ERROR_UNKNOWN_METHOD) == 0 ||
                 strcmp(name, DBUS_ERROR_UNKNOWN_INTERFACE) == 0 || strcmp(name, DBUS_ERROR_UNKNOWN_OBJECT) == 0)
                 return exec_sibling("biomatimer-tool", argv);
+            if (completing) _exit(BIOMATIMER_EXIT_DONE);
             if (strcmp(name, DBUS_ERROR_NO_REPLY) == 0 && !dbus_connection_get_is_connected(connection))
                 return fail(BIOMATIMER_EXIT_UNAVAILABLE, BIOMATIMER_MSG_LOST_BUS, BIOMATIMER_MSG_BUS_CLOSED);
             if (strcmp(name, DBUS_ERROR_NO_REPLY) == 0 || strcmp(name, DBUS_ERROR_TIMEOUT) == 0 ||

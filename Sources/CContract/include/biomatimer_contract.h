@@ -129,6 +129,9 @@
 // number, more than 0), else BIOMATIMER_DEFAULT_TIMEOUT_MS.
 #define BIOMATIMER_TIMEOUT_VARIABLE "BIOMATIMER_TIMEOUT"
 #define BIOMATIMER_DEFAULT_TIMEOUT_MS 25000
+// How long a shell completing a word (`biomatimer ---completion …`: project names, task ids)
+// waits for the daemon; with no answer by then it completes nothing, and prints nothing.
+#define BIOMATIMER_COMPLETION_TIMEOUT_MS 1500
 
 // Every message is printed as "biomatimer: MESSAGE\n" on standard error.
 #define BIOMATIMER_PROGRAM_PREFIX "biomatimer: "
