@@ -158,7 +158,10 @@ struct FocusIntervals: ParsableCommand {
 struct FocusStart: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "start", abstract: "Start a saved preset.")
     @Argument(help: "The preset's id or name.", completion: .focusPresets) var preset: String
-    func run() throws { try callFocus(BIOMATIMER_FOCUS1_START_PRESET, [.string(preset)]) }
+    func run() throws {
+        try callFocus(BIOMATIMER_FOCUS1_START_PRESET, [.string(preset)])
+        try sayWhatRunsNow()
+    }
 }
 
 struct FocusPause: FocusCall {

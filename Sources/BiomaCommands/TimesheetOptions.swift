@@ -16,9 +16,9 @@ struct TimesheetOptions: ParsableArguments {
         completion: .file())
     var pdf: String?
     @Option(help: "The PDF's paper: a4 (the default) or letter.") var paper: String?
-    @Option(help: "Only this client's projects (with --html or --pdf).") var client: String?
-    @Option(help: "Only this project (with --html or --pdf).", completion: .projects) var project: String?
-    @Option(help: "Only intervals with this tag (with --html or --pdf).") var tag: String?
+    @Option(help: "Only this client's projects (the totals grouped, or the timesheet).") var client: String?
+    @Option(help: "Only this project (the totals grouped, or the timesheet).", completion: .projects) var project: String?
+    @Option(help: "Only intervals with this tag (the totals grouped, or the timesheet).") var tag: String?
     @Option(help: "First day (today, yesterday, a weekday, YYYY-MM-DD), with --to, instead of the period.") var from: String?
     @Option(help: "Last day, as --from (with --from).") var to: String?
     @Option(help: "Group the totals by client, project, tag or day (hours, rounded hours, amount).") var by: Grouping?
