@@ -20,7 +20,7 @@ public struct Biomatimer: ParsableCommand {
             Start.self, Stop.self, Toggle.self, Reset.self, Status.self, Watch.self, Tray.self, ProjectCommand.self, FocusCommand.self,
             TaskCommand.self, AwayCommand.self, TargetCommand.self, SyncCommand.self, HooksCommand.self, TaskwarriorCommand.self, Log.self, AddInterval.self, EditInterval.self,
             SplitInterval.self, DeleteInterval.self, Undo.self, NoteCommand.self, TagCommand.self, ClientCommand.self,
-            ReportCommand.self, Export.self, Import.self, ResetHistory.self, ConfigCommand.self, DaemonCommand.self, Install.self,
+            ReportCommand.self, Export.self, Import.self, ResetHistory.self, BackupsCommand.self, RestoreCommand.self, ConfigCommand.self, DaemonCommand.self, Install.self,
             Uninstall.self,
         ])
 

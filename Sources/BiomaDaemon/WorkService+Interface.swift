@@ -115,7 +115,7 @@ extension WorkService {
             ] + editMethods() + importMethods() + noteMethods() + [
                 DBusMethod.action(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) },
                 DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in [listTargets()] },
-            ] + clientMethods() + configMethods())
+            ] + clientMethods() + configMethods() + backupMethods())
     }
 
     func updateProject(_ call: MethodCall) throws {

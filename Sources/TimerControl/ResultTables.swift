@@ -154,6 +154,25 @@ public struct IntervalListing: ResultRow, Sendable {
         ])
 }
 
+/// One row of `ListBackups` (newest first), and each of `RestoreBackup`'s two answers: a copy
+/// of the store in the data folder's `backups/`.
+public struct BackupListing: ResultRow, Sendable {
+    /// The file's name: what `RestoreBackup` takes.
+    public var name = ""
+    /// When it was taken (µs since the epoch).
+    public var taken: Int64 = 0
+    /// Why: `daily`, `before-delete-project`, `before-reset-history` or `before-restore`.
+    public var reason = ""
+    /// Its size in bytes.
+    public var size: Int64 = 0
+
+    public init() {}
+
+    public static let table = PropertyTable<BackupListing>(
+        interface: ContractNames.interface,
+        [.init("Name", \.name), .init("Taken", \.taken), .init("Reason", \.reason), .init("Size", \.size)])
+}
+
 /// `ListTargets`' answer: each weekday's target, and where the balance starts.
 public struct TargetsListing: ResultRow, Sendable {
     /// Monday to Sunday.

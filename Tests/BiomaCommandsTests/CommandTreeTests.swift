@@ -25,9 +25,11 @@ import TimerControl
     static let successes: [Line] =
         WorkCommandsTests.successes + ProjectCommandsTests.successes + IntervalCommandsTests.successes + FocusCommandsTests.successes
         + TaskCommandsTests.successes + ReportCommandsTests.successes + SyncAndHooksTests.successes + ConfigCommandsTests.successes
+        + BackupCommandsTests.successes
     static let usages: [Usage] =
         WorkCommandsTests.usages + ProjectCommandsTests.usages + IntervalCommandsTests.usages + FocusCommandsTests.usages
         + TaskCommandsTests.usages + ReportCommandsTests.usages + SyncAndHooksTests.usages + ConfigCommandsTests.usages
+        + BackupCommandsTests.usages
 
     /// The command a line runs: its leading words that name one (`hooks` alone runs `hooks list`).
     static func command(of line: [String]) -> String {

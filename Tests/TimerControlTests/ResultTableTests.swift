@@ -27,6 +27,18 @@ import TimerControl
         #expect(TaskListing.rows(result) == [t, TaskListing()])
     }
 
+    @Test func listBackupsRoundTrips() throws {
+        var b = BackupListing()
+        (b.name, b.taken, b.reason, b.size) = ("biomatimer-202611240915000000-daily.sqlite", 1_795_511_700_000_000, "daily", 98_304)
+        let result = BackupListing.list([b])
+        #expect(result.signature == "aa{sv}")
+        let first = try #require(result.array?.first?.vardict)
+        #expect(first["Name"] == .string(b.name) && first["Taken"] == .int64(b.taken) && first["Reason"] == .string("daily"))
+        #expect(first["Size"] == .int64(98_304))
+        #expect(BackupListing.rows(result) == [b])
+        #expect(BackupListing(dbusValue: b.dbusValue) == b)
+    }
+
     /// A missing entry, or one of another type, keeps the default; an element that is not an
     /// `a{sv}` is no row.
     @Test func missingAndMistypedEntriesKeepTheDefault() {

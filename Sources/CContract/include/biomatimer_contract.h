@@ -64,6 +64,8 @@
 #define BIOMATIMER_TIMER1_DELETE_CLIENT "DeleteClient"
 #define BIOMATIMER_TIMER1_TAG_RUNNING "TagRunning"
 #define BIOMATIMER_TIMER1_CHECK_CONFIG "CheckConfig"
+#define BIOMATIMER_TIMER1_LIST_BACKUPS "ListBackups"
+#define BIOMATIMER_TIMER1_RESTORE_BACKUP "RestoreBackup"
 // org.biomatimer.Tasks1
 #define BIOMATIMER_TASKS1_ADD_TASK "AddTask"
 #define BIOMATIMER_TASKS1_UPDATE_TASK "UpdateTask"
