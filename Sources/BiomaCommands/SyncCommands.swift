@@ -20,7 +20,7 @@ struct SyncCommand: ParsableCommand {
 
 struct SyncEnable: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "enable", abstract: "Turn sync on for DIR (this machine's history is written there once).")
+        commandName: "enable", abstract: "Turn sync on for DIR, made if missing (this machine's history is written there once).")
     @Argument(help: "The shared folder.", completion: .directory) var directory: String
     @Option(help: "The name this machine shows to the others (default: its host name).") var name: String?
 

@@ -200,6 +200,8 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             }
             named = name.isEmpty ? device.name : name
             do {
+                // A folder not there yet is made (`sync enable ~/Sync` before Syncthing shares it).
+                try chosen.makeIfMissing()
                 try chosen.prepare(device: device.id, name: named)
             } catch {
                 throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_FOLDER, "\(error)")

@@ -53,6 +53,21 @@ public struct SyncFolder: Sendable {
 
     public func directory(of device: String) -> String { root + "/devices/" + device }
 
+    /// Makes the folder when it does not exist, with its missing parents, each 0700 (only this
+    /// user's: what the other machines write arrives in it). A folder that exists is left as it
+    /// is. Refused, naming the folder and the part that could not be
+    /// made: a parent that is a file, a place this user cannot write.
+    public func makeIfMissing() throws(SyncFolderError) {
+        var path = ""
+        for component in root.split(separator: "/") {
+            path += "/" + component
+            guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+                let reason = String(cString: strerror(errno))
+                throw SyncFolderError(path == root ? "Cannot make the sync folder \(root): \(reason)" : "Cannot make the sync folder \(root): \(path): \(reason)")
+            }
+        }
+    }
+
     /// Makes the folder ready for `device`: its directory, `device.json` with its name, and
     /// the ignore patterns in `.stignore` (added to a file already there). A folder that is
     /// missing, not a directory or not writable is an error naming it, and so is a symbolic
