@@ -322,7 +322,7 @@ private func importMessage<T>(_ body: () throws -> T) -> String? {
         // cannot send escape sequences to the terminal showing the message).
         #expect(
             importMessage { try WatsonImport.parse(#"[[2, 1, "acme", "\u001b[31mred (x)"]]"#) }
-                == #"Watson frame 1 (id "\u{1B}[31mred (x)"): it stops (1) before it starts (2). Nothing was imported."#)
+                == #"Watson frame 1 (id "^[[31mred (x)"): it stops (1) before it starts (2). Nothing was imported."#)
         #expect(
             importMessage { try WatsonImport.parse("") }
                 == "The Watson frames file is empty: expected a JSON array as Watson keeps in ~/.config/watson/frames ([] when there is nothing).")

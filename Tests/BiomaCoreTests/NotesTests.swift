@@ -163,7 +163,9 @@ func goalsFailure(_ body: () throws -> Any?) -> String? {
         let up = try Rounding(round: "15m")
         #expect(up.mode == .up && up.per == .interval && up.step == 15 * minute)
         #expect(up.rounded(0) == 0)
-        #expect(up.rounded(1) == 15 * minute)
+        // Less than a second is nothing (shown as 0:00:00): it rounds to 0; a second is a step.
+        #expect(up.rounded(1) == 0)
+        #expect(up.rounded(microsPerSecond) == 15 * minute)
         #expect(up.rounded(15 * minute) == 15 * minute)
         #expect(up.rounded(15 * minute + 1) == 30 * minute)
         let nearest = try Rounding(round: "6m", rounding: "nearest", per: "day")
