@@ -27,17 +27,24 @@ struct BackupsCommand: RowsCommand {
             })
     }
 
+    /// A row as its columns show it.
+    struct BackupLine {
+        var taken, why, size, name: String
+    }
+
     static func sayLines(_ rows: [BackupListing]) {
         let describer = WhenText.Describer(now: commandNow(), zone: CommandContext.current.zone)
         let lines = rows.map { row in
-            (taken: describer.describe(row.taken), why: BackupWords.reason(row.reason), size: BackupWords.size(row.size),
+            BackupLine(
+                taken: describer.describe(row.taken), why: BackupWords.reason(row.reason), size: BackupWords.size(row.size),
                 name: TextEscaping.singleLine(row.name))
         }
-        let widths = (lines.map(\.taken.count).max() ?? 0, lines.map(\.why.count).max() ?? 0, lines.map(\.size.count).max() ?? 0)
+        func width(_ column: (BackupLine) -> String) -> Int { lines.map { DisplayWidth.of(column($0)) }.max() ?? 0 }
+        let widths = (width(\.taken), width(\.why), width(\.size))
         for line in lines {
             say(
-                line.taken.padded(to: widths.0) + "  " + line.why.padded(to: widths.1) + "  "
-                    + String(repeating: " ", count: widths.2 - line.size.count) + line.size + "  " + line.name)
+                Terminal.pad(line.taken, widths.0) + "  " + Terminal.pad(line.why, widths.1) + "  "
+                    + Terminal.padLeft(line.size, widths.2) + "  " + line.name)
         }
         say("Bring one back with: biomatimer restore NAME")
     }
@@ -108,8 +115,3 @@ enum BackupWords {
     }
 }
 
-extension String {
-    fileprivate func padded(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
-}

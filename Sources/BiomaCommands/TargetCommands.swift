@@ -31,11 +31,9 @@ private func targetLength(_ text: String, option: String) throws -> Int64 {
 /// The weekdays `--days` names: `mon-fri`, `mon-thu`, `mon,wed,fri`, `sun-thu` (a range
 /// may wrap past Sunday), as indices into `weekdayKeys`; a bad one is a usage error.
 func weekdays(_ text: String) throws -> Set<Int> {
-    let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
     func index(_ name: Substring) throws -> Int {
-        // `mon` or `monday`, any case.
-        let key = String(name.filter { $0 != " " }).lowercased()
-        guard let found = names.firstIndex(where: { key == $0 || key == $0.prefix(3) }) else {
+        // `mon` or `monday`, any case (DayText's names, Sunday 0): Monday first here.
+        guard let found = DayText.weekday(named: String(name.filter { $0 != " " })).map({ ($0 + 6) % 7 }) else {
             throw ValidationError("--days `\(text)`: `\(name)` is not a weekday: use mon, tue, wed, thu, fri, sat, sun, e.g. mon-fri or mon,wed.")
         }
         return found

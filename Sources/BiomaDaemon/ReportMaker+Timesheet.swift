@@ -53,14 +53,8 @@ extension ReportMaker {
         let rules = tracker.rules
         do {
             var (from, to): (Day, Day)
-            let (fromText, toText) = (try options.string("From"), try options.string("To"))
-            if fromText != nil || toText != nil {
-                guard let f = fromText.flatMap(Day.init), let t = toText.flatMap(Day.init) else {
-                    throw DaemonAPI.invalidArgument("From and To go together, each a day YYYY-MM-DD.")
-                }
-                guard f <= t else { throw DaemonAPI.invalidArgument("The period ends (\(t)) before it starts (\(f)).") }
-                guard t.ordinal - f.ordinal <= 3660 else { throw DaemonAPI.invalidArgument("A period is at most ten years.") }
-                (from, to) = (f, t)
+            if let range = try Self.range(options) {
+                (from, to) = range
             } else {
                 guard let kind = ReportPeriod(rawValue: period) else {
                     throw DaemonAPI.invalidArgument("Unknown period \(quoted(period)): use day, week, month or year.")

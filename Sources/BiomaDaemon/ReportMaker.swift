@@ -47,7 +47,7 @@ struct ReportMaker {
         default: throw DaemonAPI.invalidArgument("Json, Chart and Svg are alternatives: set one at most.")
         }
         let extras = try ReportExtras(options)
-        let report = try report(period: period, day: day, from: try options.string("From"), to: try options.string("To"))
+        let report = try report(period: period, day: day, options)
         let targets = try targetReport(report)
         if !extras.isEmpty || billingConfigured() {
             return try reportWithExtras(report, extras, targets: targets, json: json, color: color)
@@ -55,17 +55,25 @@ struct ReportMaker {
         return json ? ReportText.json(report, targets: targets) : ReportText.table(report, style: Terminal(color: color), targets: targets)
     }
 
-    /// The totals of `from...to` when given (each a day, `YYYY-MM-DD`, together; at most ten
-    /// years), else of `period` containing `day`: laid out as a week's is.
-    func report(period: String, day: String, from: String?, to: String?) throws -> Report {
-        guard from != nil || to != nil else { return try report(period: period, day: day) }
-        guard let first = from.flatMap(Day.init), let last = to.flatMap(Day.init) else {
+    /// `From` and `To` of a report's options: nil when neither is given; both, each a day
+    /// `YYYY-MM-DD`, in order and at most ten years apart, else `InvalidArgument`.
+    static func range(_ options: Options) throws -> (from: Day, to: Day)? {
+        let (fromText, toText) = (try options.string("From"), try options.string("To"))
+        guard fromText != nil || toText != nil else { return nil }
+        guard let first = fromText.flatMap(Day.init), let last = toText.flatMap(Day.init) else {
             throw DaemonAPI.invalidArgument("From and To go together, each a day YYYY-MM-DD.")
         }
         guard first <= last else { throw DaemonAPI.invalidArgument("The period ends (\(last)) before it starts (\(first)).") }
         guard last.ordinal - first.ordinal <= 3660 else { throw DaemonAPI.invalidArgument("A period is at most ten years.") }
+        return (first, last)
+    }
+
+    /// The totals of the options' `From...To` when given, else of `period` containing `day`:
+    /// laid out as a week's is.
+    func report(period: String, day: String, _ options: Options) throws -> Report {
+        guard let range = try Self.range(options) else { return try report(period: period, day: day) }
         do {
-            return try tracker.report(from: first, to: last, at: now)
+            return try tracker.report(from: range.from, to: range.to, at: now)
         } catch {
             throw DaemonAPI.dbusError(error)
         }

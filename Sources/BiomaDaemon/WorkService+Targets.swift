@@ -67,8 +67,7 @@ extension WorkService {
     func balanceSince(today: Day) -> Day { balanceStart(today: today, targets: targets).day }
 
     /// `DailyTarget`, `TargetProgress` and `Balance` for a snapshot, at its instant.
-    func addTargets(to status: inout WorkStatus, _ snapshot: TrackerSnapshot) {
-        let targets = targets
+    func addTargets(to status: inout WorkStatus, _ snapshot: TrackerSnapshot, targets: WorkTargets) {
         let progress = TargetProgress(snapshot: snapshot, targets: targets)
         status.dailyTarget = progress.target
         status.targetProgress = progress.fraction
@@ -88,7 +87,7 @@ extension WorkService {
 
     /// Announces the day's target once when it is reached, and moves the deadline to the
     /// instant it will be (none while stopped or once announced).
-    func checkTarget(_ snapshot: TrackerSnapshot) {
+    func checkTarget(_ snapshot: TrackerSnapshot, targets: WorkTargets) {
         let progress = TargetProgress(snapshot: snapshot, targets: targets)
         if progress.shouldAnnounce(lastAnnounced: announcedTargetDay) {
             announcedTargetDay = snapshot.day

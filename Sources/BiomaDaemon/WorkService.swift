@@ -178,14 +178,15 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
     }
 
-    /// What `org.biomatimer.Timer1` publishes for a snapshot and the current absence.
-    func published(_ snapshot: TrackerSnapshot) -> WorkStatus {
+    /// What `org.biomatimer.Timer1` publishes for a snapshot and the current absence, with the
+    /// targets that hold (read from the store when not given).
+    func published(_ snapshot: TrackerSnapshot, targets: WorkTargets? = nil) -> WorkStatus {
         var status = DaemonAPI.status(of: snapshot)
         if let away {
             status.away = away.reason.rawValue
             status.awaySince = away.since
         }
-        addTargets(to: &status, snapshot)
+        addTargets(to: &status, snapshot, targets: targets ?? self.targets)
         addBudget(to: &status, snapshot)
         if let project = snapshot.activeProject { status.activeClient = tracker.clientName(ofProject: project.id) ?? "" }
         status.configProblems = config.problems
@@ -245,7 +246,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         } catch {
             return log("cannot read today's work (\(error)); nothing published")
         }
-        let after = published(snapshot)
+        // The targets read once for the state published and the notice's check.
+        let targets = targets
+        let after = published(snapshot, targets: targets)
         if snapshot.day != publishedDay || before == nil {
             publishedDay = snapshot.day
             let projectsChanged = before.map { $0.projects != after.projects } ?? true
@@ -260,7 +263,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
         scheduleDeadlines(snapshot)
         calendarChanged(at: now)
-        checkTarget(snapshot)
+        checkTarget(snapshot, targets: targets)
         checkBudgets(snapshot)
     }
 

@@ -18,7 +18,8 @@ extension Tracker {
     public func storedTargetHistories() throws -> [Int: TargetHistory] {
         try readOrThrow { db in
             var histories: [Int: TargetHistory] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT weekday, target_us, history FROM work_target") {
+            // Read at every publication: one statement, prepared once.
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT weekday, target_us, history FROM work_target")) {
                 let target: Micros = row["target_us"]
                 var history = (row["history"] as String?).flatMap { TargetHistory(text: $0) } ?? TargetHistory()
                 if history.entries.isEmpty {
@@ -61,25 +62,35 @@ extension Tracker {
     /// recorded here (on this device only: the file is this machine's). `settings` holds the
     /// file's values (their entries from always).
     public func configTargets(_ settings: WorkTargets, seenFrom day: Day) throws -> WorkTargets {
-        try writeOrThrow { db in
+        let seen = try readOrThrow { db in
             var seen: [Int: TargetHistory] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT weekday, history FROM config_target_seen") {
                 seen[row["weekday"]] = (row["history"] as String?).flatMap { TargetHistory(text: $0) }
             }
-            var histories: [TargetHistory] = []
-            for weekday in 1...7 {
-                var history = seen[weekday] ?? TargetHistory()
-                let value = settings.byWeekday[weekday - 1]
-                if history.current != value || (history.entries.isEmpty && value > 0) {
-                    history.set(value, from: day)
+            return seen
+        }
+        var histories: [TargetHistory] = []
+        var changed: [Int: TargetHistory] = [:]
+        for weekday in 1...7 {
+            var history = seen[weekday] ?? TargetHistory()
+            let value = settings.byWeekday[weekday - 1]
+            if history.current != value {
+                history.set(value, from: day)
+                changed[weekday] = history
+            }
+            histories.append(history)
+        }
+        // A start with the file as last read writes nothing.
+        if !changed.isEmpty {
+            try writeOrThrow { db in
+                for (weekday, history) in changed.sorted(by: { $0.key < $1.key }) {
                     try db.execute(
                         sql: "INSERT OR REPLACE INTO config_target_seen (weekday, history) VALUES (?, ?)",
                         arguments: [weekday, history.text])
                 }
-                histories.append(history)
             }
-            return WorkTargets(histories: histories)
         }
+        return WorkTargets(histories: histories)
     }
 
     /// The first day with recorded work (the running interval's when nothing is closed), nil

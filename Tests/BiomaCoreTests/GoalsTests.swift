@@ -202,15 +202,7 @@ import Testing
             Gen.int(in: 0...(24 * 60)).array(of: 7...7)
         ) { start, length, minutes in
             let targets = WorkTargets(mondayFirst: minutes.map { Micros($0) * minute })
-            let from = Day(ordinal: start)
-            let to = from.adding(days: length)
-            var naive: Micros = 0
-            var day = from
-            while day <= to {
-                naive += targets.target(for: day)
-                day = day.adding(days: 1)
-            }
-            #expect(targets.total(from: from, to: to) == naive)
+            expectTotalIsTheSumOfItsDays(targets, from: Day(ordinal: start), length: length)
         }
     }
 }
@@ -298,15 +290,7 @@ import Testing
                 return history
             }
             let targets = WorkTargets(histories: histories)
-            let from = Day(ordinal: start)
-            let to = from.adding(days: length)
-            var naive: Micros = 0
-            var day = from
-            while day <= to {
-                naive += targets.target(for: day)
-                day = day.adding(days: 1)
-            }
-            #expect(targets.total(from: from, to: to) == naive)
+            expectTotalIsTheSumOfItsDays(targets, from: Day(ordinal: start), length: length)
         }
     }
 }
@@ -494,4 +478,16 @@ import Testing
         #expect(state.workSessionTime(at: t("2026-11-23T12:00:00Z")) == hour)
         #expect(state.projectSessionTime("p1", at: t("2026-11-23T12:00:00Z")) == hour)
     }
+}
+
+/// `total(from:to:)` of `length + 1` days from `from` against their targets added one by one.
+func expectTotalIsTheSumOfItsDays(_ targets: WorkTargets, from: Day, length: Int) {
+    let to = from.adding(days: length)
+    var naive: Micros = 0
+    var day = from
+    while day <= to {
+        naive += targets.target(for: day)
+        day = day.adding(days: 1)
+    }
+    #expect(targets.total(from: from, to: to) == naive)
 }
