@@ -2,7 +2,7 @@
 //
 // biomatimer — a time tracker for the Linux desktop.
 // Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; BiomaText (formats shared by
-// every side); CContract → TimerControl (the contract); BiomaCore → BiomaStore → BiomaDaemon
+// every side); CContract → BiomaContract (the contract); BiomaCore → BiomaStore → BiomaDaemon
 // (the daemon's side), with BiomaReports (what the daemon prints); BiomaWidgets (the bars) →
 // BiomaClient (the watch) and BiomaTray (the tray); BiomaSystem (files, environment, writes);
 // BiomaInstall; BiomaCommands (the command tree's grammar, run by the daemon for the front and
@@ -73,7 +73,7 @@ let package = Package(
         // Widgets/.
         .target(
             name: "BiomaWidgets",
-            dependencies: ["TimerControl", "BiomaText"],
+            dependencies: ["BiomaContract", "BiomaText"],
             path: "Widgets",
             exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css", "hooks", "taskwarrior", "gnome-shell"]
         ),
@@ -87,24 +87,24 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // `biomatimer tray`: a StatusNotifierItem with a dbusmenu, one more renderer of the
         // published state. Pure parts (pixmaps, PNG, menu model, tooltip) beside the bus side.
-        .target(name: "BiomaTray", dependencies: ["DBusKit", "TimerControl", "BiomaWidgets", "BiomaText", "BiomaSystem", "CZlib"], exclude: ["README.md"]),
+        .target(name: "BiomaTray", dependencies: ["DBusKit", "BiomaContract", "BiomaWidgets", "BiomaText", "BiomaSystem", "CZlib"], exclude: ["README.md"]),
         // The daemon: the tracker published as /org/biomatimer/Timer1, and the command line
         // run for the front (org.biomatimer.Command1.Run).
         .target(
             name: "BiomaDaemon",
             dependencies: [
-                "DBusKit", "TimerControl", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaReports", "BiomaCommands",
+                "DBusKit", "BiomaContract", "CSystem", "BiomaCore", "BiomaStore", "BiomaWidgets", "BiomaReports", "BiomaCommands",
                 "BiomaSystem", "BiomaSync",
             ],
             exclude: ["README.md"]
         ),
         // The contract as clients and the daemon share it: names, property tables, the
         // blocking client and its failures. No Foundation.
-        .target(name: "TimerControl", dependencies: ["DBusCore", "CContract", "BiomaText", "BiomaSystem", "CSystem"], exclude: ["README.md"]),
+        .target(name: "BiomaContract", dependencies: ["DBusCore", "CContract", "BiomaText", "BiomaSystem", "CSystem"], exclude: ["README.md"]),
         // The sync folder: each device's operation log written and read there (no store, no bus).
         .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaSystem", "BiomaText"], exclude: ["README.md"]),
         // The client's side beyond one call: the watch that follows the daemon.
-        .target(name: "BiomaClient", dependencies: ["DBusKit", "TimerControl", "CContract", "BiomaWidgets"], exclude: ["README.md"]),
+        .target(name: "BiomaClient", dependencies: ["DBusKit", "BiomaContract", "CContract", "BiomaWidgets"], exclude: ["README.md"]),
         // `install` and `uninstall`: the layout, the manifest, files written atomically.
         .target(name: "BiomaInstall", dependencies: ["DBusCore", "BiomaSystem"], exclude: ["README.md"]),
         // The command tree (ArgumentParser): parsing, help, usage errors, completions, the
@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "BiomaCommands",
             dependencies: [
-                "BiomaWidgets", "BiomaText", "BiomaSystem", "TimerControl", "DBusCore", "CSystem",
+                "BiomaWidgets", "BiomaText", "BiomaSystem", "BiomaContract", "DBusCore", "CSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["README.md"]
@@ -150,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "biomatimer-tool",
             dependencies: [
-                "BiomaCommands", "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaSystem", "BiomaText", "TimerControl",
+                "BiomaCommands", "BiomaClient", "BiomaInstall", "BiomaTray", "BiomaWidgets", "BiomaSystem", "BiomaText", "BiomaContract",
             ],
             path: "Sources/BiomatimerTool",
             exclude: ["README.md"],
@@ -184,7 +184,7 @@ let package = Package(
         .executableTarget(name: "BenchStore", dependencies: ["BiomaCore", "BiomaStore", "BiomaSync"]),
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
-        .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "TimerControl", "CSystem"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "BiomaContract", "CSystem"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",
@@ -200,16 +200,16 @@ let package = Package(
             ]
         ),
         // The bars' renderers; StatusText (BiomaReports) is checked on the same fixtures.
-        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "TimerControl", "TestSupport"]),
-        .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaText", "BiomaWidgets", "TimerControl", "TestSupport"]),
+        .testTarget(name: "BiomaWidgetsTests", dependencies: ["BiomaWidgets", "BiomaText", "BiomaReports", "BiomaContract", "TestSupport"]),
+        .testTarget(name: "BiomaTrayTests", dependencies: ["BiomaTray", "BiomaText", "BiomaWidgets", "BiomaContract", "TestSupport"]),
         .testTarget(name: "BiomaSyncTests", dependencies: ["BiomaSync", "BiomaCore", "TestSupport"]),
-        .testTarget(name: "TimerControlTests", dependencies: ["TimerControl", "TestSupport"]),
+        .testTarget(name: "BiomaContractTests", dependencies: ["BiomaContract", "TestSupport"]),
         // The command tree in process against a stand-in daemon: exact output and exit codes.
         // (ArgumentParser: the tree walked to find every command.)
         .testTarget(
             name: "BiomaCommandsTests",
             dependencies: [
-                "BiomaCommands", "BiomaWidgets", "TimerControl", "DBusCore", "CContract",
+                "BiomaCommands", "BiomaWidgets", "BiomaContract", "DBusCore", "CContract",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "BiomaReportsTests", dependencies: ["BiomaReports", "BiomaCore", "BiomaText", "TestSupport"]),

@@ -1,7 +1,7 @@
 import BiomaWidgets
 import CContract
 import DBusKit
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
     import Glibc

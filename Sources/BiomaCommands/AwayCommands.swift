@@ -3,7 +3,7 @@ import BiomaText
 import BiomaSystem
 import ArgumentParser
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // `biomatimer away …`: time away from the computer, for the idle daemon's hooks.
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import BiomaText
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // `biomatimer backups` and `biomatimer restore`: the copies of the store the daemon keeps, and
 // the way back to one of them (`ListBackups`, `RestoreBackup`).

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 /// The command tree's root: `biomatimer` and its groups of commands, each in its own file.
 public struct Biomatimer: ParsableCommand {

@@ -4,7 +4,7 @@ import BiomaText
 import BiomaWidgets
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 /// `report --chart` and `report --svg FILE`: the daemon draws the picture of the day
 /// (ReportText with `Chart` or `Svg`), which is printed, or written to the file atomically.

@@ -2,7 +2,7 @@ import ArgumentParser
 import BiomaText
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // MARK: - Clients
 

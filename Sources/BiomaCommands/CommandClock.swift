@@ -1,4 +1,4 @@
-import TimerControl
+import BiomaContract
 
 extension CommandContext {
     /// Where a command reads "now" (relative times it parses, `today`/`yesterday` it prints,

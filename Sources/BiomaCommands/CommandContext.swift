@@ -1,7 +1,7 @@
 import BiomaSystem
 import BiomaText
 import BiomaWidgets
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import BiomaSystem
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc
@@ -65,21 +65,21 @@ final class LocalFiles: FileAccess {
 
     /// Why `path` (`-`: standard input) could not be read: one message wherever it is read.
     static func readFailure(_ path: String, _ error: any Error) -> ClientFailure {
-        if path == "-" { return ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read standard input: \(error)") }
-        return ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot read \(path): \(error).")
+        if path == "-" { return ClientFailure(exitCode: BiomaContract.ExitCode.refused, "cannot read standard input: \(error)") }
+        return ClientFailure(exitCode: BiomaContract.ExitCode.refused, "cannot read \(path): \(error).")
     }
 
     func write(_ bytes: [UInt8], to path: String) throws(ClientFailure) {
         if path == "-" {
             if let code = writeAll(bytes, to: 1) {
-                throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot write standard output: \(SystemError(code: code))")
+                throw ClientFailure(exitCode: BiomaContract.ExitCode.refused, "cannot write standard output: \(SystemError(code: code))")
             }
             return
         }
         do {
             try AtomicFile.write(bytes, to: path)
         } catch {
-            throw ClientFailure(exitCode: TimerControl.ExitCode.refused, error.description)
+            throw ClientFailure(exitCode: BiomaContract.ExitCode.refused, error.description)
         }
     }
 }
@@ -141,10 +141,10 @@ public final class PassedFiles: FileAccess {
             // up after 30 s of not taking any (a pipe nobody reads holds no thread for ever).
             let fd: Int32
             do { fd = try (opened[.standardOutput] ?? .failure(SystemError(code: EBADF))).get() } catch {
-                throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot write standard output: \(error)")
+                throw ClientFailure(exitCode: BiomaContract.ExitCode.refused, "cannot write standard output: \(error)")
             }
             if let code = writeAll(bytes, toCallers: fd, idleSeconds: 30) {
-                throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot write standard output: \(SystemError(code: code))")
+                throw ClientFailure(exitCode: BiomaContract.ExitCode.refused, "cannot write standard output: \(SystemError(code: code))")
             }
             return
         }
@@ -153,7 +153,7 @@ public final class PassedFiles: FileAccess {
             let fd = try (opened[.directory(directory)] ?? .failure(SystemError(code: EBADF))).get()
             try AtomicFile.write(bytes, directory: fd, name: name)
         } catch {
-            throw ClientFailure(exitCode: TimerControl.ExitCode.refused, "cannot write \(path): \(error)")
+            throw ClientFailure(exitCode: BiomaContract.ExitCode.refused, "cannot write \(path): \(error)")
         }
     }
 }

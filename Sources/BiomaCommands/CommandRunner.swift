@@ -1,6 +1,6 @@
 import ArgumentParser
 import BiomaText
-import TimerControl
+import BiomaContract
 
 /// A command's answer before it runs: the files its caller is to open (exit 65).
 struct FilesNeeded: Error {
@@ -94,7 +94,7 @@ public enum CommandRunner {
                 if daemonSide {
                     if command is RunsLocally {
                         throw ClientFailure(
-                            exitCode: TimerControl.ExitCode.refused,
+                            exitCode: BiomaContract.ExitCode.refused,
                             "`\(arguments.first ?? "")` runs in the caller's process: run it with the biomatimer command.")
                     }
                     if let requests = (command as? UsesFiles)?.fileRequests, !requests.isEmpty {
@@ -104,26 +104,26 @@ public enum CommandRunner {
                     }
                 }
                 try command.run()
-                return warn(TimerControl.ExitCode.done)
+                return warn(BiomaContract.ExitCode.done)
             } catch let failure as ClientFailure {
                 context.error("biomatimer: \(failure.description)\n")
                 return warn(failure.exitCode)
             } catch let needed as FilesNeeded {
                 context.output(needed.requests.map(\.line).joined(separator: "\n"))
-                return TimerControl.ExitCode.files
+                return BiomaContract.ExitCode.files
             } catch let asking as ConfirmationNeeded {
                 context.error(asking.question)
-                return TimerControl.ExitCode.confirm
+                return BiomaContract.ExitCode.confirm
             } catch {
                 // Exit codes are a contract for scripts: ArgumentParser's usage code (64) is 2.
                 let code = Biomatimer.exitCode(for: error)
                 let message = Biomatimer.fullMessage(for: error, columns: context.columns)
                 if code == .success {
                     if !message.isEmpty { context.output(Biomatimer.fishCompatible(message) + "\n") }
-                    return TimerControl.ExitCode.done
+                    return BiomaContract.ExitCode.done
                 }
                 if !message.isEmpty { context.error(oneErrorPrefix(message) + "\n") }
-                return warn(code == .validationFailure ? TimerControl.ExitCode.usage : code.rawValue)
+                return warn(code == .validationFailure ? BiomaContract.ExitCode.usage : code.rawValue)
             }
         }
     }

@@ -3,7 +3,7 @@ import BiomaSystem
 import BiomaWidgets
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 /// What shells complete besides commands and options: a file or folder where one is taken
 /// (`.file()`, `.directory`: the shell lists them itself), the bar formats (`.formats`, in the

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BiomaText
 import CContract
-import TimerControl
+import BiomaContract
 
 /// `config …`: the daemon's settings file.
 struct ConfigCommand: ParsableCommand {
@@ -30,7 +30,7 @@ struct ConfigCheck: ParsableCommand, ShowsConfigProblems {
         let problems = answer.count > 2 ? answer[2].array?.compactMap(\.string) ?? [] : []
         if json {
             say(JSON.fields([("file", .string(file)), ("present", .bool(present)), ("problems", .array(problems.map(JSON.string)))]).text)
-            if !problems.isEmpty { throw ExitCode(TimerControl.ExitCode.refused) }
+            if !problems.isEmpty { throw ExitCode(BiomaContract.ExitCode.refused) }
             return
         }
         if !present {
@@ -42,7 +42,7 @@ struct ConfigCheck: ParsableCommand, ShowsConfigProblems {
         guard problems.isEmpty else {
             let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
             throw ClientFailure(
-                exitCode: TimerControl.ExitCode.refused,
+                exitCode: BiomaContract.ExitCode.refused,
                 "\(count) in the settings file: each line named is ignored, its setting keeps its default.")
         }
     }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc

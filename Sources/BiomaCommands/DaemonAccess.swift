@@ -1,5 +1,5 @@
 import DBusCore
-import TimerControl
+import BiomaContract
 
 /// The daemon's methods as a command calls them: over the bus (`biomatimer-tool`) or in the
 /// daemon's own process, to the very handlers the bus dispatches to (`Run`).

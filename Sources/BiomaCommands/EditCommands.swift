@@ -4,7 +4,7 @@ import BiomaText
 import BiomaWidgets
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // Editing the past: `biomatimer log`, `add`, `edit`, `split`, `delete`, `undo` (the interval
 // methods of org.biomatimer.Timer1). Times are parsed here, into instants in the local zone: a

@@ -4,7 +4,7 @@ import ArgumentParser
 import BiomaWidgets
 import BiomaText
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // `biomatimer focus …`: pomodoro, countdown and interval timers (org.biomatimer.Focus1).
 

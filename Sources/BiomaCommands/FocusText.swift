@@ -2,7 +2,7 @@ import BiomaSystem
 import BiomaWidgets
 import BiomaText
 import DBusCore
-import TimerControl
+import BiomaContract
 
 /// What `biomatimer focus status|history|preset list` print.
 enum FocusText {

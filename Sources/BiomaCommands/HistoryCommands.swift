@@ -3,7 +3,7 @@ import BiomaText
 import CContract
 import CSystem
 import DBusCore
-import TimerControl
+import BiomaContract
 
 struct ReportCommand: ParsableCommand, UsesFiles {
     static let configuration = CommandConfiguration(

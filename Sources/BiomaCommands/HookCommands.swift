@@ -2,7 +2,7 @@ import ArgumentParser
 import BiomaText
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // `biomatimer hooks …`: the executables the daemon runs on events (`org.biomatimer.Hooks1`),
 // and `biomatimer taskwarrior`, what Taskwarrior's on-modify hook calls.

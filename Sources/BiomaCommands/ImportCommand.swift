@@ -3,7 +3,7 @@ import BiomaText
 import ArgumentParser
 import BiomaSystem
 import DBusCore
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import BiomaWidgets
-import TimerControl
+import BiomaContract
 
 /// The bodies of the commands that run in the caller's process: `watch`, `tray`, `install`,
 /// `uninstall` and `daemon`. The command tree holds only their grammar (options, help,
@@ -32,7 +32,7 @@ protocol RunsLocally {}
 func localBodies() throws(ClientFailure) -> any LocalCommands {
     guard let local = CommandContext.current.local else {
         throw ClientFailure(
-            exitCode: TimerControl.ExitCode.refused, "this command runs in the caller's process: run it with the biomatimer command.")
+            exitCode: BiomaContract.ExitCode.refused, "this command runs in the caller's process: run it with the biomatimer command.")
     }
     return local
 }

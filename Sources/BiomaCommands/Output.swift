@@ -3,7 +3,7 @@ import BiomaText
 import BiomaSystem
 import BiomaWidgets
 import DBusCore
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc

@@ -2,7 +2,7 @@ import ArgumentParser
 import BiomaText
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 struct ProjectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

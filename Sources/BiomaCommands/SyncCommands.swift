@@ -2,7 +2,7 @@ import ArgumentParser
 import BiomaText
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // `biomatimer sync …`: one history across a person's machines (`org.biomatimer.Sync1`).
 

@@ -4,7 +4,7 @@ import BiomaText
 import BiomaWidgets
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // `biomatimer task …`: the task list and its reminders (org.biomatimer.Tasks1).
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import BiomaText
 import CContract
 import DBusCore
-import TimerControl
+import BiomaContract
 
 // `biomatimer taskwarrior OLD NEW`: what Taskwarrior's on-modify hook
 // (Widgets/taskwarrior/on-modify.biomatimer) calls with the task before and after a

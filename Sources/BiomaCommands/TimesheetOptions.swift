@@ -2,7 +2,7 @@ import ArgumentParser
 import BiomaText
 import DBusCore
 import CSystem
-import TimerControl
+import BiomaContract
 
 /// `report --html FILE|-` and `report --pdf FILE|-`: the timesheet to hand over, for the
 /// period or `--from/--to`, filtered by `--client`, `--project`, `--tag`.

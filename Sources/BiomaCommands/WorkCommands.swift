@@ -2,7 +2,7 @@ import ArgumentParser
 import BiomaSystem
 import BiomaWidgets
 import CContract
-import TimerControl
+import BiomaContract
 
 struct Start: ParsableCommand {
     static let configuration = CommandConfiguration(

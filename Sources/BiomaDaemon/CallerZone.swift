@@ -1,5 +1,5 @@
 import Foundation
-import TimerControl
+import BiomaContract
 
 /// A caller's time zone for its command, from the `TZ` it sent: Foundation's zone database,
 /// read as a value, so the daemon's own `TZ` (its days, deadlines and bars) never changes while

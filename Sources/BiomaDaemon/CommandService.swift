@@ -3,7 +3,7 @@ import Foundation
 import CContract
 import BiomaCommands
 import DBusKit
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import BiomaCore
 import CContract
 import DBusKit
-@_exported import TimerControl
+@_exported import BiomaContract
 
 /// The daemon's side of the D-Bus contract (described in dbus/README.md): the fixed names,
 /// the published state of a tracker snapshot, and the errors a failure becomes.

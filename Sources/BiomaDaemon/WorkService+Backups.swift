@@ -2,7 +2,7 @@ import BiomaCore
 import BiomaStore
 import CContract
 import DBusKit
-import TimerControl
+import BiomaContract
 
 /// The store's backups on `org.biomatimer.Timer1`: `ListBackups` and `RestoreBackup`.
 ///

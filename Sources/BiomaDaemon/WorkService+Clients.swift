@@ -2,7 +2,7 @@ import BiomaCore
 import BiomaStore
 import CContract
 import DBusKit
-import TimerControl
+import BiomaContract
 
 /// Clients, rates and tags on org.biomatimer.Timer1: `ListClients`, `AddClient`,
 /// `UpdateClient`, `DeleteClient`, `TagRunning`, and `UpdateProject`'s `Client`, `Rate`,

@@ -2,7 +2,7 @@ import CContract
 import DBusKit
 import BiomaSystem
 import Glibc
-import TimerControl
+import BiomaContract
 
 /// Clicks: each is one call to the daemon (a click may start it by activation). A refused
 /// call changes nothing here; its message is shown as a desktop notification.

@@ -2,7 +2,7 @@ import CContract
 import BiomaWidgets
 import DBusKit
 import Glibc
-import TimerControl
+import BiomaContract
 
 /// Following the daemon and the watcher. The only file that talks to DBusKit's loop
 /// (`Bus.subscribe`, `watchNameOwner`, `send`, `perform`): adapting to another loop API

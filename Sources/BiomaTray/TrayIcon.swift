@@ -1,6 +1,6 @@
 import BiomaWidgets
 import Glibc
-import TimerControl
+import BiomaContract
 
 /// An sRGB colour, 8 bits a channel.
 public struct RGB: Sendable, Equatable, Hashable {

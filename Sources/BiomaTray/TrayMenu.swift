@@ -2,7 +2,7 @@ import CContract
 import BiomaText
 import BiomaWidgets
 import DBusCore
-import TimerControl
+import BiomaContract
 
 /// Everything the menu is made from.
 public struct TrayInput: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import BiomaWidgets
 import DBusKit
 import Glibc
-import TimerControl
+import BiomaContract
 
 /// The tray's bus side: `org.kde.StatusNotifierItem` at `/StatusNotifierItem` and
 /// `com.canonical.dbusmenu` at `/MenuBar`, made from the daemon's published state.

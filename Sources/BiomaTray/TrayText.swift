@@ -1,7 +1,7 @@
 import BiomaText
 import BiomaWidgets
 import Glibc
-import TimerControl
+import BiomaContract
 
 /// The texts the tray shows: menu labels and the tooltip. Pure.
 public enum TrayText {

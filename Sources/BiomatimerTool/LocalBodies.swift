@@ -4,7 +4,7 @@ import BiomaInstall
 import BiomaSystem
 import BiomaTray
 import BiomaWidgets
-import TimerControl
+import BiomaContract
 
 /// `watch`, `tray`, `install`, `uninstall` and `daemon` as this process runs them: the
 /// watcher, the tray and the installer live here, not in the command tree the daemon links.

@@ -1,7 +1,7 @@
 import BiomaCommands
 import BiomaSystem
 import BiomaText
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc

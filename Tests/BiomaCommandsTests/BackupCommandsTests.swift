@@ -2,7 +2,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// `backups` and `restore` (`ListBackups`, `RestoreBackup`).
 @Suite struct BackupCommandsTests {

@@ -3,7 +3,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// The command tree run in process against a stand-in daemon: for each subcommand, the calls a
 /// line makes and exactly what it prints, its usage errors and the daemon's refusals, with

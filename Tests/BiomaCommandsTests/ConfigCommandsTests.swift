@@ -2,7 +2,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// `config check` (Timer1's `CheckConfig`: the daemon reads its settings file again), and the
 /// settings file's problems as every other command says them.

@@ -1,7 +1,7 @@
 import BiomaCommands
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// A line that succeeds: the calls it makes in order, what the daemon answers (by member, and
 /// `GetAll` by interface) and exactly what it prints.

@@ -2,7 +2,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// `focus …` and `focus preset …`: the Focus1 calls each line makes and what it prints.
 @Suite struct FocusCommandsTests {

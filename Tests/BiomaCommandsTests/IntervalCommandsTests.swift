@@ -2,7 +2,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// Editing the past: `log`, `add`, `edit`, `split`, `delete`, `undo`, `note`, `tag`. Times are
 /// read in the caller's zone at the caller's moment (Tuesday 2026-11-24 10:00, UTC+1) and sent

@@ -2,7 +2,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc

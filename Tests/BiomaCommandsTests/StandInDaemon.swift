@@ -1,7 +1,7 @@
 import BiomaCommands
 import BiomaWidgets
 import DBusCore
-import TimerControl
+import BiomaContract
 
 #if canImport(Glibc)
 import Glibc

@@ -2,7 +2,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// `sync …` (org.biomatimer.Sync1) and `hooks …` (org.biomatimer.Hooks1).
 @Suite struct SyncAndHooksTests {

@@ -2,7 +2,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// `task …` (org.biomatimer.Tasks1) and `taskwarrior OLD NEW`, what Taskwarrior's hook calls.
 @Suite struct TaskCommandsTests {

@@ -2,7 +2,7 @@ import BiomaCommands
 import CContract
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// The work timer: `start`, `stop`, `toggle`, `reset`, `status`, `away …`, `target …`,
 /// `reset-history`.

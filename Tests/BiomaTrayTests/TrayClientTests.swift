@@ -2,7 +2,7 @@
 import BiomaWidgets
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// More projects than a screen holds: those with a client in a submenu per client.
 @Suite struct TrayClientTests {

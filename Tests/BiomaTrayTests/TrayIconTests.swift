@@ -4,7 +4,7 @@ import BiomaWidgets
 import Foundation
 import TestSupport
 import Testing
-import TimerControl
+import BiomaContract
 
 /// The icon's pixmaps: sizes, byte order, what each state draws.
 @Suite struct TrayIconTests {

@@ -2,7 +2,7 @@
 import BiomaWidgets
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// The menu as a value: rows, labels, stable ids, the revision, what a change announces.
 @Suite struct TrayMenuTests {

@@ -1,6 +1,6 @@
 import BiomaWidgets
 import Testing
-import TimerControl
+import BiomaContract
 
 /// Tasks that are due show where they fit: a mark on the island line (and so in every bar's
 /// text), a waybar class and tooltip line, template fields and JSON keys; nothing at all when

@@ -4,7 +4,7 @@ import BiomaWidgets
 import DBusCore
 import Foundation
 import Testing
-import TimerControl
+import BiomaContract
 
 /// Focus timer states on top of the work fixtures. At `Fixture.now` (half a second after
 /// `t0`) the time left shows `12:34` unless a test says otherwise.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TimerControl
+import BiomaContract
 
 /// Ranges and clocks on a given day, as `biomatimer add` and `edit --date` take them.
 extension TimeTextTests {

@@ -1,7 +1,7 @@
 import BiomaText
 import Foundation
 import Testing
-import TimerControl
+import BiomaContract
 
 /// Durations and instants as people type them on the command line. The instants are local
 /// time: these tests set TZ for the process (Europe/Berlin, with its DST changes).

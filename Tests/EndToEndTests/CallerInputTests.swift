@@ -1,6 +1,6 @@
 import BiomaDaemon
 import DBusCore
-import TimerControl
+import BiomaContract
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import BiomaDaemon
 import Foundation
 import Testing
-import TimerControl
+import BiomaContract
 
 import TestSupport
 

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
-import TimerControl
+import BiomaContract
 
 import TestSupport
 
 /// `biomatimer` (the C front) carries every command to the daemon's `Run` and reports a call
 /// that fails on the way (lost bus, no answer, a foreign error) itself; with no bus or no
-/// daemon it hands the command to `biomatimer-tool`, which runs it through TimerControl. Both
+/// daemon it hands the command to `biomatimer-tool`, which runs it through BiomaContract. Both
 /// read their messages and exit codes from the contract header; here every way a command can
 /// fail is provoked. Where the front answers itself, it and the tool must print and exit
 /// exactly alike (`same`); where it hands the command over, there is only one side, the

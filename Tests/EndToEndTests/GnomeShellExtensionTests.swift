@@ -4,7 +4,7 @@ import BiomaWidgets
 import DBusCore
 import Foundation
 import Testing
-import TimerControl
+import BiomaContract
 
 import TestSupport
 

@@ -1,7 +1,7 @@
 import BiomaCore
 import BiomaStore
 import DBusKit
-import TimerControl
+import BiomaContract
 import BiomaDaemon
 import Foundation
 

@@ -1,6 +1,6 @@
 import BiomaCore
 import Foundation
-import TimerControl
+import BiomaContract
 
 // Instants and clocks for tests: every test passes its own time, never the wall clock's.
 

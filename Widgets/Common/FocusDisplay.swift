@@ -4,7 +4,7 @@
 // renderers arrange and escape these plain strings.
 
 import BiomaText
-import TimerControl
+import BiomaContract
 
 /// The marks of the focus timer's states.
 public struct FocusGlyphs: Sendable, Equatable {

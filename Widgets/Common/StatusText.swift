@@ -2,7 +2,7 @@
 // template. It needs nothing but the published state, so it lives with the bars.
 
 import BiomaText
-import TimerControl
+import BiomaContract
 
 /// What `biomatimer status` prints.
 public enum StatusText {

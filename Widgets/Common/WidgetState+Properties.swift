@@ -1,5 +1,5 @@
 import DBusCore
-import TimerControl
+import BiomaContract
 
 extension WidgetState {
     /// The interfaces whose properties a bar follows, each decoded with its property table.

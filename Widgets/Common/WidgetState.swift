@@ -1,7 +1,7 @@
 // The timer state a renderer displays: the properties of /org/biomatimer/Timer1
 // (see dbus/README.md) as one value, plus whether the daemon is there at all.
 
-import TimerControl
+import BiomaContract
 
 /// A snapshot of the daemon's published state. The time values hold at `updatedAt`;
 /// `advanced(to:)` gives the live values at another instant, as the D-Bus contract says.

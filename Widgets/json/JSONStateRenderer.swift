@@ -2,7 +2,7 @@
 // without its own format. Times are live at the instant rendered.
 
 import BiomaText
-import TimerControl
+import BiomaContract
 
 /// Keys: online, state, running, updated_at, day, session_time, daily_total,
 /// active_project, active_project_name, active_project_color, project_session_time,

@@ -1,6 +1,6 @@
 // The names, exit codes and messages of biomatimer's D-Bus contract and command line, in one
 // place for both clients: the C front (`biomatimer`, which carries every command line to the
-// daemon's Run) and the Swift client (`biomatimer-tool`, through TimerControl, which imports
+// daemon's Run) and the Swift client (`biomatimer-tool`, through BiomaContract, which imports
 // this header). A test runs both on every failure and requires identical messages and exit codes.
 // The contract itself is described in dbus/README.md.
 #ifndef BIOMATIMER_CONTRACT_H

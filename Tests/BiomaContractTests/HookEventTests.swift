@@ -1,5 +1,5 @@
 import Testing
-import TimerControl
+import BiomaContract
 
 /// Hook files are matched to events by Taskwarrior's convention: the name starts with the
 /// event's. No event's name may start another's, or a file would run on both.

@@ -2,7 +2,7 @@ import CContract
 import Foundation
 import TestSupport
 import Testing
-import TimerControl
+import BiomaContract
 
 /// The member and error names both clients and the daemon read from the C header are exactly
 /// the contract's: the methods of dbus/org.biomatimer.Timer1.xml (which the daemon serves byte

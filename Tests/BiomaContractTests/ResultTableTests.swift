@@ -1,6 +1,6 @@
 import DBusCore
 import Testing
-import TimerControl
+import BiomaContract
 
 /// Method results go through their row's table both ways: what the daemon writes is what a
 /// client reads, key by key, and the D-Bus types are the table's.
