@@ -48,6 +48,12 @@ public enum ContractMembers {
     ]
     /// `org.biomatimer.Command1`, the front's.
     public static let command1 = [BIOMATIMER_COMMAND1_RUN]
+    /// Run's context keys, in the order dbus/README.md lists them.
+    public static let runContext = [
+        BIOMATIMER_RUN_CWD, BIOMATIMER_RUN_STDIN_TTY, BIOMATIMER_RUN_STDOUT_TTY, BIOMATIMER_RUN_STDERR_TTY,
+        BIOMATIMER_RUN_NO_COLOR, BIOMATIMER_RUN_TERM, BIOMATIMER_RUN_COLUMNS, BIOMATIMER_RUN_TZ, BIOMATIMER_RUN_ANSWER,
+        BIOMATIMER_RUN_OPEN_ERRORS, BIOMATIMER_RUN_COMPLETION_SHELL, BIOMATIMER_RUN_COMPLETION_SHELL_VERSION,
+    ]
     /// Error names after `ContractNames.errorPrefix`.
     public static let errors = [
         BIOMATIMER_ERROR_NO_SUCH_PROJECT, BIOMATIMER_ERROR_NO_SUCH_TASK, BIOMATIMER_ERROR_NO_SUCH_PRESET,

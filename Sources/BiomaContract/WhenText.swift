@@ -218,14 +218,9 @@ public enum WhenText {
         return LocalDate(year: parts[0], month: parts[1], day: parts[2])
     }
 
-    /// `HH:MM` or `H:MM`, 00:00 – 23:59.
+    /// `HH:MM` or `H:MM` (`ClockText`, the one reader of a clock time).
     static func parseClock(_ text: String) -> (Int32, Int32)? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-            let hour = Int32(parts[0]), let minute = Int32(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute)
-        else { return nil }
-        return (hour, minute)
+        ClockText.parse(text).map { (Int32($0.hour), Int32($0.minute)) }
     }
 
     static func instant(

@@ -1,3 +1,5 @@
+import BiomaText
+
 /// An interval as the store keeps it: its row id, and no end while it runs (the open one).
 public struct IntervalRow: Sendable, Equatable, Hashable {
     public var id: Int64
@@ -314,11 +316,13 @@ public enum EditText {
         let second = floorDiv(instant, microsPerSecond)
         let local = second + rules.offsetSeconds(atSecond: second)
         let day = Day(ordinal: Int(floorDiv(local, 86_400)))
-        let s = local - Int64(day.ordinal) * 86_400
-        func pad(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var clock = "\(pad(s / 3600)):\(pad(s / 60 % 60))"
-        if s % 60 != 0 { clock += ":\(pad(s % 60))" }
-        return (day, clock)
+        return (day, ClockText.format(secondOfDay: local - Int64(day.ordinal) * 86_400))
+    }
+
+    /// `09:00` on the calendar day of `now`, else `2026-11-20 09:00`: an instant in a notice.
+    public static func time(_ instant: Micros, now: Micros, rules: DayRules) -> String {
+        let (day, clock) = local(instant, rules: rules)
+        return day == local(now, rules: rules).day ? clock : "\(day) \(clock)"
     }
 
     /// `09:00–12:30 (Client A) on 2026-11-20`, `2026-11-20 22:00–2026-11-21 01:00`,

@@ -1,5 +1,6 @@
 import BiomaCore
 import BiomaStore
+import BiomaSystem
 import DBusKit
 import CSystem
 import Foundation
@@ -46,7 +47,7 @@ final class BulkWork: @unchecked Sendable {
     private(set) var writersOpened = 0
     var keepsAWorker: Bool { kept != nil }
     // Any thread.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var worker: Tracker?
     private var stopped = false
 
@@ -217,7 +218,7 @@ final class BulkWork: @unchecked Sendable {
 /// The operations a worker's sync-on writes stamped, in order (written on the worker thread,
 /// taken on the loop).
 private final class Stamped: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var operations: [SyncOperation] = []
 
     func add(_ more: [SyncOperation]) {

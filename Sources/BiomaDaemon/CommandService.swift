@@ -4,6 +4,7 @@ import CContract
 import BiomaCommands
 import DBusKit
 import BiomaContract
+import BiomaSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -64,11 +65,6 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
                 }.reading()
             ])
     }
-
-    static let contextKeys = [
-        "Cwd", "StdinTty", "StdoutTty", "StderrTty", "NoColor", "Columns", "Term", "TZ", "Answer", "OpenErrors",
-        "CompletionShell", "CompletionShellVersion",
-    ]
 
     /// Runs the command at once, or once the inputs it reads have arrived.
     private func start(
@@ -151,23 +147,23 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
     static func context(
         _ values: [String: DBusValue], descriptors: [Int32], daemon: @escaping () throws(ClientFailure) -> any DaemonAccess
     ) throws -> (CommandContext, [String: String?]) {
-        let options = try Options(values, allowed: Self.contextKeys)
+        let options = try Options(values, allowed: ContractMembers.runContext)
         let openErrors: [Int32]?
-        switch values["OpenErrors"] {
+        switch values[BIOMATIMER_RUN_OPEN_ERRORS] {
         case nil: openErrors = nil
         case .array(.int32, let items)?: openErrors = items.compactMap { $0.int64.map { Int32(truncatingIfNeeded: $0) } }
-        case let other?: throw DaemonAPI.invalidArgument("OpenErrors must be of type ai, not \(other.signature).")
+        case let other?: throw DaemonAPI.invalidArgument("\(BIOMATIMER_RUN_OPEN_ERRORS) must be of type ai, not \(other.signature).")
         }
         let context = CommandContext(
-            direct: false, stdinTTY: try options.bool("StdinTty") ?? false, stdoutTTY: try options.bool("StdoutTty") ?? false,
-            stderrTTY: try options.bool("StderrTty") ?? false, noColor: try options.bool("NoColor") ?? false,
-            term: try options.string("Term"), columns: Int(try options.uint32("Columns") ?? 80),
+            direct: false, stdinTTY: try options.bool(BIOMATIMER_RUN_STDIN_TTY) ?? false, stdoutTTY: try options.bool(BIOMATIMER_RUN_STDOUT_TTY) ?? false,
+            stderrTTY: try options.bool(BIOMATIMER_RUN_STDERR_TTY) ?? false, noColor: try options.bool(BIOMATIMER_RUN_NO_COLOR) ?? false,
+            term: try options.string(BIOMATIMER_RUN_TERM), columns: Int(try options.uint32(BIOMATIMER_RUN_COLUMNS) ?? 80),
             files: PassedFiles([], errors: [], descriptors: []), daemon: daemon)
-        context.answer = try options.string("Answer")
-        context.cwd = try options.string("Cwd")
+        context.answer = try options.string(BIOMATIMER_RUN_ANSWER)
+        context.cwd = try options.string(BIOMATIMER_RUN_CWD)
         // Times the user types and reads are in the caller's zone, passed as a value; a zone
         // Foundation does not know is read by the C library (below) as before.
-        let tz = try options.string("TZ")
+        let tz = try options.string(BIOMATIMER_RUN_TZ)
         let zone = tz.flatMap { $0.contains("\0") ? nil : CallerZone($0) }
         if let zone { context.zone = zone }
         // A second Run carries the files the first one listed, matched to them again in order.
@@ -175,8 +171,8 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         // A shell's completion request is answered in its format (ArgumentParser reads it from
         // the environment); a zone only the C library knows is set as `TZ` around the command.
         let environment = [
-            "TZ": zone == nil ? tz : nil, "SAP_SHELL": try options.string("CompletionShell"),
-            "SAP_SHELL_VERSION": try options.string("CompletionShellVersion"),
+            "TZ": zone == nil ? tz : nil, "SAP_SHELL": try options.string(BIOMATIMER_RUN_COMPLETION_SHELL),
+            "SAP_SHELL_VERSION": try options.string(BIOMATIMER_RUN_COMPLETION_SHELL_VERSION),
         ]
         return (context, environment)
     }
@@ -259,7 +255,7 @@ final class InProcessDaemon: DaemonAccess {
 /// serves any number of callers; one slow command never delays another's start.
 final class CommandThreads: @unchecked Sendable {
     static let limit = 8
-    private let lock = NSLock()
+    private let lock = Lock()
     private var running = 0
     private var queue: [@Sendable () -> Void] = []
 

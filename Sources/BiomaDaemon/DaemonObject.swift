@@ -1,5 +1,6 @@
 import CContract
 import BiomaCore
+import BiomaStore
 import DBusKit
 
 /// One interface of the daemon's object: it describes itself as a `DBusInterface` (its member
@@ -22,12 +23,6 @@ extension ObjectInterface {
     public func willChange(at now: Micros) {}
     /// A part without deadlines registers none.
     public func attach(_ deadlines: Deadlines) {}
-    /// Publishes every part once after `body`, which changes nothing of the record (a
-    /// deadline's wake-up, a new day, sync's own status): nested ones publish with the
-    /// outermost one. A change goes through `Publication.change`.
-    func publishing<T>(at now: Micros, _ body: () throws -> T) rethrows -> T {
-        try publication.run(at: now, body)
-    }
 }
 
 /// The rules every change obeys, whichever part makes it (a command, a peer's operations
@@ -94,25 +89,63 @@ public final class Publication: @unchecked Sendable {
 
     func join(_ part: any ObjectInterface) { parts.append(Weak(part: part)) }
 
-    func run<T>(at now: Micros, _ body: () throws -> T) rethrows -> T {
+    // The ways into a change, and the only ones: each begins and ends its change itself, so
+    // no caller can leave one open (every part's publication would wait for it) or end one
+    // twice.
+
+    /// The change path of every part: the rules' steps, then `body` at the change's instant
+    /// (from the rules, else `clock`); every part publishes once after it. An error is
+    /// answered as the contract's (a `DBusMethodError` as it is, a store's by its kind).
+    func change<T>(_ clock: any TimeSource, _ body: (Micros) throws -> T) throws -> T {
+        let now = try open(clock)
+        defer { end(at: now) }
+        return try Self.answered { try body(now) }
+    }
+
+    /// A change the rules do not open, at `now`: one of the rules' own steps (a sleep
+    /// recorded), or a wake-up that records nothing (a deadline, a new day, sync's own
+    /// status). Every part publishes once after `body`; nested ones with the outermost.
+    func change<T>(at now: Micros, _ body: () throws -> T) rethrows -> T {
         begin(at: now)
         defer { end(at: now) }
         return try body()
     }
 
-    /// The one change path of every part: the rules' steps, then `body` at the change's
-    /// instant (from the rules, else `clock`); every part publishes once after it. An error
-    /// is answered as the contract's (a `DBusMethodError` as it is, a store's by its kind).
-    func change<T>(_ clock: any TimeSource, _ body: (Micros) throws -> T) throws -> T {
-        let now = try beginChange(clock)
-        defer { end(at: now) }
-        return try Self.answered { try body(now) }
+    /// A change whose work runs on a worker while the loop is held (`BulkWork.write`): opened
+    /// as `change` opens one; `start`, on the loop at the change's instant, makes ready and
+    /// returns the worker's work; `then`, on the loop with the work's result, finishes the
+    /// change; every part publishes; then `answered` gets `then`'s result (an error as the
+    /// contract's), as `change` returns after the publication. A refusal of the rules or of
+    /// `start` ends the change at once and goes to `answered`.
+    func changeInBulk<T: Sendable, U>(
+        _ clock: any TimeSource, on bulk: BulkWork,
+        start: (Micros) throws -> @Sendable (Tracker) throws -> T,
+        then: @escaping @Sendable (Result<T, any Error>) throws -> U,
+        answered: @escaping @Sendable (Result<U, any Error>) -> Void
+    ) {
+        let now: Micros
+        let work: @Sendable (Tracker) throws -> T
+        do {
+            now = try open(clock)
+        } catch {
+            return answered(.failure(error))
+        }
+        do {
+            work = try start(now)
+        } catch {
+            end(at: now)
+            return answered(.failure(DaemonAPI.dbusError(error)))
+        }
+        bulk.write(work) { [self] result in
+            let finished = Result { try then(result) }
+            end(at: now)
+            answered(finished.mapError(DaemonAPI.dbusError))
+        }
     }
 
-    /// `change`'s first steps for a change whose work ends at a later turn (bulk work on a
-    /// worker): the change is begun and its instant returned; `end(at:)` it once the work is
-    /// done. When it throws, nothing is begun.
-    func beginChange(_ clock: any TimeSource) throws -> Micros {
+    /// A change opened with the rules' steps, and its instant; when it throws, nothing is
+    /// open.
+    private func open(_ clock: any TimeSource) throws -> Micros {
         let now = try Self.answered { try rules?.instantOfChange() ?? clock.now() }
         begin(at: now)
         do {
@@ -134,9 +167,7 @@ public final class Publication: @unchecked Sendable {
     }
 
     /// A change at `now` starts; with the outermost, every part notes what holds before it.
-    /// Paired with `end`, for a change whose work ends at a later turn (bulk work on a
-    /// worker, while the loop is held).
-    func begin(at now: Micros) {
+    private func begin(at now: Micros) {
         if depth == 0 {
             observer?.willChange(at: now)
             for entry in parts { entry.part?.willChange(at: now) }
@@ -145,7 +176,7 @@ public final class Publication: @unchecked Sendable {
     }
 
     /// The change begun at `now` has ended; with the outermost, every part publishes it.
-    func end(at now: Micros) {
+    private func end(at now: Micros) {
         depth -= 1
         guard depth == 0 else { return }
         publishing = true

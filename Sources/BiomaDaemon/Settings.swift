@@ -1,4 +1,5 @@
 import BiomaCore
+import BiomaText
 import Foundation
 
 /// The daemon's settings: `$XDG_CONFIG_HOME/biomatimer/config` (default
@@ -214,13 +215,9 @@ public struct Settings: Equatable, Sendable {
         }
     }
 
-    /// `HH:MM` → minutes after midnight.
+    /// `HH:MM` → minutes after midnight (`ClockText`, the one reader of a clock time).
     public static func parseTime(_ text: String) -> Int? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, parts[0].count <= 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]),
-            (0..<24).contains(h), (0..<60).contains(m)
-        else { return nil }
-        return h * 60 + m
+        ClockText.parse(text).map { $0.hour * 60 + $0.minute }
     }
 
     /// `monday` / `sunday` → the Calendar weekday number (2 / 1).

@@ -149,49 +149,55 @@ extension SyncService {
         }
         guard let reading = run.reading else {
             mergeRun = nil
-            return publishing(at: clock.now()) { merged(run, in: folder) }
+            return publication.change(at: clock.now()) { merged(run, in: folder) }
         }
         // A peer's operations are a change like any other: the same rules first (a sleep not
         // yet noticed, an absence that counts by now), then the slice on a worker.
-        let now: Micros
-        do {
-            now = try publication.beginChange(clock)
-        } catch {
-            log("sync: cannot merge \(reading.device)'s operations now (\(error)); trying again at its next change")
-            return mergeRun = nil
-        }
-        let ahead = run.ahead
-        (run.reading, run.ahead) = (nil, nil)
-        mergeRun = run
         let limit = mergeSliceBytes
-        bulk.write({ worker -> MergedSlice in
-            let started = csystem_clock_us(CLOCK_MONOTONIC)
-            var slice = try Self.mergeSlice(of: reading, limit: limit, ahead: ahead, from: folder, into: worker, at: now)
-            slice.took = csystem_clock_us(CLOCK_MONOTONIC) - started
-            return slice
-        }) { [self] result in
-            defer { publication.end(at: now) }
-            guard var run = mergeRun else { return }
-            switch result {
-            case .success(let slice):
-                if let problem = slice.problem { log("sync: \(slice.state.device): \(problem)") }
-                if let merged = slice.merged {
-                    run.count += merged.operations
-                    if merged.operations > 0 { run.devices.insert(slice.state.device) }
-                    run.overlaps += merged.overlaps
-                    if slice.more {
-                        (run.reading, run.ahead) = (slice.state, slice.ahead)
-                        // A whole slice: its pace sets the next one's size (the slice being
-                        // read ahead has the size before it: the one after takes this pace).
-                        mergeSliceBytes = Self.nextMergeSlice(after: slice.limit, took: slice.took)
-                    }
+        publication.changeInBulk(
+            clock, on: bulk,
+            start: { [self] now in
+                let ahead = run.ahead
+                (run.reading, run.ahead) = (nil, nil)
+                mergeRun = run
+                return { worker -> MergedSlice in
+                    let started = csystem_clock_us(CLOCK_MONOTONIC)
+                    var slice = try Self.mergeSlice(of: reading, limit: limit, ahead: ahead, from: folder, into: worker, at: now)
+                    slice.took = csystem_clock_us(CLOCK_MONOTONIC) - started
+                    return slice
                 }
-            case .failure(let error):
-                log("sync: cannot merge \(reading.device)'s operations (\(error)); trying again at its next change")
+            },
+            then: { [self] result in mergedSlice(result, of: reading) },
+            answered: { [self] result in
+                guard case .failure(let error) = result else { return }
+                log("sync: cannot merge \(reading.device)'s operations now (\(error)); trying again at its next change")
+                mergeRun = nil
+            })
+    }
+
+    /// A slice's end, on the loop inside its change: the run counts what it merged, and the
+    /// next slice is queued.
+    private func mergedSlice(_ result: Result<MergedSlice, any Error>, of reading: SyncPeerState) {
+        guard var run = mergeRun else { return }
+        switch result {
+        case .success(let slice):
+            if let problem = slice.problem { log("sync: \(slice.state.device): \(problem)") }
+            if let merged = slice.merged {
+                run.count += merged.operations
+                if merged.operations > 0 { run.devices.insert(slice.state.device) }
+                run.overlaps += merged.overlaps
+                if slice.more {
+                    (run.reading, run.ahead) = (slice.state, slice.ahead)
+                    // A whole slice: its pace sets the next one's size (the slice being
+                    // read ahead has the size before it: the one after takes this pace).
+                    mergeSliceBytes = Self.nextMergeSlice(after: slice.limit, took: slice.took)
+                }
             }
-            mergeRun = run
-            queueMergeSlice()
+        case .failure(let error):
+            log("sync: cannot merge \(reading.device)'s operations (\(error)); trying again at its next change")
         }
+        mergeRun = run
+        queueMergeSlice()
     }
 
     /// One slice, on the worker: `reading`'s next lines (about `limit` bytes, or as `ahead`
@@ -250,7 +256,7 @@ extension SyncService {
         // "10:00–10:30" today; "2026-11-19 10:00–10:30" another day (the end's date only when
         // it is not the start's).
         let span =
-            "\(TasksService.localTime(overlap.from, rules: rules, now: now))–\(TasksService.localTime(overlap.to, rules: rules, now: overlap.from))"
+            "\(EditText.time(overlap.from, now: now, rules: rules))–\(EditText.time(overlap.to, now: overlap.from, rules: rules))"
         var body = "\(name(overlap.kept)) and \(name(overlap.cut)) both timed \(span): kept \(name(overlap.kept))'s."
         if more > 0 { body += " (\(more) more like it)" }
         notifier.show(Notifier.Notice(summary: "Time timed on two machines", body: body), onAction: { _ in })

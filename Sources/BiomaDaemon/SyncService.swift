@@ -100,7 +100,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         self.deadlines = deadlines
         retry = deadlines.add { [weak self] _ in
             guard let self, writeProblem != nil else { return }
-            publishing(at: clock.now()) { catchUp() }
+            publication.change(at: clock.now()) { catchUp() }
         }
         do {
             let device = try tracker.syncDevice()
@@ -173,47 +173,45 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         guard name.count <= 100, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             return done(.failure(DaemonAPI.invalidArgument("A device name is one line of at most 100 characters.")))
         }
-        let now: Micros
-        do {
-            now = try publication.beginChange(clock)
-        } catch {
-            return done(.failure(error))
-        }
-        let finish: @Sendable (Result<Void, any Error>) -> Void = { [self] result in
-            publication.end(at: now)
-            done(result.mapError(DaemonAPI.dbusError))
-        }
         let root = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        let chosen = SyncFolder(root: root)
-        let named: String
-        do {
-            stop()
-            let device = try tracker.syncDevice()
-            if Self.isCopy(device, in: chosen) {
-                // Asked for: said as an error, with the new id taken for the next call.
-                try tracker.disableSync()
-                let renewed = try tracker.renewSyncDevice()
-                let text =
-                    "This data folder writes as \(device.id), whose log in \(root) went on without it: it is a copy of another machine's. This machine now has an id of its own, \(renewed.id); enable sync again to join under it."
-                log("sync: " + text)
-                throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_IDENTITY, text)
-            }
-            named = name.isEmpty ? device.name : name
-            do {
-                // A folder not there yet is made (`sync enable ~/Sync` before Syncthing shares it).
-                try chosen.makeIfMissing()
-                try chosen.prepare(device: device.id, name: named)
-            } catch {
-                throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_FOLDER, "\(error)")
-            }
-        } catch {
-            return finish(.failure(error))
-        }
         // The first time, every recorded row becomes an operation: years of history are
         // written on a worker (`BulkWork`), then the folder is followed.
-        bulk.write({ try $0.enableSync(folder: root, name: named) }) { [self] result in
-            finish(result.flatMap { Result { try start(folder: root) } })
+        publication.changeInBulk(
+            clock, on: bulk,
+            start: { [self] _ in
+                let named = try prepare(SyncFolder(root: root), name: name)
+                return { try $0.enableSync(folder: root, name: named) }
+            },
+            then: { [self] result in
+                try result.get()
+                try start(folder: root)
+            },
+            answered: done)
+    }
+
+    /// `enable`'s first steps on the loop: whatever was followed stopped, the identity checked
+    /// (a copy of another machine's data folder refused, with a new id taken for the next
+    /// call), the folder made ready; the device's name to write under.
+    private func prepare(_ chosen: SyncFolder, name: String) throws -> String {
+        stop()
+        let device = try tracker.syncDevice()
+        if Self.isCopy(device, in: chosen) {
+            try tracker.disableSync()
+            let renewed = try tracker.renewSyncDevice()
+            let text =
+                "This data folder writes as \(device.id), whose log in \(chosen.root) went on without it: it is a copy of another machine's. This machine now has an id of its own, \(renewed.id); enable sync again to join under it."
+            log("sync: " + text)
+            throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_IDENTITY, text)
         }
+        let named = name.isEmpty ? device.name : name
+        do {
+            // A folder not there yet is made (`sync enable ~/Sync` before Syncthing shares it).
+            try chosen.makeIfMissing()
+            try chosen.prepare(device: device.id, name: named)
+        } catch {
+            throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_SYNC_FOLDER, "\(error)")
+        }
+        return named
     }
 
     /// Turns sync off: nothing more is written or read; the folder stays as it is.
@@ -340,7 +338,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         if mergeRun != nil {
             queueMergeSlice()
         } else if waiting.isEmpty {
-            publishing(at: clock.now()) {}
+            publication.change(at: clock.now()) {}
         }
     }
 

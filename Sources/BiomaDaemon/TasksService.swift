@@ -108,7 +108,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
 
     private func body(of task: TaskItem) -> String {
         var parts: [String] = []
-        if let due = task.due { parts.append("due \(Self.localTime(due, rules: tracker.rules, now: clock.now()))") }
+        if let due = task.due { parts.append("due \(EditText.time(due, now: clock.now(), rules: tracker.rules))") }
         if let project = task.projectID.flatMap({ id in tracker.projects.first { $0.id == id } }) {
             parts.append(project.name)
         }
@@ -127,15 +127,6 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         } catch {
             log("the \(key) action on task \(id) failed: \(error)")
         }
-    }
-
-    /// `HH:MM` today, else `YYYY-MM-DD HH:MM`, in the daemon's zone.
-    static func localTime(_ instant: Micros, rules: DayRules, now: Micros) -> String {
-        let formatter = DateFormatter()
-        formatter.timeZone = rules.timeZone
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = rules.day(containing: instant) == rules.day(containing: now) ? "HH:mm" : "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(instant) / 1_000_000))
     }
 
     // MARK: - Changes

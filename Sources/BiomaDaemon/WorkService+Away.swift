@@ -151,7 +151,7 @@ extension WorkService {
     /// The machine slept from `start` to `end` (now): work stops at `start`, and the user is
     /// back at once.
     func recordSleep(from start: Micros, to end: Micros) {
-        publishing(at: end) {
+        publication.change(at: end) {
             onSleep?(start)
             // An absence in progress that already removed work covers the sleep.
             guard awayRules.policy != .keep, away?.removed == nil else { return }
@@ -175,7 +175,7 @@ extension WorkService {
     func sleepBegins() {
         checkSuspend()
         let now = clock.now()
-        publishing(at: now) {
+        publication.change(at: now) {
             onSleep?(now)
             guard awayRules.policy != .keep, away?.removed == nil else { return }
             let running = tracker.workTimer.open

@@ -141,8 +141,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         awayDecision = deadlines.add { [self] _ in decideAway() }
         // A wake-up only: the publication checks the target and moves this deadline (after a
         // clock change or a resume the day boundary's handler publishes already).
-        targetDue = deadlines.add { [self] reason in if reason == .due { publishing(at: clock.now()) {} } }
-        budgetDue = deadlines.add { [self] reason in if reason == .due { publishing(at: clock.now()) {} } }
+        targetDue = deadlines.add { [self] reason in if reason == .due { publication.change(at: clock.now()) {} } }
+        budgetDue = deadlines.add { [self] reason in if reason == .due { publication.change(at: clock.now()) {} } }
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             do {
@@ -209,21 +209,16 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         reply: PendingReply, size: Int, _ body: @escaping @Sendable (Tracker, Micros) throws -> T,
         answer: @escaping @Sendable (T) -> [DBusValue]
     ) {
-        let now: Micros
-        do {
-            now = try publication.beginChange(clock)
-        } catch {
-            return reply.finish(.failure(DaemonAPI.dbusError(error)))
-        }
         // A caller that leaves the bus meanwhile (the front killed, Ctrl-C) takes the work
         // with it: rolled back, nothing of it applied.
         let gone = try? bus.whenGone(reply.sender) { [bulk] in bulk.interrupt() }
-        bulk.write({ worker in try body(worker, now) }) { [self] result in
-            if let gone { bus.unsubscribe(gone) }
-            publication.end(at: now)
-            releaseMemoryAfterBulkWork(bytes: size)
-            reply.finish(result.map(answer).mapError(DaemonAPI.dbusError))
-        }
+        publication.changeInBulk(
+            clock, on: bulk, start: { now in { worker in try body(worker, now) } }, then: { try $0.get() },
+            answered: { [self] result in
+                if let gone { bus.unsubscribe(gone) }
+                releaseMemoryAfterBulkWork(bytes: size)
+                reply.finish(result.map(answer).mapError(DaemonAPI.dbusError))
+            })
     }
 
     public func willChange(at now: Micros) {
@@ -271,7 +266,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// machine resumed): publishes the new day and its totals once, with every part.
     public func checkDayBoundary() {
         let now = clock.now()
-        publishing(at: now) {}
+        publication.change(at: now) {}
         // After the signal, so bars see the new day at once.
         tracker.takeDailyBackupIfDue(at: now)
     }

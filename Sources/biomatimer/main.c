@@ -119,14 +119,14 @@ static DBusMessage *run_call(int argc, char **argv, const char *answer, int requ
     long width = columns && *columns ? strtol(columns, &end, 10) : 0;
     if (!(end && *end == '\0' && width > 0)) width = ioctl(1, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
     dbus_uint32_t width32 = (dbus_uint32_t)width;
-    if (!text_entry(&dict, "Cwd", getcwd(cwd, sizeof cwd)) || !flag_entry(&dict, "StdinTty", isatty(0)) ||
-        !flag_entry(&dict, "StdoutTty", isatty(1)) || !flag_entry(&dict, "StderrTty", isatty(2)) ||
-        !flag_entry(&dict, "NoColor", no_color && *no_color) || !text_entry(&dict, "Term", getenv("TERM")) ||
-        !text_entry(&dict, "TZ", getenv("TZ")) || !text_entry(&dict, "Answer", answer) ||
-        !text_entry(&dict, "CompletionShell", getenv("SAP_SHELL")) ||
-        !text_entry(&dict, "CompletionShellVersion", getenv("SAP_SHELL_VERSION")) ||
-        (width32 > 0 && !entry(&dict, "Columns", 'u', &width32, 0)) ||
-        (requests >= 0 && !entry(&dict, "OpenErrors", 'a', errors, requests)) ||
+    if (!text_entry(&dict, BIOMATIMER_RUN_CWD, getcwd(cwd, sizeof cwd)) || !flag_entry(&dict, BIOMATIMER_RUN_STDIN_TTY, isatty(0)) ||
+        !flag_entry(&dict, BIOMATIMER_RUN_STDOUT_TTY, isatty(1)) || !flag_entry(&dict, BIOMATIMER_RUN_STDERR_TTY, isatty(2)) ||
+        !flag_entry(&dict, BIOMATIMER_RUN_NO_COLOR, no_color && *no_color) || !text_entry(&dict, BIOMATIMER_RUN_TERM, getenv("TERM")) ||
+        !text_entry(&dict, BIOMATIMER_RUN_TZ, getenv("TZ")) || !text_entry(&dict, BIOMATIMER_RUN_ANSWER, answer) ||
+        !text_entry(&dict, BIOMATIMER_RUN_COMPLETION_SHELL, getenv("SAP_SHELL")) ||
+        !text_entry(&dict, BIOMATIMER_RUN_COMPLETION_SHELL_VERSION, getenv("SAP_SHELL_VERSION")) ||
+        (width32 > 0 && !entry(&dict, BIOMATIMER_RUN_COLUMNS, 'u', &width32, 0)) ||
+        (requests >= 0 && !entry(&dict, BIOMATIMER_RUN_OPEN_ERRORS, 'a', errors, requests)) ||
         !dbus_message_iter_close_container(&args, &dict) ||
         !dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "h", &list))
         return NULL;

@@ -53,4 +53,18 @@ import BiomaContract
         #expect(documented.count == 15)
         #expect(ContractMembers.errors == documented)
     }
+
+    /// Run's context keys, which the front writes and the daemon reads from the header, are
+    /// the ones dbus/README.md describes, in its order, each with its type.
+    @Test func runContextKeysAreTheDocumentedOnes() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("dbus/README.md"), encoding: .utf8)
+        let text = readme.components(separatedBy: "The caller's context:")[1].components(separatedBy: "another key is")[0]
+        var documented: [String] = []
+        for (index, part) in text.components(separatedBy: "`").enumerated()
+        where index % 2 == 1 && part.first?.isUppercase == true && !documented.contains(part) {
+            documented.append(part)
+        }
+        #expect(documented == ContractMembers.runContext)
+        #expect(BIOMATIMER_RUN_STDOUT_TTY == "StdoutTty" && BIOMATIMER_RUN_OPEN_ERRORS == "OpenErrors")
+    }
 }

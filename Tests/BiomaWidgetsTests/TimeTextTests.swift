@@ -14,6 +14,16 @@ import BiomaContract
     /// 2026-11-23 10:15:30 in Berlin (UTC+1).
     let now: Int64 = 1_795_425_330 * 1_000_000
 
+    /// The one clock reader and writer: what the settings file, `--at` and the notices share.
+    @Test func clockTimes() {
+        #expect(ClockText.parse("9:05")! == (9, 5) && ClockText.parse("23:59")! == (23, 59))
+        for bad in ["+7:00", "-1:00", "24:00", "7:60", "7:5", "123:00", " 7:00", "7:00 ", "٧:٠٠", "7", ":00", "7:00:00"] {
+            #expect(ClockText.parse(bad) == nil, "\(bad)")
+        }
+        #expect(ClockText.format(secondOfDay: 9 * 3600 + 5 * 60) == "09:05")
+        #expect(ClockText.format(secondOfDay: 23 * 3600 + 59 * 60 + 7) == "23:59:07")
+    }
+
     @Test func durations() {
         let cases: [(String, Int64?)] = [
             ("25m", 25 * 60), ("1h30m", 5400), ("90s", 90), ("2h", 7200), ("1h5s", 3605), ("1:30:00", 5400),

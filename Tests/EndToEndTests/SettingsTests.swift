@@ -19,6 +19,9 @@ struct SettingsTests {
 
     @Test(arguments: [
         ("day_start = 25:00", "config:1: day_start `25:00` is not a time"),
+        // The one clock reader's rules: digits only, as on the command line.
+        ("day_start = +7:00", "config:1: day_start `+7:00` is not a time"),
+        ("day_start = 4:0", "config:1: day_start `4:0` is not a time"),
         ("day_start 04:00", "config:1: expected `key = value`"),
         ("\nweek_start = friday", "config:2: week_start must be monday or sunday"),
         ("colour = red", "config:1: unknown setting `colour`"),

@@ -17,6 +17,19 @@
 // The front's interface: Run(as argv, a{sv} context, ah files) → (i exit, s out, s err).
 #define BIOMATIMER_COMMAND_INTERFACE "org.biomatimer.Command1"
 #define BIOMATIMER_COMMAND1_RUN "Run"
+// Run's context keys: what the front says of its caller (dbus/README.md, "Running a command line").
+#define BIOMATIMER_RUN_CWD "Cwd"
+#define BIOMATIMER_RUN_STDIN_TTY "StdinTty"
+#define BIOMATIMER_RUN_STDOUT_TTY "StdoutTty"
+#define BIOMATIMER_RUN_STDERR_TTY "StderrTty"
+#define BIOMATIMER_RUN_NO_COLOR "NoColor"
+#define BIOMATIMER_RUN_COLUMNS "Columns"
+#define BIOMATIMER_RUN_TERM "Term"
+#define BIOMATIMER_RUN_TZ "TZ"
+#define BIOMATIMER_RUN_ANSWER "Answer"
+#define BIOMATIMER_RUN_OPEN_ERRORS "OpenErrors"
+#define BIOMATIMER_RUN_COMPLETION_SHELL "CompletionShell"
+#define BIOMATIMER_RUN_COMPLETION_SHELL_VERSION "CompletionShellVersion"
 // Every error the daemon sends, on every interface, starts with this; its message is for a person.
 #define BIOMATIMER_ERROR_PREFIX "org.biomatimer.Timer1.Error."
 
