@@ -75,7 +75,7 @@ let package = Package(
             name: "BiomaWidgets",
             dependencies: ["BiomaContract", "BiomaText"],
             path: "Widgets",
-            exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css", "hooks", "taskwarrior", "gnome-shell"]
+            exclude: ["README.md", "i3blocks/README.md", "i3blocks/i3blocks.conf", "island/README.md", "json/README.md", "polybar/README.md", "polybar/config.ini", "template/README.md", "tmux/README.md", "tmux/tmux.conf", "waybar/README.md", "waybar/config.jsonc", "waybar/style.css"]
         ),
         // What the daemon prints that is not a bar line: the picture of the day (drawn from
         // BiomaCore's DayChart), report and status text, the notifications' words.
@@ -106,7 +106,17 @@ let package = Package(
         // The client's side beyond one call: the watch that follows the daemon.
         .target(name: "BiomaClient", dependencies: ["DBusKit", "BiomaContract", "CContract", "BiomaWidgets"], exclude: ["README.md"]),
         // `install` and `uninstall`: the layout, the manifest, files written atomically.
-        .target(name: "BiomaInstall", dependencies: ["DBusCore", "BiomaSystem"], exclude: ["README.md"]),
+        .target(
+            name: "BiomaInstall", dependencies: ["DBusCore", "BiomaSystem"],
+            exclude: ["README.md", "gnome-shell/README.md", "taskwarrior/README.md"],
+            // What `install` writes, kept once as the files themselves and compiled in (no
+            // Foundation, no bundle to find at run time): the GNOME Shell extension's sources
+            // and Taskwarrior's hook.
+            resources: [
+                "metadata.json", "stylesheet.css", "legacy-head.js", "legacy-tail.js", "module-head.js", "module-tail.js",
+                "island.js", "client.js", "indicator.js",
+            ].map { .embedInCode("gnome-shell/" + $0) } + [.embedInCode("taskwarrior/on-modify.biomatimer")]
+        ),
         // The command tree (ArgumentParser): parsing, help, usage errors, completions, the
         // manual, and every command run against a caller's context. The daemon runs it for
         // the front; biomatimer-tool runs it for the local commands and when no daemon answers.

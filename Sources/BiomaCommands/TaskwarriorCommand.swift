@@ -5,7 +5,7 @@ import DBusCore
 import BiomaContract
 
 // `biomatimer taskwarrior OLD NEW`: what Taskwarrior's on-modify hook
-// (Widgets/taskwarrior/on-modify.biomatimer) calls with the task before and after a
+// (Sources/BiomaInstall/taskwarrior/on-modify.biomatimer) calls with the task before and after a
 // modification. Not listed in the help: people run `task N start`, not this.
 
 struct TaskwarriorCommand: ParsableCommand {

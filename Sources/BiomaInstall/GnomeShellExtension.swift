@@ -5,7 +5,7 @@ import DBusCore
 import Glibc
 #endif
 
-/// biomatimer's GNOME Shell extension (Widgets/gnome-shell): the folder `install` writes into
+/// biomatimer's GNOME Shell extension (its sources in `gnome-shell/` beside this file): the folder `install` writes into
 /// `gnome-shell/extensions/`. One source, two forms: GNOME 43–44 load an extension as a legacy
 /// `imports` script, GNOME 45 and later as an ES module, so `extension.js` is the shared code
 /// (`island.js`, `client.js`, `indicator.js`) between the form's head and tail.
@@ -37,13 +37,23 @@ public enum GnomeShellExtension {
 
     /// The extension folder's files for `form`, by name.
     public static func files(_ form: Form) -> [(name: String, text: String)] {
-        func source(_ name: String) -> String { (GnomeShellSources.files[name] ?? "") + "\n" }
+        func source(_ name: String) -> String { String(decoding: sources[name] ?? [], as: UTF8.self) }
         let script = ["\(form.prefix)-head.js", "island.js", "client.js", "indicator.js", "\(form.prefix)-tail.js"].map(source).joined()
         let metadata = source("metadata.json")
             .split(separator: "@SHELL_VERSIONS@", omittingEmptySubsequences: false).joined(separator: form.shellVersions)
         return [("extension.js", script), ("metadata.json", metadata), ("stylesheet.css", source("stylesheet.css"))]
     }
 
+
+    /// The sources in `gnome-shell/`, by name, compiled in as they are (the package's
+    /// resources).
+    static let sources: [String: [UInt8]] = [
+        "metadata.json": PackageResources.metadata_json, "stylesheet.css": PackageResources.stylesheet_css,
+        "legacy-head.js": PackageResources.legacy_head_js, "legacy-tail.js": PackageResources.legacy_tail_js,
+        "module-head.js": PackageResources.module_head_js, "module-tail.js": PackageResources.module_tail_js,
+        "island.js": PackageResources.island_js, "client.js": PackageResources.client_js,
+        "indicator.js": PackageResources.indicator_js,
+    ]
 
     /// `gnome-shell --version`'s answer, nil when GNOME Shell is not installed.
     public static func installedVersion() -> String? {

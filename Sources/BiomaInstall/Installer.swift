@@ -68,34 +68,9 @@ public enum Installer {
 
         """
 
-    /// Taskwarrior's on-modify hook, `Widgets/taskwarrior/on-modify.biomatimer` (a test keeps
-    /// the two identical); installed by `taskwarriorHook(front:)` naming the installed front.
-    public static let taskwarriorHookTemplate = #"""
-        #!/bin/sh
-        # biomatimer's Taskwarrior hook. `task N start` tracks the task's project in biomatimer (made
-        # on first use) with the task's description as the interval's note, or work with that note
-        # for a task without a project; `task N stop`, `done` or `delete` of the task that runs stops
-        # it; starting another task switches.
-        #
-        # Install it with `biomatimer install --taskwarrior`, or link it into Taskwarrior's hooks
-        # folder (~/.task/hooks/ unless rc.hooks.location or rc.data.location say otherwise).
-        #
-        # Taskwarrior's on-modify protocol: the task before and after the modification arrive as one
-        # JSON line each on standard input; the task after goes back, unchanged, as one line on
-        # standard output, and anything printed after it is shown as feedback. This hook never stands
-        # in the way: it always exits 0, and with no daemon or no bus biomatimer's one-line message is
-        # that feedback.
-        biomatimer=biomatimer
-        IFS= read -r old
-        IFS= read -r new
-        printf '%s\n' "$new"
-        # Only a task that is or was started concerns the timer: one biomatimer call for those.
-        case "$old$new" in
-        *'"start":'*) "$biomatimer" taskwarrior "$old" "$new" 2>&1 ;;
-        esac
-        exit 0
-
-        """#
+    /// Taskwarrior's on-modify hook, `taskwarrior/on-modify.biomatimer` beside this file
+    /// (compiled in); installed by `taskwarriorHook(front:)` naming the installed front.
+    public static let taskwarriorHookTemplate = String(decoding: PackageResources.on_modify_biomatimer, as: UTF8.self)
 
     /// The hook as installed: `biomatimer=` names `front`, since Taskwarrior's hooks run with
     /// whatever `PATH` the shell that runs `task` has.

@@ -1,3 +1,4 @@
+import BiomaText
 import BiomaWidgets
 import Glibc
 import BiomaContract
@@ -13,10 +14,8 @@ public struct RGB: Sendable, Equatable, Hashable {
 
     /// `#RRGGBB` (any case), or nil for anything else.
     public init?(hex text: String) {
-        guard let normalized = ProjectColor.normalized(text), let value = UInt32(normalized.dropFirst(), radix: 16) else {
-            return nil
-        }
-        self.init(UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF))
+        guard let (r, g, b) = ColorText.rgb(text) else { return nil }
+        self.init(UInt8(r), UInt8(g), UInt8(b))
     }
 
     /// The daemon's default project colour (`#007AFF`).

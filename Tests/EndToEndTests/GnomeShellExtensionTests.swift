@@ -8,12 +8,12 @@ import BiomaContract
 
 import TestSupport
 
-/// The GNOME Shell extension's files, without a shell: `install` carries Widgets/gnome-shell as
+/// The GNOME Shell extension's files, without a shell: `install` carries Sources/BiomaInstall/gnome-shell as
 /// it is, both forms parse (the legacy one also loads in the real shell, `GnomeShellTests`),
 /// and the line it shows is the island renderer's, state for state, instant for instant.
 @Suite(.ownThread, .timeLimit(.minutes(1)))
 struct GnomeShellExtensionTests {
-    static let folder = repositoryRoot.appendingPathComponent("Widgets/gnome-shell")
+    static let folder = repositoryRoot.appendingPathComponent("Sources/BiomaInstall/gnome-shell")
 
     static func source(_ name: String) throws -> String {
         try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
@@ -26,7 +26,7 @@ struct GnomeShellExtensionTests {
         ] {
             let files = Dictionary(uniqueKeysWithValues: GnomeShellExtension.files(form).map { ($0.name, $0.text) })
             let script = try ["\(prefix)-head.js", "island.js", "client.js", "indicator.js", "\(prefix)-tail.js"].map(Self.source).joined()
-            #expect(files["extension.js"] == script, "run Widgets/gnome-shell/embed.sh after changing the extension")
+            #expect(files["extension.js"] == script)
             #expect(files["stylesheet.css"] == (try Self.source("stylesheet.css")))
             let metadata = try #require(files["metadata.json"])
             #expect(metadata == (try Self.source("metadata.json")).replacingOccurrences(of: "@SHELL_VERSIONS@", with: versions))

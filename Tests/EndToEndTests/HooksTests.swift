@@ -448,7 +448,7 @@ struct HooksTests {
         d.env["PATH"] = "\(standIns.path):/usr/bin:/bin"
         d.env["XDG_STATE_HOME"] = d.out.path
         try d.restart()
-        let examples = repositoryRoot.appendingPathComponent("Widgets/hooks")
+        let examples = repositoryRoot.appendingPathComponent("examples/hooks")
         for script in ["dnd-mako", "dnd-dunst", "dnd-gnome"] {
             for event in ["on-focus-start", "on-phase-end", "on-focus-stop"] {
                 try FileManager.default.copyItem(

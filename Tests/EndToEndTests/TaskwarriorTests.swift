@@ -118,7 +118,7 @@ struct TaskwarriorTests {
         #expect(Installer.taskwarriorHooksFolder(environment: ["HOME": home.path, "TASKRC": home.path + "/rc"]) == "/h")
 
         let shipped = try String(
-            contentsOf: repositoryRoot.appendingPathComponent("Widgets/taskwarrior/on-modify.biomatimer"), encoding: .utf8)
+            contentsOf: repositoryRoot.appendingPathComponent("Sources/BiomaInstall/taskwarrior/on-modify.biomatimer"), encoding: .utf8)
         #expect(Installer.taskwarriorHookTemplate == shipped)
         let installed = Installer.taskwarriorHook(front: "/opt/it's/bin/biomatimer")
         #expect(installed == shipped.replacingOccurrences(of: "\nbiomatimer=biomatimer\n", with: "\nbiomatimer='/opt/it'\\''s/bin/biomatimer'\n"))

@@ -1,4 +1,4 @@
-// Run by gjs after Widgets/gnome-shell/island.js (the test joins the two): for each case in
+// Run by gjs after Sources/BiomaInstall/gnome-shell/island.js (the test joins the two): for each case in
 // the JSON file ARGV[0], `{state, now}`, prints one JSON line `{"line": …, "next": …,
 // "nextAll": …}`: the extension's island line and its next redraw instants (null when nothing
 // moves), for the line alone and with the open menu's project times.
