@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import DBusKit
+import DBusKit
 import TestSupport
 
 /// A call to an exported object is answered the same way whether it comes over the bus or is
