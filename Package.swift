@@ -4,7 +4,7 @@
 // Layers (see ARCHITECTURE.md): CDBus → DBusCore → DBusKit; BiomaText (formats shared by
 // every side); CContract → BiomaContract (the contract); BiomaCore → BiomaStore → BiomaDaemon
 // (the daemon's side), with BiomaReports (what the daemon prints); BiomaWidgets (the bars) →
-// BiomaClient (the watch) and BiomaTray (the tray); BiomaSystem (files, environment, writes);
+// BiomaClient (the daemon's follower, the watch) → BiomaTray (the tray); BiomaSystem (files, environment, writes);
 // BiomaInstall; BiomaCommands (the command tree's grammar, run by the daemon for the front and
 // by biomatimer-tool, which supplies the local commands' bodies). Three executables by role:
 // `biomatimer` (a C front that carries the command line to the daemon), `biomatimer-tool`
@@ -87,7 +87,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // `biomatimer tray`: a StatusNotifierItem with a dbusmenu, one more renderer of the
         // published state. Pure parts (pixmaps, PNG, menu model, tooltip) beside the bus side.
-        .target(name: "BiomaTray", dependencies: ["DBusKit", "BiomaContract", "BiomaWidgets", "BiomaText", "BiomaSystem", "CZlib"], exclude: ["README.md"]),
+        .target(name: "BiomaTray", dependencies: ["DBusKit", "BiomaClient", "BiomaContract", "BiomaWidgets", "BiomaText", "BiomaSystem", "CZlib"], exclude: ["README.md"]),
         // The daemon: the tracker published as /org/biomatimer/Timer1, and the command line
         // run for the front (org.biomatimer.Command1.Run).
         .target(
@@ -103,7 +103,8 @@ let package = Package(
         .target(name: "BiomaContract", dependencies: ["DBusCore", "CContract", "BiomaText", "BiomaSystem", "CSystem"], exclude: ["README.md"]),
         // The sync folder: each device's operation log written and read there (no store, no bus).
         .target(name: "BiomaSync", dependencies: ["BiomaCore", "BiomaSystem", "BiomaText"], exclude: ["README.md"]),
-        // The client's side beyond one call: the watch that follows the daemon.
+        // The client's side beyond one call: the follower of the daemon's state (the watch's
+        // and the tray's) and the watch.
         .target(name: "BiomaClient", dependencies: ["DBusKit", "BiomaContract", "CContract", "BiomaWidgets"], exclude: ["README.md"]),
         // `install` and `uninstall`: the layout, the manifest, files written atomically.
         .target(

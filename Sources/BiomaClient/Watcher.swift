@@ -7,10 +7,10 @@ import BiomaContract
     import Glibc
 #endif
 
-/// `biomatimer watch`: follows the daemon's `PropertiesChanged` and its name owner, and prints
-/// one line for a bar whenever the displayed text changes. It never polls the daemon: while
-/// the timer runs it wakes exactly when the displayed second changes (from `UpdatedAt`), and
-/// while stopped or offline it sleeps until a signal arrives.
+/// `biomatimer watch`: follows the daemon (`DaemonFollower`: its `PropertiesChanged` and its
+/// name owner), and prints one line for a bar whenever the displayed text changes. It never
+/// polls the daemon: while the timer runs it wakes exactly when the displayed second changes
+/// (from `UpdatedAt`), and while stopped or offline it sleeps until a signal arrives.
 ///
 /// Everything runs on one `EventLoop`: the bus connection, the redraws (one deadline, at the
 /// next instant the displayed text may change), the reconnection after a lost bus and, under
@@ -26,6 +26,7 @@ public final class Watcher: @unchecked Sendable {
     /// drawn meanwhile, so a bar starting next to a running daemon never flashes `offline`.
     private var awaitingFirstRead = false
     private var bus: Bus?
+    private var follower: DaemonFollower?
     private var address = BusAddress.session
     private var loop: EventLoop?
     private var deadlines: Deadlines?
@@ -95,6 +96,7 @@ public final class Watcher: @unchecked Sendable {
             bus.onDisconnect { [self, weak bus] _ in
                 guard let bus, self.bus === bus else { return }
                 self.bus = nil
+                follower = nil
                 state = .offline
                 connected = false
                 awaitingFirstRead = false
@@ -106,6 +108,7 @@ public final class Watcher: @unchecked Sendable {
                 try follow(bus)
             } catch {
                 self.bus = nil
+                follower = nil
                 bus.close()
                 throw error
             }
@@ -125,62 +128,17 @@ public final class Watcher: @unchecked Sendable {
         }
     }
 
-    /// Subscribes before reading, so no change between the read and the subscription is lost.
-    func follow(_ bus: Bus) throws(BusError) {
-        try bus.subscribe(
-            // Only the name's owner: the bus resolves the well-known sender, so another
-            // process cannot feed the bar a fake state.
-            MatchRule(
-                sender: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
-                member: "PropertiesChanged")
-        ) { [self] message in
-            guard let interface = message.arguments.first?.string,
-                let changed = message.arguments.dropFirst().first?.vardict
-            else { return }
-            update { if $0.online { $0.apply(changed, interface: interface) } }
+    /// The daemon's state from `DaemonFollower`: redrawn at each change; the first read's
+    /// answer ends the wait for it.
+    private func follow(_ bus: Bus) throws(BusError) {
+        let follower = DaemonFollower(bus: bus) { [self] state, cause in
+            self.state = state
+            if cause == .read(first: true) { awaitingFirstRead = false }
+            draw()
         }
-        try bus.watchNameOwner(ContractNames.busName) { [self, weak bus] owner in
-            if owner == nil {
-                set(.offline)
-            } else if let bus {
-                refresh(bus, autoStart: false)
-            }
-        }
-        // The first read may start the daemon by bus activation. Its answer (or failure,
-        // after at most the call's timeout) is the first line drawn.
-        refresh(bus, autoStart: true, first: true)
-    }
-
-    /// Reads every interface's properties (one `GetAll` each, sent together) and draws the
-    /// state when all have answered; a failure of any means offline.
-    private func refresh(_ bus: Bus, autoStart: Bool, first: Bool = false) {
-        let interfaces = WidgetState.interfaces
-        let replies = RefreshReplies(count: interfaces.count)
-        for interface in interfaces {
-            guard let message = WidgetState.getAll(interface, autoStart: autoStart) else {
-                set(.offline, first: first)
-                return
-            }
-            bus.send(message, timeout: .seconds(10)) { [self] result in
-                guard let complete = replies.add(interface, result.map { $0.first?.vardict ?? [:] }) else { return }
-                switch complete {
-                case .success(let properties): set(WidgetState(properties: properties), first: first)
-                case .failure: set(.offline, first: first)
-                }
-            }
-        }
-    }
-
-    private func set(_ new: WidgetState, first: Bool = false) {
-        update {
-            $0 = new
-            if first { awaitingFirstRead = false }
-        }
-    }
-
-    private func update(_ body: (inout WidgetState) -> Void) {
-        body(&state)
-        draw()
+        self.follower = follower
+        // The first read may start the daemon by bus activation.
+        try follower.start(activating: true)
     }
 
     /// Prints the line if it changed, and schedules the next instant the displayed text may
@@ -238,26 +196,5 @@ public final class Watcher: @unchecked Sendable {
         else { return }
         // The answer changes the daemon's properties, which come back as signals.
         bus.send(message, timeout: .seconds(10)) { _ in }
-    }
-}
-
-/// The `GetAll` answers of one refresh, collected until every interface has answered.
-private final class RefreshReplies: @unchecked Sendable {
-    private let count: Int
-    private var properties: [String: [String: DBusValue]] = [:]
-    private var failed = false
-    private var answered = 0
-
-    init(count: Int) { self.count = count }
-
-    /// Records one answer (on the bus's loop thread); the outcome once all have answered.
-    func add(_ interface: String, _ result: Result<[String: DBusValue], BusError>) -> Result<[String: [String: DBusValue]], BusError>? {
-        answered += 1
-        switch result {
-        case .success(let values): properties[interface] = values
-        case .failure: failed = true
-        }
-        guard answered == count else { return nil }
-        return failed ? .failure(.disconnected("no answer")) : .success(properties)
     }
 }

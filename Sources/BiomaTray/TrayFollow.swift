@@ -1,12 +1,13 @@
 import CContract
+import BiomaClient
 import BiomaWidgets
 import DBusKit
 import Glibc
 import BiomaContract
 
-/// Following the daemon and the watcher. The only file that talks to DBusKit's loop
-/// (`Bus.subscribe`, `watchNameOwner`, `send`, `perform`): adapting to another loop API
-/// means changing this file.
+/// Following the daemon (`DaemonFollower`) and the watcher. The only file that talks to
+/// DBusKit's loop (`watchNameOwner`, `send`, `perform`): adapting to another loop API means
+/// changing this file.
 extension TrayService {
     /// Exports both objects, follows the daemon (its changes and its name) and the watcher
     /// (registering once per new owner). Handlers run on the loop thread from then on.
@@ -22,31 +23,28 @@ extension TrayService {
             try bus.export(ExportedObject(path: Self.itemPath, interfaces: [itemInterface()]))
             try bus.export(ExportedObject(path: Self.menuPath, interfaces: [menuInterface()]))
         }
-        _ = try bus.subscribe(
-            // Only the name's owner: the bus resolves the well-known sender.
-            MatchRule(
-                sender: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.propertiesInterface,
-                member: "PropertiesChanged")
-        ) { [self] message in
-            guard input.state.online, let interface = message.arguments.first?.string,
-                let changed = message.arguments.dropFirst().first?.vardict
-            else { return }
-            input.state.apply(changed, interface: interface)
-            publish()
-            switch interface {
-            case ContractNames.interface: refreshLists(projects: true, tasks: false, presets: false)
-            case ContractNames.tasksInterface: refreshLists(projects: false, tasks: true, presets: false)
-            default: break
-            }
-        }
-        _ = try bus.watchNameOwner(ContractNames.busName) { [self] owner in
-            if owner == nil {
-                input = TrayInput(state: .offline, presets: input.presets)
+        let follower = DaemonFollower(bus: bus, timeout: Self.callTimeout) { [self] state, cause in
+            switch cause {
+            case .gone:
+                input = TrayInput(state: state, presets: input.presets)
                 publish()
-            } else {
-                refreshState()
+            case .read:
+                input.state = state
+                publish()
+                if state.online { refreshLists(projects: true, tasks: true, presets: true) }
+            case .changed(let interface):
+                input.state = state
+                publish()
+                switch interface {
+                case ContractNames.interface: refreshLists(projects: true, tasks: false, presets: false)
+                case ContractNames.tasksInterface: refreshLists(projects: false, tasks: true, presets: false)
+                default: break
+                }
             }
         }
+        self.follower = follower
+        // Never starting the daemon: the tray shows it offline until it comes.
+        try follower.start(activating: false)
         _ = try bus.watchNameOwner(Self.watcherName) { [self] owner in
             watcherOwner = owner
             guard let owner else {
@@ -95,21 +93,6 @@ extension TrayService {
         }
     }
 
-    /// Reads every interface of the daemon (one `GetAll` each) without starting it, then the lists.
-    func refreshState() {
-        let interfaces = WidgetState.interfaces
-        let answers = Answers(count: interfaces.count)
-        for interface in interfaces {
-            guard let message = WidgetState.getAll(interface, autoStart: false) else { return }
-            bus.send(message, timeout: Self.callTimeout) { [self] result in
-                guard let complete = answers.add(interface, result) else { return }
-                input.state = complete.map { WidgetState(properties: $0) } ?? .offline
-                publish()
-                if complete != nil { refreshLists(projects: true, tasks: true, presets: true) }
-            }
-        }
-    }
-
     /// Re-reads the lists the menu shows beside the published state: projects with today's
     /// totals, due tasks, focus presets. Each answer rebuilds the menu.
     func refreshLists(projects: Bool, tasks: Bool, presets: Bool) {
@@ -154,25 +137,6 @@ extension TrayService {
             case .failure(let error): failure?(error)
             }
         }
-    }
-}
-
-/// The `GetAll` answers of one refresh; completions run on the loop thread, one at a time.
-final class Answers: @unchecked Sendable {
-    private var pending: Int
-    private var failed = false
-    private var values: [String: [String: DBusValue]] = [:]
-    init(count: Int) { pending = count }
-
-    /// Records one answer; once all have come: the properties, or nil when any failed.
-    func add(_ interface: String, _ result: Result<[DBusValue], BusError>) -> [String: [String: DBusValue]]?? {
-        switch result {
-        case .success(let reply): values[interface] = reply.first?.vardict ?? [:]
-        case .failure: failed = true
-        }
-        pending -= 1
-        guard pending == 0 else { return .none }
-        return .some(failed ? nil : values)
     }
 }
 

@@ -1,3 +1,4 @@
+import BiomaClient
 import BiomaWidgets
 import DBusKit
 import Glibc
@@ -27,6 +28,9 @@ public final class TrayService: @unchecked Sendable {
     let clock: any TimeSource
     let quit: @Sendable () -> Void
     let log: @Sendable (String) -> Void
+
+    /// The daemon's state, followed on `bus` (`start`).
+    var follower: DaemonFollower?
 
     // Loop thread only.
     var input = TrayInput(state: .offline)

@@ -1,3 +1,5 @@
+import CDBus
+
 /// Calls made in the service's own process (the daemon running a command line for its
 /// caller): the same dispatch as a call over the bus — the object, the method, its argument
 /// types, the strings libdbus would refuse, the output types — without a message.
@@ -48,45 +50,40 @@ extension Bus {
         return try box.result!.get()
     }
 
-    /// On the loop thread: the call dispatched as `handleMethodCall` does, `answer` told once.
+    /// On the loop thread: the call dispatched as one over the bus is (`dispatch`), `answer`
+    /// told once.
     private func dispatchLocally(
         _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue], sender: String,
         answer: @escaping @Sendable (Result<[DBusValue], any Error>) -> Void
     ) {
-        guard let object = objects[path] else {
-            return answer(.failure(DBusMethodError("org.freedesktop.DBus.Error.UnknownObject", "No object at path \(path)")))
-        }
-        let signature = DBusType.signature(of: arguments.map(\.type))
-        if interface == "org.freedesktop.DBus.Properties" {
-            return answer(properties(object, member: member, signature: signature, arguments: arguments))
-        }
-        let method: DBusMethod
-        switch Self.method(of: object, interface: interface, member: member, signature: signature) {
-        case .success(let found): method = found
-        case .failure(let error): return answer(.failure(error))
-        }
-        let call: MethodCall
-        do {
-            // The arguments were checked by `callLocally`; the message only names the call:
-            // the handler takes the values as they are.
-            let message = try BusMessage.methodCall(destination: nil, path: path, interface: interface, member: member)
-            call = MethodCall(message: message, arguments: arguments)
-        } catch {
-            return answer(.failure(error))
-        }
-        if let start = method.deferredHandler {
-            let pending = PendingReply(local: method, sender: sender, answer)
-            do {
-                try start(call, pending)
-            } catch {
-                pending.finish(.failure(error))
+        let call = IncomingCall(
+            path: path, interface: interface, member: member, signature: DBusType.signature(of: arguments.map(\.type)),
+            carriesFileDescriptors: false, arguments: { arguments },
+            methodCall: { arguments in
+                // The arguments were checked by `callLocally`; the message only names the call:
+                // the handler takes the values as they are.
+                let message = try BusMessage.methodCall(destination: nil, path: path, interface: interface, member: member)
+                return MethodCall(message: message, arguments: arguments)
+            },
+            pendingReply: { PendingReply(local: $0, sender: sender, answer) }, answer: answer)
+        if !dispatch(call) { answer(Self.peer(member)) }
+    }
+
+    /// `org.freedesktop.DBus.Peer` as libdbus answers it on a connection, for a call in process.
+    static func peer(_ member: String) -> Result<[DBusValue], any Error> {
+        switch member {
+        case "Ping": return .success([])
+        case "GetMachineId":
+            var error = CDBus.DBusError()
+            dbus_error_init(&error)
+            defer { dbus_error_free(&error) }
+            guard let id = dbus_try_get_local_machine_id(&error) else {
+                return .failure(DBusMethodError.failed("cannot read the machine id"))
             }
-            return
-        }
-        do {
-            answer(Self.checked(try method.handler(call), of: method))
-        } catch {
-            answer(.failure(error))
+            defer { dbus_free(id) }
+            return .success([.string(String(cString: id))])
+        default:
+            return .failure(DBusMethodError.unknownMethod("Unknown method invoked on org.freedesktop.DBus.Peer interface"))
         }
     }
 }

@@ -14,75 +14,90 @@ extension Bus {
 
     func handleMethodCall(_ message: BusMessage) -> DBusHandlerResult {
         guard let path = message.path else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        let call = IncomingCall(
+            path: path, interface: message.interface, member: message.member ?? "", signature: message.signature,
+            carriesFileDescriptors: message.carriesFileDescriptors, arguments: { message.arguments },
+            methodCall: { MethodCall(message: message, arguments: $0) },
+            pendingReply: { [self] in PendingReply(bus: self, call: message, method: $0) },
+            answer: { [self] in reply(to: message, $0) })
+        // libdbus answers Ping and GetMachineId itself.
+        return dispatch(call) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+
+    /// On the loop thread: answers `call` to an exported object, whichever way it came (a
+    /// message over the bus, or a call made in process), so both are answered alike. False for
+    /// `org.freedesktop.DBus.Peer`, which the caller answers (libdbus does on a connection).
+    func dispatch(_ call: IncomingCall) -> Bool {
+        let (path, member, signature) = (call.path, call.member, call.signature)
         guard let object = objects[path] else {
             // Intermediate nodes answer Introspect so tools like `busctl tree` can walk to us.
-            if message.interface == "org.freedesktop.DBus.Introspectable" || message.interface == nil,
-                message.member == "Introspect"
-            {
+            if call.interface == "org.freedesktop.DBus.Introspectable" || call.interface == nil, member == "Introspect" {
                 let children = childNodes(of: path)
                 if !children.isEmpty {
-                    reply(to: message, .success([.string(Introspection.node(interfaces: [], children: children))]))
-                    return DBUS_HANDLER_RESULT_HANDLED
+                    call.answer(.success([.string(Introspection.node(interfaces: [], children: children))]))
+                    return true
                 }
             }
-            reply(to: message, .failure(DBusMethodError("org.freedesktop.DBus.Error.UnknownObject", "No object at path \(path)")))
-            return DBUS_HANDLER_RESULT_HANDLED
+            call.answer(.failure(DBusMethodError("org.freedesktop.DBus.Error.UnknownObject", "No object at path \(path)")))
+            return true
         }
-        let member = message.member ?? ""
-        let signature = message.signature
-        switch message.interface {
+        switch call.interface {
         case "org.freedesktop.DBus.Introspectable":
             guard member == "Introspect", signature.isEmpty else { break }
-            reply(to: message, .success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
-            return DBUS_HANDLER_RESULT_HANDLED
+            call.answer(.success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
+            return true
         case "org.freedesktop.DBus.Properties":
-            guard !message.carriesFileDescriptors else {
-                reply(to: message, .failure(DBusMethodError.invalidArgs("Properties calls take no file descriptors")))
-                return DBUS_HANDLER_RESULT_HANDLED
+            guard !call.carriesFileDescriptors else {
+                call.answer(.failure(DBusMethodError.invalidArgs("Properties calls take no file descriptors")))
+                return true
             }
             // Only the three known shapes are decoded (and they carry no descriptors: checked above).
-            let arguments = ["ss", "s", "ssv"].contains(signature) ? message.arguments : []
-            reply(to: message, properties(object, member: member, signature: signature, arguments: arguments))
-            return DBUS_HANDLER_RESULT_HANDLED
+            let arguments = ["ss", "s", "ssv"].contains(signature) ? call.arguments() : []
+            call.answer(properties(object, member: member, signature: signature, arguments: arguments))
+            return true
         case "org.freedesktop.DBus.Peer":
-            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED  // libdbus answers Ping and GetMachineId itself
+            return false
         default:
             break
         }
-        if message.interface == nil, member == "Introspect", Self.method(in: object, nil, member) == nil {
-            reply(to: message, .success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
-            return DBUS_HANDLER_RESULT_HANDLED
+        if call.interface == nil, member == "Introspect", Self.method(in: object, nil, member) == nil {
+            call.answer(.success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
+            return true
         }
         let method: DBusMethod
-        switch Self.method(of: object, interface: message.interface, member: member, signature: signature) {
+        switch Self.method(of: object, interface: call.interface, member: member, signature: signature) {
         case .success(let found): method = found
         case .failure(let error):
-            reply(to: message, .failure(error))
-            return DBUS_HANDLER_RESULT_HANDLED
+            call.answer(.failure(error))
+            return true
         }
         // Decoding dups every descriptor: only methods that can take one get them.
-        if message.carriesFileDescriptors && !method.inputSignature.contains(where: { $0 == "h" || $0 == "v" }) {
-            reply(to: message, .failure(DBusMethodError.invalidArgs("\(method.name) takes no file descriptors")))
-            return DBUS_HANDLER_RESULT_HANDLED
+        if call.carriesFileDescriptors && !method.inputSignature.contains(where: { $0 == "h" || $0 == "v" }) {
+            call.answer(.failure(DBusMethodError.invalidArgs("\(method.name) takes no file descriptors")))
+            return true
         }
-        let call = MethodCall(message: message, arguments: message.arguments)
+        let handlerCall: MethodCall
+        do {
+            handlerCall = try call.methodCall(call.arguments())
+        } catch {
+            call.answer(.failure(error))
+            return true
+        }
         if let start = method.deferredHandler {
-            let pending = PendingReply(bus: self, call: message, method: method)
+            let pending = call.pendingReply(method)
             do {
-                try start(call, pending)
+                try start(handlerCall, pending)
             } catch {
                 pending.finish(.failure(error))
             }
-            return DBUS_HANDLER_RESULT_HANDLED
+            return true
         }
-        let result: Result<[DBusValue], any Error>
         do {
-            result = Self.checked(try method.handler(call), of: method)
+            call.answer(Self.checked(try method.handler(handlerCall), of: method))
         } catch {
-            result = .failure(error)
+            call.answer(.failure(error))
         }
-        reply(to: message, result)
-        return DBUS_HANDLER_RESULT_HANDLED
+        return true
     }
 
     /// The method a call names on `object` (any interface when `interface` is nil), if any.
@@ -199,6 +214,25 @@ extension Bus {
         }
         if let reply { _ = dbus_connection_send(connection, reply.raw, nil) }
     }
+}
+
+/// A method call to an exported object as `Bus.dispatch` reads it: what it names, and how its
+/// caller is answered (a reply message, or a closure in process).
+struct IncomingCall {
+    let path: String
+    /// Nil: the call names no interface (any interface's member of that name is meant).
+    let interface: String?
+    let member: String
+    let signature: String
+    let carriesFileDescriptors: Bool
+    /// The arguments, decoded only for a call that takes them: decoding dups every descriptor.
+    let arguments: () -> [DBusValue]
+    /// The call as its handler sees it, from the decoded arguments.
+    let methodCall: ([DBusValue]) throws -> MethodCall
+    /// The reply a deferred method owes this caller.
+    let pendingReply: (DBusMethod) -> PendingReply
+    /// Told the answer once, unless a deferred method took the call.
+    let answer: (Result<[DBusValue], any Error>) -> Void
 }
 
 /// An object path and the interfaces it implements.
