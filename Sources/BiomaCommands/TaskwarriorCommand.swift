@@ -101,10 +101,7 @@ enum TaskwarriorChange: Equatable {
         init(_ line: String) throws {
             let json = try StrictJSON.parse(line)
             guard case .object = json else { throw ValidationError("a task is a JSON object, not \(json.kind)") }
-            func text(_ key: String) -> String? {
-                if case .string(let value)? = json[key] { return value }
-                return nil
-            }
+            func text(_ key: String) -> String? { json[key]?.string }
             project = text("project").flatMap { $0.isEmpty ? nil : $0 }
             description = text("description") ?? ""
             start = text("start")
