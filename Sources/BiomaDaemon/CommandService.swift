@@ -162,7 +162,7 @@ public final class CommandService: ObjectInterface, @unchecked Sendable {
         context.answer = try options.string(BIOMATIMER_RUN_ANSWER)
         context.cwd = try options.string(BIOMATIMER_RUN_CWD)
         // Times the user types and reads are in the caller's zone, passed as a value; a zone
-        // Foundation does not know is read by the C library (below) as before.
+        // Foundation does not know is read by the C library (below).
         let tz = try options.string(BIOMATIMER_RUN_TZ)
         let zone = tz.flatMap { $0.contains("\0") ? nil : CallerZone($0) }
         if let zone { context.zone = zone }

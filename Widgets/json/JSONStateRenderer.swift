@@ -11,7 +11,8 @@ import BiomaContract
 /// open_tasks and due_tasks; then, only with a target today or a balance, daily_target,
 /// target_progress, balance (µs) and target, target_percent, balance_text (as displayed);
 /// then, only while a focus timer exists, `focus` (see
-/// `focusObject`). Without one the object is exactly as before focus timers existed. Last,
+/// `focusObject`); without one the object has no `focus` key, so scripts that know nothing of
+/// focus timers read it unchanged. Last,
 /// only while the daemon's settings file has lines it could not use, `config_problems`: each
 /// `FILE:LINE: what is wrong`.
 public struct JSONStateRenderer: NamedWidgetRenderer, Equatable {
