@@ -45,7 +45,7 @@ public final class DaemonFollower: @unchecked Sendable {
             // Only the name's owner: the bus resolves the well-known sender, so another
             // process cannot feed a fake state.
             MatchRule(
-                sender: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.propertiesInterface,
+                sender: ContractNames.busName, path: ContractNames.objectPath, interface: StandardNames.properties,
                 member: "PropertiesChanged")
         ) { [self] message in
             guard state.online, let interface = message.arguments.first?.string,

@@ -14,7 +14,7 @@ extension DaemonAccess {
 
     /// The state `State`'s interface publishes now: one `GetAll`, decoded with its table.
     func state<State: PublishedState>(_: State.Type) throws(ClientFailure) -> State {
-        let answer = try call("GetAll", [.string(State.table.interface)], interface: ContractNames.propertiesInterface)
+        let answer = try call("GetAll", [.string(State.table.interface)], interface: StandardNames.properties)
         return State.table.decode(answer.first?.vardict ?? [:], over: State())
     }
 }

@@ -23,9 +23,9 @@ public struct ClientFailure: Error, CustomStringConvertible {
         case .remote(let name, let message) where name.hasPrefix(ContractNames.errorPrefix):
             self.init(exitCode: ExitCode.refused, message)
         case .remote(let name, _)
-        where name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner":
+        where name == StandardNames.Error.serviceUnknown || name == StandardNames.Error.nameHasNoOwner:
             self.init(exitCode: ExitCode.unavailable, BIOMATIMER_MSG_NOT_RUNNING)
-        case .remote(let name, let message) where name.hasPrefix("org.freedesktop.DBus.Error.Spawn"):
+        case .remote(let name, let message) where name.hasPrefix(StandardNames.Error.spawnPrefix):
             self.init(exitCode: ExitCode.unavailable, BIOMATIMER_MSG_SPAWN_FAILED + message)
         case .timeout:
             self.init(exitCode: ExitCode.unavailable, BIOMATIMER_MSG_NO_ANSWER)

@@ -12,7 +12,6 @@ public enum ContractNames {
     public static let hooksInterface = BIOMATIMER_HOOKS_INTERFACE
     public static let commandInterface = BIOMATIMER_COMMAND_INTERFACE
     public static let errorPrefix = BIOMATIMER_ERROR_PREFIX
-    public static let propertiesInterface = "org.freedesktop.DBus.Properties"
 }
 
 /// The command line's exit codes, a contract for scripts.

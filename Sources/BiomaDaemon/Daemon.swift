@@ -65,7 +65,7 @@ public enum Daemon {
             return 1
         }
         let onLost: @Sendable () -> Void = {
-            log("another daemon took over \(DaemonAPI.busName); exiting")
+            log("another daemon took over \(ContractNames.busName); exiting")
             exit.finish(0)
         }
         let startup = Startup(
@@ -119,7 +119,7 @@ public enum Daemon {
             }
         }
         // Exiting: the bus releases the name with the connection anyway.
-        try? bus.releaseName(DaemonAPI.busName)
+        try? bus.releaseName(ContractNames.busName)
         bus.close()
         logind.stop()
         loop.stop()
@@ -170,16 +170,16 @@ struct Startup: Sendable {
     func publish() throws(DaemonStartError) -> (Tracker, DaemonObject, WorkService) {
         do throws(any Error) {
             if options.replace {
-                try bus.requestName(DaemonAPI.busName, replace: true, onLost: onLost)
+                try bus.requestName(ContractNames.busName, replace: true, onLost: onLost)
                 guard storeLock.acquire(waitingUpTo: 10) else {
                     throw DaemonStartError.message(
                         "the running daemon did not let go of the store at \(directory.path) within 10 s", 1)
                 }
             } else if !storeLock.acquire(waitingUpTo: 0) {
                 // The usual case is a daemon on this bus: name it as the name's owner.
-                try bus.requestName(DaemonAPI.busName, replace: false)
+                try bus.requestName(ContractNames.busName, replace: false)
                 // Only asked to name the owner; the process exits next, releasing it anyway.
-                try? bus.releaseName(DaemonAPI.busName)
+                try? bus.releaseName(ContractNames.busName)
                 throw DaemonStartError.message(
                     "another daemon (pid \(storeLock.holder ?? "?")) is using the store at \(directory.path); stop it or use --data-dir",
                     1)
@@ -198,16 +198,16 @@ struct Startup: Sendable {
             // Export first: calls queued while the bus activated us find the object.
             try object.export(on: bus)
             try notifier.start()
-            if !options.replace { try bus.requestName(DaemonAPI.busName, replace: false, onLost: onLost) }
+            if !options.replace { try bus.requestName(ContractNames.busName, replace: false, onLost: onLost) }
             return (tracker, object, timer)
         } catch let error as DaemonStartError {
             throw error
         } catch let error as BusError {
             if case .nameTaken(_, let owner) = error {
                 throw DaemonStartError.message(
-                    "another daemon is running: \(DaemonAPI.busName) is owned by \(owner). Use --replace to take over.", 1)
+                    "another daemon is running: \(ContractNames.busName) is owned by \(owner). Use --replace to take over.", 1)
             }
-            throw DaemonStartError.message("cannot publish \(DaemonAPI.busName): \(error)", 1)
+            throw DaemonStartError.message("cannot publish \(ContractNames.busName): \(error)", 1)
         } catch {
             throw DaemonStartError.message("\(error)", 1)
         }

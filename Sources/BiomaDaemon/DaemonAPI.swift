@@ -3,14 +3,9 @@ import CContract
 import DBusKit
 @_exported import BiomaContract
 
-/// The daemon's side of the D-Bus contract (described in dbus/README.md): the fixed names,
-/// the published state of a tracker snapshot, and the errors a failure becomes.
+/// The daemon's side of the D-Bus contract (described in dbus/README.md; its names are
+/// `ContractNames`): the published state of a tracker snapshot, and the errors a failure becomes.
 public enum DaemonAPI {
-    public static let busName = ContractNames.busName
-    public static let objectPath = ContractNames.objectPath
-    public static let interface = ContractNames.interface
-    public static let errorPrefix = ContractNames.errorPrefix
-
     /// What `org.biomatimer.Timer1` publishes for a snapshot; `WorkStatus.table` turns it
     /// into properties.
     public static func status(of s: TrackerSnapshot) -> WorkStatus {
@@ -52,7 +47,7 @@ public enum DaemonAPI {
         case .invalidImport: name = BIOMATIMER_ERROR_INVALID_IMPORT
         case .storage: name = BIOMATIMER_ERROR_STORAGE
         }
-        return DBusMethodError(errorPrefix + name, error.message)
+        return DBusMethodError(ContractNames.errorPrefix + name, error.message)
     }
 
     static func invalidArgument(_ message: String) -> DBusMethodError {

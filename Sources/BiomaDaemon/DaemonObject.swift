@@ -223,7 +223,7 @@ public struct DaemonObject: Sendable {
             interface.methods = interface.methods.map { Self.reading.contains($0.name) ? $0.reading() : $0 }
             return interface
         }
-        try bus.export(ExportedObject(path: DaemonAPI.objectPath, interfaces: interfaces))
+        try bus.export(ExportedObject(path: ContractNames.objectPath, interfaces: interfaces))
     }
 
     /// The methods that only read: served while bulk work holds the loop (`BulkWork`), where

@@ -140,7 +140,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         var before = published
         before.remaining = published.remaining(at: now)
         before.updatedAt = now
-        bus.emitChanges(FocusStatus.table, path: DaemonAPI.objectPath, from: before, to: status)
+        bus.emitChanges(FocusStatus.table, path: ContractNames.objectPath, from: before, to: status)
         published = status
         if let deadlines, let phaseEnd {
             deadlines.schedule(phaseEnd, at: status.phaseEndsAt > 0 ? status.phaseEndsAt : nil)
@@ -185,7 +185,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     private func announce(_ end: FocusPhaseEnd) {
         do {
             try bus.emit(
-                path: DaemonAPI.objectPath, interface: ContractNames.focusInterface, member: BIOMATIMER_FOCUS1_PHASE_ENDED,
+                path: ContractNames.objectPath, interface: ContractNames.focusInterface, member: BIOMATIMER_FOCUS1_PHASE_ENDED,
                 [Self.encode(end, projects: tracker.projects)])
         } catch {
             log("cannot emit PhaseEnded: \(error)")

@@ -150,7 +150,7 @@ final class LogindWatcher: @unchecked Sendable {
         sessionPath = chosen
         try bus.subscribe(
             MatchRule(
-                sender: Self.name, path: chosen, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                sender: Self.name, path: chosen, interface: StandardNames.properties, member: "PropertiesChanged",
                 arg0: Self.session)
         ) { [self] message in
             guard let changed = message.arguments.dropFirst().first?.vardict else { return }
@@ -166,7 +166,7 @@ final class LogindWatcher: @unchecked Sendable {
         // (A blocking call, answered on this thread and handed over, could apply the older
         // state last: a lock that came meanwhile was undone.)
         let getAll = try BusMessage.methodCall(
-            destination: Self.name, path: chosen, interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+            destination: Self.name, path: chosen, interface: StandardNames.properties, member: "GetAll",
             arguments: [.string(Self.session)])
         bus.send(getAll, timeout: .seconds(5)) { [self] result in
             switch result {
@@ -178,7 +178,7 @@ final class LogindWatcher: @unchecked Sendable {
 
     private func property(_ bus: Bus, _ path: String, _ name: String) throws(BusError) -> DBusValue? {
         try bus.callBlocking(
-            destination: Self.name, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+            destination: Self.name, path: path, interface: StandardNames.properties, member: "Get",
             [.string(Self.session), .string(name)], timeout: .seconds(5)
         ).first?.unwrapped
     }

@@ -236,7 +236,7 @@ extension SyncService {
             publication.occurred(.merged(operations: run.count, devices: run.devices.sorted()), at: clock.now())
             do {
                 try bus.emit(
-                    path: DaemonAPI.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,
+                    path: ContractNames.objectPath, interface: ContractNames.syncInterface, member: BIOMATIMER_SYNC1_MERGED,
                     [.uint32(UInt32(clamping: run.count)), .array(.string, run.devices.sorted().map { .string($0) })])
             } catch {
                 log("sync: cannot send Merged (\(error))")

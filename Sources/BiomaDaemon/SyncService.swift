@@ -120,7 +120,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     public func publish(at now: Micros) {
         let status = status()
-        bus.emitChanges(SyncStatus.table, path: DaemonAPI.objectPath, from: published, to: status)
+        bus.emitChanges(SyncStatus.table, path: ContractNames.objectPath, from: published, to: status)
         published = status
     }
 

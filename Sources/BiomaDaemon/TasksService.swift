@@ -87,7 +87,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         }
         let summary = tracker.taskSummary(at: now)
         let status = Self.status(summary)
-        bus.emitChanges(TasksStatus.table, path: DaemonAPI.objectPath, from: published, to: status)
+        bus.emitChanges(TasksStatus.table, path: ContractNames.objectPath, from: published, to: status)
         published = status
         if let deadlines, let nextLook { deadlines.schedule(nextLook, at: summary.nextDeadline) }
     }

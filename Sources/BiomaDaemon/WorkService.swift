@@ -249,12 +249,12 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             let projectsChanged = before.map { $0.projects != after.projects } ?? true
             let entries = WorkStatus.table.entries(of: after).filter { $0.0 != "Projects" || projectsChanged }
             do {
-                try bus.emitPropertiesChanged(path: DaemonAPI.objectPath, interface: DaemonAPI.interface, changed: entries)
+                try bus.emitPropertiesChanged(path: ContractNames.objectPath, interface: ContractNames.interface, changed: entries)
             } catch {
                 log("cannot publish Timer1's state: \(error)")
             }
         } else if let before {
-            bus.emitChanges(WorkStatus.table, path: DaemonAPI.objectPath, from: before, to: after)
+            bus.emitChanges(WorkStatus.table, path: ContractNames.objectPath, from: before, to: after)
         }
         scheduleDeadlines(snapshot)
         calendarChanged(at: now)

@@ -40,10 +40,10 @@ public enum BusError: Error, Equatable, Sendable, CustomStringConvertible {
     public var dbusName: String {
         switch self {
         case .remote(let name, _): return name
-        case .timeout: return "org.freedesktop.DBus.Error.Timeout"
-        case .disconnected: return "org.freedesktop.DBus.Error.Disconnected"
-        case .outOfMemory: return "org.freedesktop.DBus.Error.NoMemory"
-        default: return "org.freedesktop.DBus.Error.InvalidArgs"
+        case .timeout: return StandardNames.Error.timeout
+        case .disconnected: return StandardNames.Error.disconnected
+        case .outOfMemory: return StandardNames.Error.noMemory
+        default: return StandardNames.Error.invalidArgs
         }
     }
 
@@ -77,12 +77,12 @@ public struct DBusMethodError: DBusErrorConvertible, Equatable, Sendable {
         dbusErrorMessage = message
     }
 
-    public static func invalidArgs(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.InvalidArgs", message) }
-    public static func unknownMethod(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.UnknownMethod", message) }
-    public static func unknownProperty(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.UnknownProperty", message) }
-    public static func unknownInterface(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.UnknownInterface", message) }
-    public static func propertyReadOnly(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.PropertyReadOnly", message) }
-    public static func failed(_ message: String) -> Self { Self("org.freedesktop.DBus.Error.Failed", message) }
+    public static func invalidArgs(_ message: String) -> Self { Self(StandardNames.Error.invalidArgs, message) }
+    public static func unknownMethod(_ message: String) -> Self { Self(StandardNames.Error.unknownMethod, message) }
+    public static func unknownProperty(_ message: String) -> Self { Self(StandardNames.Error.unknownProperty, message) }
+    public static func unknownInterface(_ message: String) -> Self { Self(StandardNames.Error.unknownInterface, message) }
+    public static func propertyReadOnly(_ message: String) -> Self { Self(StandardNames.Error.propertyReadOnly, message) }
+    public static func failed(_ message: String) -> Self { Self(StandardNames.Error.failed, message) }
 }
 
 extension BusError: DBusErrorConvertible {

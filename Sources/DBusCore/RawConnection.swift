@@ -36,12 +36,12 @@ package enum RawConnection {
     }
 
     package static func busError(_ error: CDBus.DBusError) -> BusError {
-        let name = error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+        let name = error.name.map { String(cString: $0) } ?? StandardNames.Error.failed
         let text = message(error)
         switch name {
-        case "org.freedesktop.DBus.Error.NoMemory": return .outOfMemory
-        case "org.freedesktop.DBus.Error.Disconnected": return .disconnected(text)
-        case "org.freedesktop.DBus.Error.Timeout", "org.freedesktop.DBus.Error.TimedOut": return .timeout(text)
+        case StandardNames.Error.noMemory: return .outOfMemory
+        case StandardNames.Error.disconnected: return .disconnected(text)
+        case StandardNames.Error.timeout, StandardNames.Error.timedOut: return .timeout(text)
         default: return .remote(name: name, message: text)
         }
     }
@@ -50,11 +50,11 @@ package enum RawConnection {
     /// made locally by libdbus (it has no sender) means our timeout expired.
     package static func result(of reply: BusMessage, call: String) -> Result<[DBusValue], BusError> {
         if reply.kind == .error {
-            let name = reply.errorName ?? "org.freedesktop.DBus.Error.Failed"
-            if name == "org.freedesktop.DBus.Error.NoReply", reply.sender == nil {
+            let name = reply.errorName ?? StandardNames.Error.failed
+            if name == StandardNames.Error.noReply, reply.sender == nil {
                 return .failure(.timeout(call))
             }
-            if name == "org.freedesktop.DBus.Error.Disconnected", reply.sender == nil {
+            if name == StandardNames.Error.disconnected, reply.sender == nil {
                 return .failure(.disconnected(reply.arguments.first?.string ?? "the connection is closed"))
             }
             return .failure(.remote(name: name, message: reply.arguments.first?.string ?? ""))

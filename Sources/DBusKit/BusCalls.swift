@@ -99,7 +99,7 @@ extension Bus {
         path: String, interface: String, changed: [(String, DBusValue)], invalidated: [String] = []
     ) throws(BusError) {
         try emit(
-            path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+            path: path, interface: StandardNames.properties, member: "PropertiesChanged",
             [.string(interface), .vardict(ordered: changed), .strings(invalidated)])
     }
 }

@@ -43,8 +43,8 @@ extension Bus {
         func ask(_ member: String, _ arg: String) -> DBusValue? {
             guard
                 let message = try? BusMessage.methodCall(
-                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                    interface: "org.freedesktop.DBus", member: member, arguments: [.string(arg)])
+                    destination: StandardNames.bus, path: StandardNames.busPath,
+                    interface: StandardNames.bus, member: member, arguments: [.string(arg)])
             else { return nil }
             var error = CDBus.DBusError()
             dbus_error_init(&error)

@@ -170,12 +170,12 @@ public enum Introspection {
         let (interface, property) = (DBusArgument("interface_name", "s"), DBusArgument("property_name", "s"))
         return [
             DBusInterface(
-                "org.freedesktop.DBus.Peer",
+                StandardNames.peer,
                 methods: [described("Ping"), described("GetMachineId", out: [.init("machine_uuid", "s")])]),
             DBusInterface(
-                "org.freedesktop.DBus.Introspectable", methods: [described("Introspect", out: [.init("xml_data", "s")])]),
+                StandardNames.introspectable, methods: [described("Introspect", out: [.init("xml_data", "s")])]),
             DBusInterface(
-                "org.freedesktop.DBus.Properties",
+                StandardNames.properties,
                 methods: [
                     described("Get", in: [interface, property], out: [.init("value", "v")]),
                     described("GetAll", in: [interface], out: [.init("properties", "a{sv}")]),

@@ -87,7 +87,7 @@ extension Bus {
     func admittedWhileHeld(_ message: BusMessage) -> Bool {
         switch message.kind {
         case .signal:
-            return message.sender == "org.freedesktop.DBus" || message.interface == "org.freedesktop.DBus.Local"
+            return message.sender == StandardNames.bus || message.interface == StandardNames.local
         case .methodCall:
             return onlyReads(message.path ?? "", message.interface, message.member ?? "")
         default:
@@ -100,8 +100,8 @@ extension Bus {
     /// or method that does not exist (answered with its error at once).
     func onlyReads(_ path: String, _ interface: String?, _ member: String) -> Bool {
         switch interface {
-        case "org.freedesktop.DBus.Properties": return member == "Get" || member == "GetAll"
-        case "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer": return true
+        case StandardNames.properties: return member == "Get" || member == "GetAll"
+        case StandardNames.introspectable, StandardNames.peer: return true
         default: return objects[path].flatMap { Self.method(in: $0, interface, member) }?.reads ?? true
         }
     }
@@ -127,11 +127,11 @@ extension Bus {
     }
 
     func handleSignal(_ message: BusMessage) {
-        if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+        if message.interface == StandardNames.local, message.member == "Disconnected" {
             markClosed("the bus closed the connection")
             return
         }
-        if message.sender == "org.freedesktop.DBus", message.interface == "org.freedesktop.DBus",
+        if message.sender == StandardNames.bus, message.interface == StandardNames.bus,
             message.member == "NameLost", let name = message.firstStringArgument,
             let handler = nameLostHandlers.removeValue(forKey: name)
         {

@@ -83,7 +83,7 @@ extension Bus {
             defer { dbus_free(id) }
             return .success([.string(String(cString: id))])
         default:
-            return .failure(DBusMethodError.unknownMethod("Unknown method invoked on org.freedesktop.DBus.Peer interface"))
+            return .failure(DBusMethodError.unknownMethod("Unknown method invoked on \(StandardNames.peer) interface"))
         }
     }
 }

@@ -31,22 +31,22 @@ extension Bus {
         let (path, member, signature) = (call.path, call.member, call.signature)
         guard let object = objects[path] else {
             // Intermediate nodes answer Introspect so tools like `busctl tree` can walk to us.
-            if call.interface == "org.freedesktop.DBus.Introspectable" || call.interface == nil, member == "Introspect" {
+            if call.interface == StandardNames.introspectable || call.interface == nil, member == "Introspect" {
                 let children = childNodes(of: path)
                 if !children.isEmpty {
                     call.answer(.success([.string(Introspection.node(interfaces: [], children: children))]))
                     return true
                 }
             }
-            call.answer(.failure(DBusMethodError("org.freedesktop.DBus.Error.UnknownObject", "No object at path \(path)")))
+            call.answer(.failure(DBusMethodError(StandardNames.Error.unknownObject, "No object at path \(path)")))
             return true
         }
         switch call.interface {
-        case "org.freedesktop.DBus.Introspectable":
+        case StandardNames.introspectable:
             guard member == "Introspect", signature.isEmpty else { break }
             call.answer(.success([.string(Introspection.node(interfaces: object.interfaces, children: childNodes(of: path)))]))
             return true
-        case "org.freedesktop.DBus.Properties":
+        case StandardNames.properties:
             guard !call.carriesFileDescriptors else {
                 call.answer(.failure(DBusMethodError.invalidArgs("Properties calls take no file descriptors")))
                 return true
@@ -55,7 +55,7 @@ extension Bus {
             let arguments = ["ss", "s", "ssv"].contains(signature) ? call.arguments() : []
             call.answer(properties(object, member: member, signature: signature, arguments: arguments))
             return true
-        case "org.freedesktop.DBus.Peer":
+        case StandardNames.peer:
             return false
         default:
             break
@@ -173,7 +173,7 @@ extension Bus {
             case ("Get", _), ("GetAll", _), ("Set", _):
                 throw DBusMethodError.invalidArgs("Wrong arguments '\(signature)' for Properties.\(member)")
             default:
-                throw DBusMethodError.unknownMethod("No method \(member) on org.freedesktop.DBus.Properties")
+                throw DBusMethodError.unknownMethod("No method \(member) on \(StandardNames.properties)")
             }
         } catch {
             return .failure(error)
@@ -205,12 +205,12 @@ extension Bus {
             do {
                 reply = try call.methodReturn(values)
             } catch {
-                reply = call.errorReply(name: "org.freedesktop.DBus.Error.Failed", message: "internal error: \(error)")
+                reply = call.errorReply(name: StandardNames.Error.failed, message: "internal error: \(error)")
             }
         case .failure(let error as any DBusErrorConvertible):
             reply = call.errorReply(name: error.dbusErrorName, message: error.dbusErrorMessage)
         case .failure(let error):
-            reply = call.errorReply(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)")
+            reply = call.errorReply(name: StandardNames.Error.failed, message: "\(error)")
         }
         if let reply { _ = dbus_connection_send(connection, reply.raw, nil) }
     }

@@ -38,15 +38,15 @@ extension Bus {
     {
         try Validate.name(.busName, name)
         let rule = MatchRule(
-            type: .signal, sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-            interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: name)
+            type: .signal, sender: StandardNames.bus, path: StandardNames.busPath,
+            interface: StandardNames.bus, member: "NameOwnerChanged", arg0: name)
         let token = try subscribe(rule) { message in
             let args = message.arguments
             guard args.count == 3, args[0].string == name, let owner = args[2].string else { return }
             handler(owner.isEmpty ? nil : owner)
         }
         let message = try BusMessage.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
             member: "GetNameOwner", arguments: [.string(name)])
         send(message) { result in
             switch result {
@@ -67,8 +67,8 @@ extension Bus {
     public func whenGone(_ uniqueName: String, _ handler: @escaping @Sendable () -> Void) throws(BusError) -> SubscriptionToken {
         try Validate.name(.busName, uniqueName)
         let rule = MatchRule(
-            type: .signal, sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-            interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: uniqueName)
+            type: .signal, sender: StandardNames.bus, path: StandardNames.busPath,
+            interface: StandardNames.bus, member: "NameOwnerChanged", arg0: uniqueName)
         let text = try rule.text()
         let once = Once(handler)
         let token = SubscriptionToken(id: try sync { [self] () throws(BusError) -> Int in
@@ -82,7 +82,7 @@ extension Bus {
             return id
         })
         let ask = try BusMessage.methodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
             member: "GetNameOwner", arguments: [.string(uniqueName)])
         send(ask) { result in
             if case .failure = result { once.run() }

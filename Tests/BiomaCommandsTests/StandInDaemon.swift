@@ -23,7 +23,7 @@ final class StandInDaemon: DaemonAccess, @unchecked Sendable {
 
         /// `GetAll(interface)` on org.freedesktop.DBus.Properties.
         static func getAll(_ interface: String) -> Call {
-            Call(interface: ContractNames.propertiesInterface, member: "GetAll", arguments: [.string(interface)])
+            Call(interface: StandardNames.properties, member: "GetAll", arguments: [.string(interface)])
         }
     }
 
@@ -43,7 +43,7 @@ final class StandInDaemon: DaemonAccess, @unchecked Sendable {
     func call(_ member: String, _ arguments: [DBusValue], interface: String) throws(ClientFailure) -> [DBusValue] {
         calls.append(Call(interface: interface, member: member, arguments: arguments))
         if let refusal = refusal ?? refusals[member] { throw refusal }
-        if member == "GetAll", interface == ContractNames.propertiesInterface, let named = arguments.first?.string {
+        if member == "GetAll", interface == StandardNames.properties, let named = arguments.first?.string {
             return properties[named].map { [.vardict($0)] } ?? []
         }
         return answers[member] ?? []

@@ -171,18 +171,18 @@ struct AwayTests {
         for (arguments, error) in cases {
             let r = try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
-                 "--method", "\(DaemonAPI.interface).AwayBegin"] + arguments.flatMap { $0.split(separator: " ").map(String.init) })
-            #expect(r.stderr.contains("GDBus.Error:\(DaemonAPI.errorPrefix)\(error): "), "\(arguments): \(r.stderr)")
+                ["call", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
+                 "--method", "\(ContractNames.interface).AwayBegin"] + arguments.flatMap { $0.split(separator: " ").map(String.init) })
+            #expect(r.stderr.contains("GDBus.Error:\(ContractNames.errorPrefix)\(error): "), "\(arguments): \(r.stderr)")
         }
         #expect(try property(f, "Away") == .string(""))
         // Back when not away: nothing happens.
         #expect(try f.cli(["away", "back"]).status == 0)
         let keep = try runProcess(
             "/usr/bin/gdbus",
-            ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
-             "--method", "\(DaemonAPI.interface).KeepAway"])
-        #expect(keep.stderr.contains("GDBus.Error:\(DaemonAPI.errorPrefix)NothingToUndo: "), "\(keep.stderr)")
+            ["call", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
+             "--method", "\(ContractNames.interface).KeepAway"])
+        #expect(keep.stderr.contains("GDBus.Error:\(ContractNames.errorPrefix)NothingToUndo: "), "\(keep.stderr)")
         #expect(try f.durableState() == before)
         // A bad --since is a usage error.
         let r = try f.cli(["away", "idle", "--since", "a while ago"])
@@ -207,15 +207,15 @@ struct SuspendGapTests {
         let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data, suspendClock: suspend)
         let timer = parts.timer
         try parts.object.export(on: service)
-        try service.requestName(DaemonAPI.busName)
+        try service.requestName(ContractNames.busName)
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String) throws -> [DBusValue] {
-            try client.call(destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member)
+            try client.call(destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: member)
         }
         func daily() throws -> Micros {
             try client.call(
-                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-                member: "Get", [.string(DaemonAPI.interface), .string("DailyTotal")]
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+                member: "Get", [.string(ContractNames.interface), .string("DailyTotal")]
             ).first?.int64 ?? -1
         }
         /// A day's work as the store has it, read on the loop thread (the tracker's one thread).
@@ -262,15 +262,15 @@ struct ChangePathTests {
         let service = try Bus(.address(bus.address))
         defer { service.close() }
         try DaemonParts(tracker: tracker, bus: service, clock: clock, data: data, suspendClock: suspend).object.export(on: service)
-        try service.requestName(DaemonAPI.busName)
+        try service.requestName(ContractNames.busName)
         let client = try BlockingBus(.address(bus.address))
-        _ = try client.call(destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "Start")
+        _ = try client.call(destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: "Start")
         // An hour of work, then the machine sleeps two hours; the next change is a task's.
         clock.set(t0 + hour)
         suspend.sleep(2 * hour)
         clock.set(t0 + 3 * hour)
         _ = try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.biomatimer.Tasks1", member: "AddTask",
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.biomatimer.Tasks1", member: "AddTask",
             [.string("Write the report"), .vardict([:])])
         let (running, worked) = try service.sync { () throws(BusError) in
             Result { (tracker.workTimer.running, try tracker.report(.day, containing: day("2026-11-23"), at: clock.now()).workTotal) }

@@ -148,12 +148,12 @@ final class UserSession: @unchecked Sendable {
         try template.replacingOccurrences(of: "@LISTEN_DIR@", with: directory.appendingPathComponent("socket").path)
             .replacingOccurrences(of: "@SERVICE_DIR@", with: directory.appendingPathComponent("services").path)
             .write(to: config, atomically: true, encoding: .utf8)
-        try "[D-BUS Service]\nName=\(DaemonAPI.busName)\nExec=\(DaemonFixture.binary) daemon --data-dir \(directory.appendingPathComponent("data").path)\n"
+        try "[D-BUS Service]\nName=\(ContractNames.busName)\nExec=\(DaemonFixture.binary) daemon --data-dir \(directory.appendingPathComponent("data").path)\n"
             .write(
-                to: directory.appendingPathComponent("services/\(DaemonAPI.busName).service"), atomically: true,
+                to: directory.appendingPathComponent("services/\(ContractNames.busName).service"), atomically: true,
                 encoding: .utf8)
         chmod(config.path, 0o644)
-        chmod(directory.appendingPathComponent("services/\(DaemonAPI.busName).service").path, 0o644)
+        chmod(directory.appendingPathComponent("services/\(ContractNames.busName).service").path, 0o644)
         let command = ["/usr/bin/dbus-daemon", "--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"]
         bus = try ChildProcess((prefix + command)[0], Array((prefix + command).dropFirst()), environment: env)
         guard let line = bus.readLine(), !line.isEmpty else {

@@ -33,7 +33,7 @@ struct BulkWorkTests {
             let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data)
             timer = parts.timer
             try parts.object.export(on: service)
-            try service.requestName(DaemonAPI.busName)
+            try service.requestName(ContractNames.busName)
         }
 
         func client() throws -> BlockingBus { try BlockingBus(.address(bus.address)) }
@@ -76,7 +76,7 @@ struct BulkWorkTests {
             Thread { [self] in
                 let result = Result { () throws(BusError) in
                     try BlockingBus(.address(address)).call(
-                        destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface,
+                        destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface,
                         member: member, arguments)
                 }
                 condition.lock()
@@ -106,14 +106,14 @@ struct BulkWorkTests {
             guard let client = try? BlockingBus(.address(address)) else { return false }
             do throws(BusError) {
                 _ = try client.call(
-                    destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface,
+                    destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface,
                     member: "AwayBegin", [.string("probe"), .int64(0)], timeout: CallTimeout(milliseconds: 150))
                 return false
             } catch {
                 guard case .timeout = error else { return false }
                 return (try? client.call(
-                    destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-                    member: "GetAll", [.string(DaemonAPI.interface)], timeout: CallTimeout(milliseconds: 1000))) != nil
+                    destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+                    member: "GetAll", [.string(ContractNames.interface)], timeout: CallTimeout(milliseconds: 1000))) != nil
             }
         }
     }
@@ -129,8 +129,8 @@ struct BulkWorkTests {
         defer { listener.close() }
         let seen = SignalLog()
         try listener.subscribe(
-            MatchRule(path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
-        ) { if $0.arguments[0].string == DaemonAPI.interface { seen.add($0.arguments[1].vardict ?? [:]) } }
+            MatchRule(path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+        ) { if $0.arguments[0].string == ContractNames.interface { seen.add($0.arguments[1].vardict ?? [:]) } }
 
         let lock = try WriteLock(s.tracker.path)
         let csv = Self.csv([("2026-03-10T08:00:00+01:00", "2026-03-10T09:00:00+01:00"), ("2026-03-10T09:30:00+01:00", "2026-03-10T11:00:00+01:00")])
@@ -142,15 +142,15 @@ struct BulkWorkTests {
         #expect(
             waitUntil(timeout: 5) {
                 status = (try? reader.call(
-                    destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-                    member: "GetAll", [.string(DaemonAPI.interface)])) ?? []
+                    destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+                    member: "GetAll", [.string(ContractNames.interface)])) ?? []
                 return !status.isEmpty
             })
         #expect(status.first?.vardict?["DailyTotal"] == .int64(0))
         #expect(!importing.answered, "the import is held by the lock")
         // A method that only reads is answered too; a toggle waits for the import.
         let intervals = try reader.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "ListIntervals",
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: "ListIntervals",
             [.string("2026-03-10"), .string("2026-03-10")])
         #expect(intervals.first?.array?.isEmpty == true)
         let toggling = Pending(s.bus.address, "Toggle")
@@ -183,7 +183,7 @@ struct BulkWorkTests {
             return (start.ISO8601Format(), start.addingTimeInterval(30).ISO8601Format())
         }
         let imported = try s.client().call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "ImportCSV",
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: "ImportCSV",
             [.string(Self.csv(rows))])
         #expect(imported == [.uint32(UInt32(count))])
 
@@ -191,7 +191,7 @@ struct BulkWorkTests {
         let undoing = Pending(s.bus.address, "Undo")
         #expect(Self.waitUntilHeld(s.bus.address), "the undo never held the loop")
         let listed = try s.client().call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "ListIntervals",
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: "ListIntervals",
             [.string("2026-03-09"), .string("2026-03-09")])
         #expect(listed.first?.array?.count == count, "a read is answered from the last commit")
         let toggling = Pending(s.bus.address, "Toggle")
@@ -202,7 +202,7 @@ struct BulkWorkTests {
         #expect(try #require(undoing.wait(), "the undo was not answered").get() == [.string("Undid: import of \(count) intervals (csv)")])
         #expect(try #require(toggling.wait(), "the toggle was not answered").get() == [.boolean(true)])
         let after = try s.client().call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "ListIntervals",
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: "ListIntervals",
             [.string("2026-03-09"), .string("2026-03-09")])
         #expect(after.first?.array?.isEmpty == true)
     }
@@ -216,7 +216,7 @@ struct BulkWorkTests {
         let client = try s.client()
         func call(_ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
             try client.call(
-                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member, arguments)
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: member, arguments)
         }
         let csv = Self.csv([("2026-03-10T08:00:00+01:00", "2026-03-10T09:30:00+01:00")])
         #expect(try call("Import", [.string("csv"), .string(csv), .vardict([:])]) == [.uint32(1)])
@@ -372,10 +372,10 @@ struct BulkWorkDaemonTests {
         let client = try BlockingBus(.address(f.bus.address))
         try client.send(
             BusMessage.methodCall(
-                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: "Start"))
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: "Start"))
         _ = try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-            member: "GetAll", [.string(DaemonAPI.interface)])
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", [.string(ContractNames.interface)])
         daemon.signal(SIGTERM)
         // The signal ends the work at once (it stops waiting for the store: nothing of it is
         // recorded); then the store is let go, for the start kept meanwhile.

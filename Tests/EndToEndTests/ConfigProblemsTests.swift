@@ -23,7 +23,7 @@ struct ConfigProblemsTests {
                 try text.write(to: file, atomically: true, encoding: .utf8)
             }
             try f.bus.installService(
-                name: DaemonAPI.busName,
+                name: ContractNames.busName,
                 exec: "/usr/bin/env XDG_CONFIG_HOME=\(home.path) \(DaemonFixture.binary) daemon --data-dir \(f.dataDirectory.path)")
         }
 

@@ -28,7 +28,7 @@ final class DaemonFixture: @unchecked Sendable {
                 + "DONT_FAKE_MONOTONIC=1 " + exec
         }
         if activation {
-            try bus.installService(name: DaemonAPI.busName, exec: exec.trimmingCharacters(in: .whitespaces))
+            try bus.installService(name: ContractNames.busName, exec: exec.trimmingCharacters(in: .whitespaces))
         }
     }
 
@@ -88,22 +88,22 @@ final class DaemonFixture: @unchecked Sendable {
     /// `busctl call` on the timer object.
     @discardableResult
     func call(_ member: String, _ signatureAndArguments: [String] = []) throws -> ProcessResult {
-        try busctl(["call", DaemonAPI.busName, DaemonAPI.objectPath, DaemonAPI.interface, member] + signatureAndArguments)
+        try busctl(["call", ContractNames.busName, ContractNames.objectPath, ContractNames.interface, member] + signatureAndArguments)
     }
 
     /// Every property through DBusKit's blocking client.
     func properties() throws -> [String: DBusValue] {
         let client = try BlockingBus(.address(bus.address))
         return try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-            member: "GetAll", [.string(DaemonAPI.interface)]
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", [.string(ContractNames.interface)]
         ).first?.vardict ?? [:]
     }
 
     func method(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
         let client = try BlockingBus(.address(bus.address))
         return try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member,
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: member,
             arguments)
     }
 
@@ -113,7 +113,7 @@ final class DaemonFixture: @unchecked Sendable {
     /// The pid of the process owning the timer's name on the bus at `address`.
     static func daemonPID(onBus address: String) throws -> pid_t? {
         let client = try BlockingBus(.address(address))
-        guard let owner = try client.nameOwner(DaemonAPI.busName) else { return nil }
+        guard let owner = try client.nameOwner(ContractNames.busName) else { return nil }
         let reply = try client.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "GetConnectionUnixProcessID", [.string(owner)])

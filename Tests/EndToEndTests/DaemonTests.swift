@@ -12,7 +12,7 @@ struct DaemonTests {
     @Test func introspectionMatchesTheInterfaceFile() throws {
         let f = try DaemonFixture()
         let result = try f.busctl([
-            "--json=short", "call", DaemonAPI.busName, DaemonAPI.objectPath, "org.freedesktop.DBus.Introspectable", "Introspect",
+            "--json=short", "call", ContractNames.busName, ContractNames.objectPath, "org.freedesktop.DBus.Introspectable", "Introspect",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
@@ -23,7 +23,7 @@ struct DaemonTests {
         // gdbus reads it too and sees the whole contract.
         let gdbus = try runProcess(
             "/usr/bin/gdbus",
-            ["introspect", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath])
+            ["introspect", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath])
         for name in ["StartProject", "CycleProject", "ListProjects", "ActiveProjectColor", "Projects", "PropertiesChanged"] {
             #expect(gdbus.stdout.contains(name), "\(name) missing from gdbus introspect")
         }
@@ -37,15 +37,15 @@ struct DaemonTests {
             ("ProjectDailyTotal", "x 0"), ("Projects", "a(sss) 0"),
         ]
         for (name, value) in expected {
-            let r = try f.busctl(["get-property", DaemonAPI.busName, DaemonAPI.objectPath, DaemonAPI.interface, name])
+            let r = try f.busctl(["get-property", ContractNames.busName, ContractNames.objectPath, ContractNames.interface, name])
             #expect(r.stdout == value + "\n", "\(name): \(r.stdout) \(r.stderr)")
         }
-        let day = try f.busctl(["get-property", DaemonAPI.busName, DaemonAPI.objectPath, DaemonAPI.interface, "Day"])
+        let day = try f.busctl(["get-property", ContractNames.busName, ContractNames.objectPath, ContractNames.interface, "Day"])
         #expect(day.stdout.range(of: #"^s "\d{4}-\d{2}-\d{2}"\n$"#, options: .regularExpression) != nil)
-        let updated = try f.busctl(["get-property", DaemonAPI.busName, DaemonAPI.objectPath, DaemonAPI.interface, "UpdatedAt"])
+        let updated = try f.busctl(["get-property", ContractNames.busName, ContractNames.objectPath, ContractNames.interface, "UpdatedAt"])
         #expect(updated.stdout.hasPrefix("x "))
         // Properties are read-only.
-        let set = try f.busctl(["set-property", DaemonAPI.busName, DaemonAPI.objectPath, DaemonAPI.interface, "Running", "b", "true"])
+        let set = try f.busctl(["set-property", ContractNames.busName, ContractNames.objectPath, ContractNames.interface, "Running", "b", "true"])
         #expect(set.status != 0)
     }
 
@@ -214,8 +214,8 @@ struct DaemonTests {
         for (member, args, error) in cases {
             let r = try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
-                 "--method", "\(DaemonAPI.interface).\(member)"] + args)
+                ["call", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
+                 "--method", "\(ContractNames.interface).\(member)"] + args)
             #expect(r.status != 0, "\(member) \(args) was accepted")
             #expect(r.stderr.contains("GDBus.Error:\(prefix)\(error): "), "\(member) \(args): \(r.stderr)")
             // The message is a sentence, not just the name.
@@ -228,8 +228,8 @@ struct DaemonTests {
         #expect(wrongType.stderr.contains("'s'"), "\(wrongType.stderr)")
         let dbusSend = try runProcess(
             "/usr/bin/dbus-send",
-            ["--bus=\(f.bus.address)", "--print-reply", "--dest=\(DaemonAPI.busName)", DaemonAPI.objectPath,
-             "\(DaemonAPI.interface).StartProject", "string:nope"])
+            ["--bus=\(f.bus.address)", "--print-reply", "--dest=\(ContractNames.busName)", ContractNames.objectPath,
+             "\(ContractNames.interface).StartProject", "string:nope"])
         #expect(dbusSend.stderr.contains("Error \(prefix)NoSuchProject: "), "\(dbusSend.stderr)")
         #expect(try f.durableState() == before)
     }
@@ -331,7 +331,7 @@ struct DaemonTests {
         #expect(
             second.stderr.contains("another daemon (pid \(first.pid)) is using the store at \(f.dataDirectory.path)"),
             "\(second.stderr)")
-        #expect(try BlockingBus(.address(other.address)).nameOwner(DaemonAPI.busName) == nil, "it left the name alone")
+        #expect(try BlockingBus(.address(other.address)).nameOwner(ContractNames.busName) == nil, "it left the name alone")
     }
 
     @Test func lostBusEndsTheDaemonWithTheStoreIntact() throws {

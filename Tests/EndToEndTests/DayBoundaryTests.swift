@@ -25,18 +25,18 @@ struct DayBoundaryTests {
         let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data)
         let timer = parts.timer
         try parts.object.export(on: service)
-        try service.requestName(DaemonAPI.busName)
+        try service.requestName(ContractNames.busName)
 
         let listener = try Bus(.address(bus.address))
         defer { listener.close() }
         let seen = SignalLog()
         try listener.subscribe(
-            MatchRule(path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
-        ) { if $0.arguments[0].string == DaemonAPI.interface { seen.add($0.arguments[1].vardict ?? [:]) } }
+            MatchRule(path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+        ) { if $0.arguments[0].string == ContractNames.interface { seen.add($0.arguments[1].vardict ?? [:]) } }
 
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String) throws {
-            _ = try client.call(destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member)
+            _ = try client.call(destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: member)
         }
         try call("Start")
         #expect(seen.wait(count: 1))

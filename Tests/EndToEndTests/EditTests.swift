@@ -48,8 +48,8 @@ struct EditTests {
         func gdbus(_ member: String, _ arguments: [String]) throws -> ProcessResult {
             try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
-                 "--method", "\(DaemonAPI.interface).\(member)"] + arguments)
+                ["call", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
+                 "--method", "\(ContractNames.interface).\(member)"] + arguments)
         }
 
         /// The intervals of November with their ids.
@@ -82,8 +82,8 @@ struct EditTests {
         let seen = SignalLog()
         try listener.subscribe(
             MatchRule(
-                path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                arg0: DaemonAPI.interface)
+                path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                arg0: ContractNames.interface)
         ) { seen.add($0.arguments[1].vardict ?? [:]) }
         var signals = 0
         func expectSignal(dailyTotal: Int64, _ comment: Comment) {
@@ -141,7 +141,7 @@ struct EditTests {
         let d = try Daemon()
         let f = d.f
         _ = try f.method("AddProject", [.string("Client A"), .string("")])
-        #expect(try d.gdbus("Undo", []).stderr.contains("GDBus.Error:\(DaemonAPI.errorPrefix)NothingToUndo: "))
+        #expect(try d.gdbus("Undo", []).stderr.contains("GDBus.Error:\(ContractNames.errorPrefix)NothingToUndo: "))
         _ = try f.method("AddInterval", [.int64(Self.at("09:00")), .int64(Self.at("10:00")), .string(""), .vardict([:])])
         _ = try f.method("Start")
         let before = try d.state()
@@ -172,7 +172,7 @@ struct EditTests {
         ]
         for (member, arguments, error) in cases {
             let r = try d.gdbus(member, arguments)
-            #expect(r.stderr.contains("GDBus.Error:\(DaemonAPI.errorPrefix)\(error): "), "\(member) \(arguments): \(r.stderr)")
+            #expect(r.stderr.contains("GDBus.Error:\(ContractNames.errorPrefix)\(error): "), "\(member) \(arguments): \(r.stderr)")
         }
         let overlap = try d.gdbus("AddInterval", ["\(Self.at("09:30"))", "\(Self.at("17:00"))", "''", "{}"])
         #expect(

@@ -14,14 +14,14 @@ struct FocusEndToEndTests {
     func focus(_ f: DaemonFixture, _ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
         let client = try BlockingBus(.address(f.bus.address))
         return try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: ContractNames.focusInterface, member: member,
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.focusInterface, member: member,
             arguments)
     }
 
     func focusProperties(_ f: DaemonFixture) throws -> [String: DBusValue] {
         let client = try BlockingBus(.address(f.bus.address))
         return try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
             member: "GetAll", [.string(ContractNames.focusInterface)]
         ).first?.vardict ?? [:]
     }
@@ -38,10 +38,10 @@ struct FocusEndToEndTests {
             bus = try Bus(.address(f.bus.address))
             try bus.subscribe(
                 MatchRule(
-                    path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                    path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
                     arg0: ContractNames.focusInterface)
             ) { [changes] in changes.add($0.arguments[1].vardict ?? [:]) }
-            try bus.subscribe(MatchRule(path: DaemonAPI.objectPath, interface: ContractNames.focusInterface, member: "PhaseEnded")) {
+            try bus.subscribe(MatchRule(path: ContractNames.objectPath, interface: ContractNames.focusInterface, member: "PhaseEnded")) {
                 [self] message in
                 lock.lock()
                 endedAt.append(FocusEndToEndTests.now())
@@ -112,7 +112,7 @@ struct FocusEndToEndTests {
         let server = try NotificationServer(busAddress: f.bus.address)
         #expect(try f.cli(["project", "add", "Writing"]).status == 0)
         let r = try f.busctl([
-            "call", DaemonAPI.busName, DaemonAPI.objectPath, ContractNames.focusInterface, "StartPomodoro", "a{sv}", "4",
+            "call", ContractNames.busName, ContractNames.objectPath, ContractNames.focusInterface, "StartPomodoro", "a{sv}", "4",
             "Work", "x", "2000000", "ShortBreak", "x", "4000000", "Project", "s", "writing", "Label", "s", "Essay",
         ])
         #expect(r.status == 0, "\(r.stderr)")
@@ -276,7 +276,7 @@ struct FocusEndToEndTests {
         for (member, arguments, error) in cases {
             let r = try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
+                ["call", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
                  "--method", "\(ContractNames.focusInterface).\(member)"] + arguments)
             #expect(r.status != 0, "\(member) \(arguments) was accepted")
             #expect(r.stderr.contains("GDBus.Error:\(ContractNames.errorPrefix)\(error): "), "\(member) \(arguments): \(r.stderr)")

@@ -75,7 +75,7 @@ struct FocusPublicationTests {
         try f.requireCLI(["focus", "pomodoro", "--project", "writing"])
         let monitor = try Monitor(f)
         let focus = ContractNames.focusInterface
-        let timer = DaemonAPI.interface
+        let timer = ContractNames.interface
 
         try f.requireCLI(["focus", "toggle"])
         let toggled = try monitor.changedInterfaces()

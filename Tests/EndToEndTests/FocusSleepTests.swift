@@ -30,13 +30,13 @@ struct FocusSleepTests {
             timer = parts.timer
             let object = parts.object
             try object.export(on: service)
-            try service.requestName(DaemonAPI.busName)
+            try service.requestName(ContractNames.busName)
             try service.sync { () throws(BusError) in object.attach(try Deadlines(bus: service)) }
         }
 
         func call(_ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
             try BlockingBus(.address(bus.address)).call(
-                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: ContractNames.focusInterface,
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.focusInterface,
                 member: member, arguments)
         }
 

@@ -11,7 +11,7 @@ extension DaemonFixture {
     @discardableResult
     func focusCall(_ member: String, _ signatureAndArguments: [String] = []) throws -> ProcessResult {
         let result = try busctl(
-            ["call", DaemonAPI.busName, DaemonAPI.objectPath, ContractNames.focusInterface, member] + signatureAndArguments)
+            ["call", ContractNames.busName, ContractNames.objectPath, ContractNames.focusInterface, member] + signatureAndArguments)
         #expect(result.status == 0, "Focus1.\(member): \(result.stderr)")
         return result
     }

@@ -314,7 +314,7 @@ struct FullDiskTests {
     static func sync(_ f: DaemonFixture) throws -> [String: DBusValue] {
         let client = try BlockingBus(.address(f.bus.address))
         return try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
             member: "GetAll", [.string("org.biomatimer.Sync1")]
         ).first?.vardict ?? [:]
     }

@@ -97,7 +97,7 @@ struct HooksTests {
         func call(_ interface: String, _ member: String, _ arguments: [DBusValue]) throws -> [DBusValue] {
             let client = try BlockingBus(.address(f.bus.address))
             return try client.call(
-                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: interface, member: member, arguments)
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: interface, member: member, arguments)
         }
     }
 

@@ -308,13 +308,13 @@ struct ImportEndToEndTests {
         let f = try DaemonFixture()
         try f.cliOK(["status"])
         let before = try f.durableState()
-        let prefix = DaemonAPI.errorPrefix
+        let prefix = ContractNames.errorPrefix
         let good = #"[{"start":"20240304T080000Z","end":"20240304T093000Z","tags":["acme"]}]"#
         func gdbus(_ args: [String]) throws -> ProcessResult {
             try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
-                 "--method", "\(DaemonAPI.interface).Import"] + args)
+                ["call", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
+                 "--method", "\(ContractNames.interface).Import"] + args)
         }
         let refused: [([String], String, String)] = [
             (["toggl", "[]", "{}"], "InvalidArgument", "Unknown import format 'toggl': use csv, timewarrior, watson."),

@@ -217,8 +217,8 @@ struct NotesEndToEndTests {
         // Through the bus, the daemon checks again.
         let bad = try runProcess(
             "/usr/bin/gdbus",
-            ["call", "--address", d.f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
-             "--method", "\(DaemonAPI.interface).ExportCSVRounded", "", "", "{'Round': <'7m'>}"])
+            ["call", "--address", d.f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
+             "--method", "\(ContractNames.interface).ExportCSVRounded", "", "", "{'Round': <'7m'>}"])
         #expect(bad.status != 0 && bad.stderr.contains("InvalidArgument") && bad.stderr.contains("7m"))
     }
 

@@ -25,12 +25,12 @@ struct PeriodDaysTests {
         defer { service.close() }
         let parts = DaemonParts(tracker: tracker, bus: service, clock: clock, data: data)
         try parts.object.export(on: service)
-        try service.requestName(DaemonAPI.busName)
+        try service.requestName(ContractNames.busName)
 
         func busctl(_ arguments: [String]) throws -> ProcessResult {
             try runProcess(
                 "/usr/bin/busctl",
-                ["--address=\(bus.address)", "call", DaemonAPI.busName, DaemonAPI.objectPath, DaemonAPI.interface] + arguments)
+                ["--address=\(bus.address)", "call", ContractNames.busName, ContractNames.objectPath, ContractNames.interface] + arguments)
         }
         let cases: [(period: String, day: String, days: String)] = [
             ("week", "", #"ss "2026-11-22" "2026-11-28""#),

@@ -38,7 +38,7 @@ struct ProjectBudgetTests {
             timer = parts.timer
             let (object, notifier) = (parts.object, parts.notifier)
             try object.export(on: service)
-            try service.requestName(DaemonAPI.busName)
+            try service.requestName(ContractNames.busName)
             let loop = service.loop
             deadlines = try service.sync { () throws(BusError) in
                 try notifier.start()
@@ -58,7 +58,7 @@ struct ProjectBudgetTests {
         func call(_ member: String, _ arguments: [DBusValue] = [], at instant: String) throws -> [DBusValue] {
             clock.set(ProjectBudgetTests.at(instant))
             return try client.call(
-                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member,
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: member,
                 arguments)
         }
 
@@ -94,8 +94,8 @@ struct ProjectBudgetTests {
         #expect(try s.due() == Self.at("2027-03-01T10:36:00+01:00"))
         try s.wake(at: "2027-03-01T10:00:00+01:00")
         let p = try s.client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-            member: "GetAll", [.string(DaemonAPI.interface)]
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", [.string(ContractNames.interface)]
         ).first?.vardict ?? [:]
         #expect(p["ProjectBudget"] == .int64(2 * hour) && p["ProjectBudgetUsed"] == .int64(hour))
         #expect(try s.summaries().isEmpty)

@@ -82,7 +82,7 @@ struct SyncEndToEndTests {
         func sync() throws -> [String: DBusValue] {
             let client = try BlockingBus(.address(f.bus.address))
             return try client.call(
-                destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
                 member: "GetAll", [.string("org.biomatimer.Sync1")]
             ).first?.vardict ?? [:]
         }
@@ -127,7 +127,7 @@ struct SyncEndToEndTests {
         let b = try Machine()
         // gdbus, a client nobody here wrote, sees B's Merged signal.
         let monitor = try ChildProcess(
-            "/usr/bin/gdbus", ["monitor", "--address", b.f.bus.address, "--dest", DaemonAPI.busName],
+            "/usr/bin/gdbus", ["monitor", "--address", b.f.bus.address, "--dest", ContractNames.busName],
             environment: b.env)
         defer { monitor.terminate(grace: 1) }
         let lines = LineReader(monitor)
@@ -381,7 +381,7 @@ struct SyncEndToEndTests {
         #expect(refused.stderr.contains("copy of another machine's"), "\(refused.stderr)")
         let joined = try runProcess(
             "/usr/bin/gdbus",
-            ["call", "--address", d.f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
+            ["call", "--address", d.f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
              "--method", "org.biomatimer.Sync1.Enable", folder.path, ""])
         #expect(joined.status == 0, "the second Enable joins: \(joined.stderr)")
         #expect(try ![id(a), id(c)].contains(id(d)))

@@ -34,7 +34,7 @@ struct TargetDeadlineTests {
             })
         let (timer, object, notifier) = (parts.timer, parts.object, parts.notifier)
         try object.export(on: service)
-        try service.requestName(DaemonAPI.busName)
+        try service.requestName(ContractNames.busName)
         let deadlines = try service.sync { () throws(BusError) in
             try notifier.start()
             let deadlines = try Deadlines(loop: service.loop)
@@ -45,7 +45,7 @@ struct TargetDeadlineTests {
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String, at instant: String) throws {
             clock.set(Self.at(instant))
-            _ = try client.call(destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: DaemonAPI.interface, member: member)
+            _ = try client.call(destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.interface, member: member)
         }
 
         #expect(try due() == nil, "nothing runs")
@@ -57,8 +57,8 @@ struct TargetDeadlineTests {
         #expect(try due() == Self.at("2027-03-28T00:10:00+01:00"))
         clock.set(Self.at("2027-03-27T23:52:00+01:00"))
         let p = try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
-            member: "GetAll", [.string(DaemonAPI.interface)]
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+            member: "GetAll", [.string(ContractNames.interface)]
         ).first?.vardict ?? [:]
         #expect(p["DailyTarget"] == .int64(hour) && p["TargetProgress"] == .double(0.7) && p["Balance"] == .int64(-18 * minute))
         #expect(try server.notifications().isEmpty)

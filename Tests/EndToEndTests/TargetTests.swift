@@ -48,8 +48,8 @@ struct TargetEndToEndTests {
         func gdbus(_ member: String, _ arguments: [String]) throws -> ProcessResult {
             try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
-                 "--method", "\(DaemonAPI.interface).\(member)"] + arguments)
+                ["call", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
+                 "--method", "\(ContractNames.interface).\(member)"] + arguments)
         }
 
         /// The targets as the daemon lists them, and the published target values.
@@ -77,7 +77,7 @@ struct TargetEndToEndTests {
         #expect(p["Balance"] == .int64(-hour))
         // busctl reads the same values, with their D-Bus types.
         let busctl = try f.busctl([
-            "get-property", DaemonAPI.busName, DaemonAPI.objectPath, DaemonAPI.interface, "DailyTarget", "TargetProgress", "Balance",
+            "get-property", ContractNames.busName, ContractNames.objectPath, ContractNames.interface, "DailyTarget", "TargetProgress", "Balance",
         ])
         #expect(busctl.stdout == "x \(4 * hour)\nd 0.75\nx \(-hour)\n", "\(busctl.stderr)")
         // A restart keeps what SetTargets stored.

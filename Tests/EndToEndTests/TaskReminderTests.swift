@@ -14,14 +14,14 @@ struct TaskReminderTests {
     func tasks(_ f: DaemonFixture, _ member: String, _ arguments: [DBusValue] = []) throws -> [DBusValue] {
         let client = try BlockingBus(.address(f.bus.address))
         return try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: ContractNames.tasksInterface, member: member,
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.tasksInterface, member: member,
             arguments)
     }
 
     func taskProperties(_ f: DaemonFixture) throws -> [String: DBusValue] {
         let client = try BlockingBus(.address(f.bus.address))
         return try client.call(
-            destination: DaemonAPI.busName, path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties",
+            destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties",
             member: "GetAll", [.string(ContractNames.tasksInterface)]
         ).first?.vardict ?? [:]
     }
@@ -39,7 +39,7 @@ struct TaskReminderTests {
         let seen = SignalLog()
         try listener.subscribe(
             MatchRule(
-                path: DaemonAPI.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                path: ContractNames.objectPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
                 arg0: ContractNames.tasksInterface)
         ) { seen.add($0.arguments[1].vardict ?? [:]) }
 
@@ -175,7 +175,7 @@ struct TaskReminderTests {
         for (member, arguments, error) in cases {
             let r = try runProcess(
                 "/usr/bin/gdbus",
-                ["call", "--address", f.bus.address, "--dest", DaemonAPI.busName, "--object-path", DaemonAPI.objectPath,
+                ["call", "--address", f.bus.address, "--dest", ContractNames.busName, "--object-path", ContractNames.objectPath,
                  "--method", "\(ContractNames.tasksInterface).\(member)"] + arguments)
             #expect(r.status != 0, "\(member) \(arguments) was accepted")
             #expect(r.stderr.contains("GDBus.Error:\(ContractNames.errorPrefix)\(error): "), "\(member) \(arguments): \(r.stderr)")

@@ -10,7 +10,7 @@ extension WidgetState {
     public static func getAll(_ interface: String, autoStart: Bool) -> BusMessage? {
         guard
             let message = try? BusMessage.methodCall(
-                destination: ContractNames.busName, path: ContractNames.objectPath, interface: ContractNames.propertiesInterface,
+                destination: ContractNames.busName, path: ContractNames.objectPath, interface: StandardNames.properties,
                 member: "GetAll", arguments: [.string(interface)])
         else { return nil }
         message.autoStart = autoStart
