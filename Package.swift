@@ -51,7 +51,7 @@ let package = Package(
         // The process's files (read whole, written atomically), its environment, the one
         // write-all loop (the installer, the sync folder, the tray, command output) and the one
         // pthread mutex.
-        .target(name: "BiomaSystem", exclude: ["README.md"]),
+        .target(name: "BiomaSystem", dependencies: ["CSystem"], exclude: ["README.md"]),
         // The formats every side shares, without Foundation: durations, days, JSON written
         // (`JSON`) and read (`StrictJSON`), terminal text.
         .target(name: "BiomaText", exclude: ["README.md"]),
@@ -185,7 +185,7 @@ let package = Package(
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
         .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "BiomaContract", "CSystem"], path: "Tests/TestSupport"),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "TestSupport"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "BiomaSystem", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",
             dependencies: [

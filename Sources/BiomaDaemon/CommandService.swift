@@ -4,6 +4,7 @@ import CContract
 import BiomaCommands
 import DBusKit
 import BiomaContract
+import BiomaSystem
 
 #if canImport(Glibc)
 import Glibc
