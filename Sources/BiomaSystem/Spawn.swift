@@ -69,9 +69,6 @@ public enum Spawn {
         }
     }
 
-    /// `SCHED_BATCH`, which Glibc's module leaves out (Linux's value since 2.6.16).
-    private static let schedBatch: Int32 = 3
-
     /// Starts `arguments` (the program first) with `environment` and `options`; the pipe or
     /// `posix_spawn` error that kept it from starting.
     public static func start(
@@ -125,7 +122,7 @@ public enum Spawn {
         }
         if options.batch {
             var parameters = sched_param()
-            posix_spawnattr_setschedpolicy(&attributes, schedBatch)
+            posix_spawnattr_setschedpolicy(&attributes, CSYSTEM_SCHED_BATCH)
             posix_spawnattr_setschedparam(&attributes, &parameters)
             flags |= POSIX_SPAWN_SETSCHEDULER
         }
