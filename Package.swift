@@ -43,15 +43,16 @@ let package = Package(
         // Values, validation, messages and the blocking client, without Foundation (fast start).
         .target(name: "DBusCore", dependencies: ["CDBus", "BiomaSystem"], exclude: ["README.md"]),
         .target(name: "DBusKit", dependencies: ["CDBus", "DBusCore", "CSystem", "BiomaSystem"], exclude: ["README.md"]),
-        // timerfd and signalfd for the bus loop's deadlines and the daemon's signals.
+        // timerfd and signalfd for the bus loop's deadlines and the daemon's signals; pidfd and
+        // posix_spawn's closefrom for child processes.
         .target(name: "CSystem"),
         // The contract's names, exit codes and messages: one C header for both clients.
         .target(name: "CContract"),
 
         // The process's files (read whole, written atomically), its environment, the one
-        // write-all loop (the installer, the sync folder, the tray, command output) and the one
-        // pthread mutex.
-        .target(name: "BiomaSystem", exclude: ["README.md"]),
+        // write-all loop (the installer, the sync folder, the tray, command output), the one
+        // pthread mutex, a descriptor's one owner and the one way to start a child process.
+        .target(name: "BiomaSystem", dependencies: ["CSystem"], exclude: ["README.md"]),
         // The formats every side shares, without Foundation: durations, days, JSON written
         // (`JSON`) and read (`StrictJSON`), terminal text.
         .target(name: "BiomaText", exclude: ["README.md"]),
@@ -196,7 +197,7 @@ let package = Package(
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
         .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "BiomaContract", "CSystem"], path: "Tests/TestSupport"),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "TestSupport"]),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "BiomaSystem", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",
             dependencies: [

@@ -37,17 +37,16 @@ enum PDFDrawing {
         }
         let output = folder + "/timesheet.pdf"
         let arguments = ["rsvg-convert", "-f", "pdf", "-o", output] + names.map { folder + "/" + $0 }
-        var pid: pid_t = 0
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let spawned = posix_spawnp(&pid, "rsvg-convert", nil, nil, &argv, environ)
-        guard spawned == 0 else {
-            throw Failure(
-                description: "Cannot run rsvg-convert (librsvg2-bin) to draw the PDF: \(String(cString: strerror(spawned))).")
+        // Found on PATH; its standard output and error the process's own (the daemon's log).
+        let status: Int32
+        do throws(SystemError) {
+            let child = try Spawn.start(
+                arguments, environment: .inherited, options: Spawn.Options(output: .inherit, error: .inherit, searchPath: true))
+            status = child.wait()
+        } catch {
+            throw Failure(description: "Cannot run rsvg-convert (librsvg2-bin) to draw the PDF: \(error.description).")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+        guard Spawn.succeeded(status) else {
             throw Failure(description: "rsvg-convert could not draw the PDF (status \(status)).")
         }
         do {

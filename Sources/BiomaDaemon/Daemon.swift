@@ -97,7 +97,7 @@ public enum Daemon {
         }
         // Not created: logged below; the next call still notices the day (nothing is lost).
         let deadlines = try? bus.sync { () throws(BusError) in
-            let deadlines = try Deadlines(loop: loop)
+            let deadlines = try loop.deadlines()
             object.attach(deadlines)
             return deadlines
         }

@@ -1,6 +1,7 @@
 import BiomaCore
 import BiomaReports
 import BiomaStore
+import BiomaSystem
 import CContract
 import DBusKit
 import Foundation
@@ -246,7 +247,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         environment["BIOMATIMER_COMPLETED"] = end.completed ? "1" : "0"
         environment["BIOMATIMER_LATE"] = end.late ? "1" : "0"
         environment["BIOMATIMER_NEXT"] = end.next?.rawValue ?? ""
-        if let failure = Spawn.detached(["/bin/sh", "-c", command], environment: environment) {
+        if let failure = Spawn.detached(["/bin/sh", "-c", command], environment: environment.map { "\($0.key)=\($0.value)" }) {
             log("cannot run the phase-end command: \(failure)")
         }
     }

@@ -1,4 +1,5 @@
 import BiomaCore
+import BiomaSystem
 import CSystem
 import DBusKit
 import Glibc
@@ -26,15 +27,23 @@ public struct HookLimits: Sendable {
     public init(seconds: Int = 10) { self.seconds = seconds }
 }
 
-/// One run of a hook as a child of the daemon that never holds the loop: started with
-/// `posix_spawn` in a process group of its own, its standard input (the event's payload)
-/// written through the loop without blocking, its standard output and standard error read by
-/// `InputReader`s (bounded; kept only to show the last lines of stderr), its exit seen through
-/// a pidfd watched by the loop and reaped with a waitpid that cannot block, and a monotonic
-/// timerfd for its time limit (SIGTERM, then SIGKILL). `completion` runs once, on the loop
-/// thread, when the child has been reaped and both of its outputs have ended.
+/// One run of a hook as a child of the daemon that never holds the loop: started by `Spawn`
+/// in a process group of its own, its standard input (the event's payload) written through the
+/// loop without blocking, its standard output and standard error read by `InputReader`s
+/// (bounded; kept only to show the last lines of stderr), its exit seen through a pidfd watched
+/// by the loop and reaped with a waitpid that cannot block, and its time limit a monotonic
+/// deadline of the loop's (SIGTERM, then SIGKILL).
+///
+/// The run ends when the hook does: once it has been reaped, what it left behind (a
+/// background process keeping its standard output) may write for `afterExit` more, then its
+/// pipes are closed. `completion` runs once, on the loop thread, when the child has been
+/// reaped and both of its outputs have ended.
 final class HookProcess: @unchecked Sendable {
     typealias Completion = @Sendable (HookResult) -> Void
+
+    /// How long the outputs stay open after the hook has exited (µs): what it printed last is
+    /// read, and whatever it left running keeps them no longer.
+    static let afterExit: Int64 = 150_000
 
     private let path: String
     private let loop: EventLoop
@@ -47,8 +56,8 @@ final class HookProcess: @unchecked Sendable {
     private var stdinWatch: EventLoop.WatchHandle?
     private var pidFD: OwnedDescriptor?
     private var pidWatch: EventLoop.WatchHandle?
-    private var timer: OwnedDescriptor?
-    private var timerWatch: EventLoop.WatchHandle?
+    /// The time limit's deadline, then the grace's, then the outputs' last look.
+    private var timer: (deadlines: Deadlines, handle: Deadlines.Handle)?
     private var readers: [InputReader] = []
     private var stderrBytes: [UInt8] = []
     private var outputsOpen = 2
@@ -63,49 +72,23 @@ final class HookProcess: @unchecked Sendable {
 
     /// Starts the child; a failure to start completes at once with its reason.
     func start(environment: [String]) {
-        var pipes: [[Int32]] = []
-        for _ in 0..<3 {
-            var ends: [Int32] = [-1, -1]
-            // Close-on-exec at once: only the loop thread starts children, and the daemon's
-            // other thread only waits.
-            guard pipe(&ends) == 0, fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0 else {
-                let code = errno
-                for pair in pipes { for fd in pair { close(fd) } }
-                return finish(HookResult(exit: nil, outcome: "cannot start: \(String(cString: strerror(code)))", stderrTail: ""))
-            }
-            pipes.append(ends)
+        let deadlines: Deadlines
+        do { deadlines = try loop.deadlines() } catch {
+            return finish(HookResult(exit: nil, outcome: "cannot start: no timer for its limit", stderrTail: ""))
         }
-        // The child's ends: stdin's read end, stdout's and stderr's write ends.
-        let childEnds = [pipes[0][0], pipes[1][1], pipes[2][1]]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (target, fd) in childEnds.enumerated() { posix_spawn_file_actions_adddup2(&actions, fd, Int32(target)) }
-        // No signal blocked, the ones the daemon ignores or catches back at their default
-        // (SIGPIPE is ignored here, and an ignored signal stays ignored across exec), and a
-        // process group of its own, so the limit reaches whatever the hook started.
-        let started = Spawn.start([path], environment: environment, actions: &actions) { attributes in
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setpgroup(&attributes, 0)
-            // A batch task, which never preempts the daemon or the bar's next call when it wakes.
-            var batch = sched_param()
-            posix_spawnattr_setschedpolicy(&attributes, CSYSTEM_SCHED_BATCH)
-            posix_spawnattr_setschedparam(&attributes, &batch)
-            return POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSCHEDULER
-        }
-        for fd in childEnds { close(fd) }
-        let (stdinEnd, stdoutEnd, stderrEnd) = (pipes[0][1], pipes[1][0], pipes[2][0])
-        switch started {
-        case .success(let child):
-            pid = child
-        case .failure(let error):
-            for fd in [stdinEnd, stdoutEnd, stderrEnd] { close(fd) }
+        timer = (deadlines, deadlines.add(.monotonic) { [self] _ in timeUp() })
+        // A process group of its own, so the limit reaches whatever the hook started, and a
+        // batch task, which never preempts the daemon or the bar's next call when it wakes.
+        let child: Spawn.Child
+        do throws(SystemError) {
+            child = try Spawn.start(
+                [path], environment: .exactly(environment),
+                options: Spawn.Options(input: .pipe, output: .pipe, error: .pipe, processGroup: true, batch: true))
+        } catch {
             let reason = error.code == EACCES || error.code == ENOEXEC ? "not executable" : "cannot start: \(error.description)"
             return finish(HookResult(exit: nil, outcome: reason, stderrTail: ""))
         }
+        pid = child.pid
         // Below the daemon and its callers: on a busy machine the bar's next call comes first.
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), 10)
         let pidDescriptor = csystem_pidfd_open(pid)
@@ -113,22 +96,21 @@ final class HookProcess: @unchecked Sendable {
             // Without a pidfd the child could not be reaped through the loop: stop it now.
             let code = errno
             kill(-pid, SIGKILL)
-            var ignored: Int32 = 0
-            while waitpid(pid, &ignored, 0) < 0 && errno == EINTR {}
-            for fd in [stdinEnd, stdoutEnd, stderrEnd] { close(fd) }
+            _ = child.wait()
             return finish(HookResult(exit: nil, outcome: "cannot follow it: \(String(cString: strerror(code)))", stderrTail: ""))
         }
         pidFD = OwnedDescriptor(pidDescriptor)
         pidWatch = loop.watch(fd: pidDescriptor) { [self] _ in reap() }
         // Standard input: the payload, written as the pipe takes it.
-        _ = fcntl(stdinEnd, F_SETFL, fcntl(stdinEnd, F_GETFL) | O_NONBLOCK)
-        stdinFD = OwnedDescriptor(stdinEnd)
-        stdinWatch = loop.watch(fd: stdinEnd, events: Int16(POLLOUT)) { [self] _ in writeInput() }
+        let stdinEnd = child.input!
+        _ = fcntl(stdinEnd.fd, F_SETFL, fcntl(stdinEnd.fd, F_GETFL) | O_NONBLOCK)
+        stdinFD = stdinEnd
+        stdinWatch = loop.watch(fd: stdinEnd.fd, events: Int16(POLLOUT)) { [self] _ in writeInput() }
         // Standard output and error: read as they come, bounded; only stderr's end is kept.
         let input = InputLimits(
             maximumBytes: limits.outputBytes, idleSeconds: (limits.seconds + limits.graceSeconds) * 2 + 5, chunkBytes: 64 * 1024)
-        for (fd, isError) in [(stdoutEnd, false), (stderrEnd, true)] {
-            let reader = InputReader(OwnedDescriptor(fd), loop: loop, limits: input) { [self] result in
+        for (end, isError) in [(child.output!, false), (child.error!, true)] {
+            let reader = InputReader(end, loop: loop, limits: input) { [self] result in
                 outputEnded(result, isError: isError)
             }
             readers.append(reader)
@@ -181,24 +163,15 @@ final class HookProcess: @unchecked Sendable {
     // MARK: - Time limit
 
     private func armTimer(seconds: Int) {
-        if timer == nil {
-            let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-            guard fd >= 0 else { return }
-            timer = OwnedDescriptor(fd)
-            timerWatch = loop.watch(fd: fd) { [self] _ in
-                var expirations: UInt64 = 0
-                _ = read(fd, &expirations, 8)
-                if expirations > 0 { timeUp() }
-            }
-        }
-        var spec = itimerspec()
-        spec.it_value.tv_sec = max(1, seconds)
-        timerfd_settime(timer!.fd, 0, &spec, nil)
+        guard let timer else { return }
+        timer.deadlines.schedule(timer.handle, after: Int64(max(1, seconds)) * 1_000_000)
     }
 
     private func timeUp() {
         if stoppedFor == nil {
-            stop(because: "stopped at the \(limits.seconds) s limit")
+            if status == nil { return stop(because: "stopped at the \(limits.seconds) s limit") }
+            // Exited, and its outputs still held by what it left behind: they end here.
+            for reader in readers { reader.end() }
         } else if signalled == SIGTERM {
             signalled = SIGKILL
             kill(-pid, SIGKILL)
@@ -206,7 +179,7 @@ final class HookProcess: @unchecked Sendable {
             // that cannot die. Its outputs are let go of at the next look.
             armTimer(seconds: limits.graceSeconds)
         } else {
-            for reader in readers { reader.cancel() }
+            for reader in readers { reader.end() }
         }
     }
 
@@ -230,6 +203,9 @@ final class HookProcess: @unchecked Sendable {
         if let pidWatch { loop.unwatch(pidWatch) }
         (pidWatch, pidFD) = (nil, nil)
         closeInput()
+        // Ended by itself, the limit no longer applies: what is left of the outputs gets a
+        // short look. Stopped, the group still gets its SIGKILL.
+        if stoppedFor == nil, outputsOpen > 0, let timer { timer.deadlines.schedule(timer.handle, after: Self.afterExit) }
         finishIfDone()
     }
 
@@ -255,9 +231,9 @@ final class HookProcess: @unchecked Sendable {
         self.completion = nil
         for reader in readers { reader.cancel() }
         readers = []
-        if let timerWatch { loop.unwatch(timerWatch) }
+        if let timer { timer.deadlines.remove(timer.handle) }
         if let pidWatch { loop.unwatch(pidWatch) }
-        (timerWatch, timer, pidWatch, pidFD) = (nil, nil, nil, nil)
+        (timer, pidWatch, pidFD) = (nil, nil, nil)
         closeInput()
         completion(result)
     }

@@ -63,8 +63,8 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     var runningSince: [String: Micros] = [:]
     var nextSequence = 0
     var pumpQueued = false
-    /// `pumpAfterPause`'s timer, and whether it is armed.
-    var launchTimer: (fd: Int32, watch: EventLoop.WatchHandle)?
+    /// `pumpAfterPause`'s deadline (monotonic, on the loop's `Deadlines`), and whether it is scheduled.
+    var launchTimer: (deadlines: Deadlines, handle: Deadlines.Handle)?
     var launchArmed = false
     /// Each hook's last run since the daemon started.
     var lastRuns: [String: HookListing] = [:]
@@ -85,10 +85,7 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     }
 
     deinit {
-        if let launchTimer {
-            bus.loop.unwatch(launchTimer.watch)
-            close(launchTimer.fd)
-        }
+        if let launchTimer { bus.loop.perform { launchTimer.deadlines.remove(launchTimer.handle) } }
     }
 
     /// Hooks1's one property, `Folder`, never changes: nothing to publish.
@@ -232,25 +229,20 @@ public final class HooksService: ObjectInterface, PublicationObserver, @unchecke
     /// slower (median) than with none.
     public static let launchPause: Int = 5_000
 
-    /// The pump once `launchPause` has passed (a monotonic timerfd on the loop, made at the
-    /// first event and owned here); events meanwhile join the same start.
+    /// The pump once `launchPause` has passed (a monotonic deadline of the loop's, registered
+    /// at the first event); events meanwhile join the same start.
     func pumpAfterPause() {
         guard !launchArmed else { return }
         if launchTimer == nil {
-            let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-            guard fd >= 0 else { return pumpLater() }
-            launchTimer = (fd, bus.loop.watch(fd: fd) { [weak self] _ in self?.pauseEnded() })
+            guard let deadlines = try? bus.loop.deadlines() else { return pumpLater() }
+            launchTimer = (deadlines, deadlines.add(.monotonic) { [weak self] _ in self?.pauseEnded() })
         }
-        var pause = itimerspec()
-        pause.it_value.tv_nsec = Self.launchPause * 1000
-        guard let launchTimer, timerfd_settime(launchTimer.fd, 0, &pause, nil) == 0 else { return pumpLater() }
+        guard let launchTimer else { return pumpLater() }
+        launchTimer.deadlines.schedule(launchTimer.handle, after: Int64(Self.launchPause))
         launchArmed = true
     }
 
     private func pauseEnded() {
-        guard let launchTimer else { return }
-        var expirations: UInt64 = 0
-        _ = read(launchTimer.fd, &expirations, 8)
         launchArmed = false
         pump()
     }

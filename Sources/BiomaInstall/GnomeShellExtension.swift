@@ -89,27 +89,7 @@ enum Subprocess {
     /// What `argv` (searched on `PATH`) printed, or nil when it could not run or exited with
     /// another status than 0. Its standard error is discarded.
     static func output(_ argv: [String]) -> String? {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { return nil }
-        // Neither end leaks into the child but as its standard output (dup2 clears the flag).
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid = pid_t()
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { for p in cArgs { free(p) } }
-        let spawned = posix_spawnp(&pid, argv[0], &actions, nil, &cArgs, environ)
-        close(pipeEnds[1])
-        defer { close(pipeEnds[0]) }
-        guard spawned == 0 else { return nil }
-        let bytes = (try? readAll(from: pipeEnds[0])) ?? []
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // Exited (low 7 bits 0) with status 0.
-        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else { return nil }
+        guard let (status, bytes) = try? Spawn.run(argv, environment: .inherited), Spawn.succeeded(status) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

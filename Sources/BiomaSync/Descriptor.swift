@@ -4,22 +4,6 @@ import BiomaSystem
 import Glibc
 #endif
 
-/// An open file descriptor and its only owner, which closes it exactly once, when it is done
-/// with it. It cannot be copied, so no second owner can close the number again: the kernel
-/// hands a closed number to the next `open` at once, maybe another thread's, and a second
-/// close would take that file from under it.
-struct Descriptor: ~Copyable {
-    let fd: Int32
-
-    /// Takes over `fd`, an open descriptor nothing else closes.
-    init(_ fd: Int32) {
-        precondition(fd >= 0)
-        self.fd = fd
-    }
-
-    deinit { close(fd) }
-}
-
 /// What is wanted at a name in the sync folder.
 enum EntryKind {
     case directory, file
@@ -76,16 +60,17 @@ struct FolderRefusal: Error, CustomStringConvertible {
     }
 }
 
-extension Descriptor {
+/// The sync folder's entries opened and read through their one owner (`OwnedDescriptor`, BiomaSystem).
+extension OwnedDescriptor {
     /// Opens the sync folder itself, as its owner named it (a link to it is the owner's
     /// choice, unlike anything inside it, which arrives from other machines).
-    static func folder(_ path: String) throws(FolderRefusal) -> Descriptor {
+    static func folder(_ path: String) throws(FolderRefusal) -> OwnedDescriptor {
         let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             throw FolderRefusal(path, code == ENOTDIR ? .notDirectory : .system(code))
         }
-        return Descriptor(fd)
+        return OwnedDescriptor(fd)
     }
 
     /// Opens `name`, one entry of `directory`, never through a symbolic link: a link there is
@@ -93,13 +78,13 @@ extension Descriptor {
     /// is opened without blocking, so a pipe put there cannot hang the reader, then refused).
     /// `path` names the entry in a refusal.
     static func open(
-        _ name: String, in directory: borrowing Descriptor, kind: EntryKind, flags: Int32 = O_RDONLY, mode: mode_t = 0,
+        _ name: String, in directory: OwnedDescriptor, kind: EntryKind, flags: Int32 = O_RDONLY, mode: mode_t = 0,
         naming path: String
-    ) throws(FolderRefusal) -> Descriptor {
+    ) throws(FolderRefusal) -> OwnedDescriptor {
         let extra = kind == .directory ? O_DIRECTORY : O_NONBLOCK
         let fd = openat(directory.fd, name, flags | extra | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw FolderRefusal(path, code: errno, at: directory.fd, name, wanted: kind) }
-        let opened = Descriptor(fd)
+        let opened = OwnedDescriptor(fd)
         if kind == .file {
             var status = stat()
             guard fstat(fd, &status) == 0 else { throw FolderRefusal(path, .system(errno)) }

@@ -1,4 +1,5 @@
 import BiomaCore
+import BiomaSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ import Glibc
 public final class FolderWatch {
     /// The inotify descriptor, for the event loop; closed once, with the watch.
     public var fd: Int32 { inotify.fd }
-    private let inotify: Descriptor
+    private let inotify: OwnedDescriptor
     private let folder: SyncFolder
     private let device: String
     private var devicesWatch: Int32 = -1
@@ -31,7 +32,7 @@ public final class FolderWatch {
         guard fd >= 0 else { throw SyncFolderError("inotify", errno) }
         // The watch's alone from here on. Should the init throw below, Swift destroys the
         // half-made watch (every property is set) and the descriptor with it: closed once.
-        inotify = Descriptor(fd)
+        inotify = OwnedDescriptor(fd)
         let devices = folder.root + "/devices"
         devicesWatch = inotify_add_watch(fd, devices, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW))
         guard devicesWatch >= 0 else {

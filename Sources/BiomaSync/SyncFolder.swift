@@ -78,13 +78,13 @@ public struct SyncFolder: Sendable {
     public func prepare(device: String, name: String) throws(SyncFolderError) {
         precondition(UUIDText.isValid(device))
         do {
-            let folder = try Descriptor.folder(root)
+            let folder = try OwnedDescriptor.folder(root)
             let devices = try Self.directory("devices", in: folder, creating: true, naming: root + "/devices")
             let own = try Self.directory(device, in: devices, creating: true, naming: directory(of: device))
             let ignore = root + "/.stignore"
             var lines: [String] = []
             do throws(FolderRefusal) {
-                let file = try Descriptor.open(".stignore", in: folder, kind: .file, naming: ignore)
+                let file = try OwnedDescriptor.open(".stignore", in: folder, kind: .file, naming: ignore)
                 lines = String(decoding: try file.contents(naming: ignore), as: UTF8.self).split(separator: "\n").map(String.init)
             } catch where error.isMissing {}
             let missing = Self.ignoredPatterns.filter { !lines.contains($0) }
@@ -123,7 +123,7 @@ public struct SyncFolder: Sendable {
         let bytes: [UInt8]
         do {
             let directory = try deviceDirectory(device, naming: root + "/")
-            let file = try Descriptor.open("device.json", in: directory, kind: .file, naming: path)
+            let file = try OwnedDescriptor.open("device.json", in: directory, kind: .file, naming: path)
             bytes = try file.contents(naming: path, limit: SyncOperation.maxLineBytes)
         } catch where error.isMissing {
             return nil
@@ -162,7 +162,7 @@ public struct SyncFolder: Sendable {
                     index += 1
                 }
                 let path = segmentPath(of: device, segment)
-                let file = try Descriptor.open(
+                let file = try OwnedDescriptor.open(
                     SyncLog.segmentName(segment), in: own, kind: .file, flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644,
                     naming: path)
                 // The segment's length before, to cut a partial write back to.
@@ -192,7 +192,7 @@ public struct SyncFolder: Sendable {
     /// or at a segment is not followed: it stops the reading, named.
     public func read(_ device: String, from cursor: SyncCursor, limit: Int = 4 << 20) -> PeerBatch {
         var batch = PeerBatch(cursor: cursor)
-        let directory: Descriptor
+        let directory: OwnedDescriptor
         do { directory = try deviceDirectory(device, naming: "") } catch {
             if !error.isMissing { batch.problem = error.description }
             return batch  // not there yet, or the folder is away
@@ -200,8 +200,8 @@ public struct SyncFolder: Sendable {
         var budget = max(limit, SyncOperation.maxLineBytes + 1)
         while budget > 0 {
             let name = SyncLog.segmentName(batch.cursor.segment)
-            let file: Descriptor
-            do { file = try Descriptor.open(name, in: directory, kind: .file, naming: name) } catch {
+            let file: OwnedDescriptor
+            do { file = try OwnedDescriptor.open(name, in: directory, kind: .file, naming: name) } catch {
                 if !error.isMissing { batch.problem = error.description }
                 return batch  // not there yet
             }
@@ -292,7 +292,7 @@ public struct SyncFolder: Sendable {
     /// "none" would append its whole outbox again after what is there.
     public func lastWritten(of device: String) throws(SyncFolderError) -> (sequence: Int64, operation: String)? {
         do throws(FolderRefusal) {
-            let directory: Descriptor
+            let directory: OwnedDescriptor
             do {
                 directory = try deviceDirectory(device, naming: root + "/")
             } catch {
@@ -302,7 +302,7 @@ public struct SyncFolder: Sendable {
             let newest = directory.names().compactMap(SyncLog.segmentIndex).max() ?? 0
             guard newest > 0 else { return nil }
             let path = root + "/devices/" + device + "/" + SyncLog.segmentName(newest)
-            let file = try Descriptor.open(SyncLog.segmentName(newest), in: directory, kind: .file, naming: path)
+            let file = try OwnedDescriptor.open(SyncLog.segmentName(newest), in: directory, kind: .file, naming: path)
             let size: Int
             let bytes: [UInt8]
             do {
@@ -329,13 +329,13 @@ public struct SyncFolder: Sendable {
 
     /// `devices/`, opened without following a link there; `prefix` goes before the names in
     /// a refusal (the folder's path and a slash, or nothing for names relative to it).
-    private func devicesDirectory(naming prefix: String) throws(FolderRefusal) -> Descriptor {
-        let folder = try Descriptor.folder(root)
+    private func devicesDirectory(naming prefix: String) throws(FolderRefusal) -> OwnedDescriptor {
+        let folder = try OwnedDescriptor.folder(root)
         return try Self.directory("devices", in: folder, naming: prefix + "devices")
     }
 
     /// `device`'s directory, opened without following a link at `devices` or at its own name.
-    private func deviceDirectory(_ device: String, naming prefix: String) throws(FolderRefusal) -> Descriptor {
+    private func deviceDirectory(_ device: String, naming prefix: String) throws(FolderRefusal) -> OwnedDescriptor {
         let devices = try devicesDirectory(naming: prefix)
         return try Self.directory(device, in: devices, naming: prefix + "devices/" + device)
     }
@@ -343,19 +343,19 @@ public struct SyncFolder: Sendable {
     /// Opens the directory `name` in `parent`, made first when `creating`; a symbolic link or
     /// anything else that is not a directory is refused.
     private static func directory(
-        _ name: String, in parent: borrowing Descriptor, creating: Bool = false, naming path: String
-    ) throws(FolderRefusal) -> Descriptor {
+        _ name: String, in parent: OwnedDescriptor, creating: Bool = false, naming path: String
+    ) throws(FolderRefusal) -> OwnedDescriptor {
         if creating && mkdirat(parent.fd, name, 0o755) != 0 {
             let code = errno
             if code != EEXIST { throw FolderRefusal(path, .system(code)) }
         }
-        return try Descriptor.open(name, in: parent, kind: .directory, naming: path)
+        return try OwnedDescriptor.open(name, in: parent, kind: .directory, naming: path)
     }
 
     /// Writes `bytes` as `name` in `directory`, whole under a temporary name, then renamed into
     /// place (over a link too, which is replaced, not followed).
     private static func write(
-        _ bytes: [UInt8], to name: String, in directory: borrowing Descriptor, naming path: String
+        _ bytes: [UInt8], to name: String, in directory: OwnedDescriptor, naming path: String
     ) throws(FolderRefusal) {
         do { try AtomicFile.write(bytes, directory: directory.fd, name: name) } catch {
             throw FolderRefusal(path, .system(error.code))

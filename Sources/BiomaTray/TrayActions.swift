@@ -55,10 +55,12 @@ extension TrayService {
             success: { [self] values in
                 guard let text = values.first?.string else { return }
                 let path = Self.reportPath()
-                if Self.write(text, to: path) {
+                do throws(FileError) {
+                    // Whole or not at all: the viewer never opens half a picture.
+                    try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
                     Self.spawn(["xdg-open", path])
-                } else {
-                    notify("biomatimer", "Cannot write \(path): \(String(cString: strerror(errno)))")
+                } catch {
+                    notify("biomatimer", error.description)
                 }
             })
     }
@@ -70,23 +72,9 @@ extension TrayService {
         return "/tmp/biomatimer-today-\(getuid()).svg"
     }
 
-    static func write(_ text: String, to path: String) -> Bool {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return false }
-        guard writeAll(text, to: fd) == nil else {
-            close(fd)
-            return false
-        }
-        close(fd)
-        return rename(temporary, path) == 0
-    }
-
-    /// Starts a program without waiting for it (SIGCHLD is ignored by the tray, so no zombie).
+    /// Starts a program found on PATH without waiting for it (SIGCHLD is ignored by the tray,
+    /// so no zombie), its standard output and error the tray's.
     static func spawn(_ argv: [String]) {
-        var pid = pid_t()
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { for p in cArgs { free(p) } }
-        _ = posix_spawnp(&pid, argv[0], nil, nil, &cArgs, environ)
+        _ = try? Spawn.start(argv, environment: .inherited, options: Spawn.Options(output: .inherit, error: .inherit, searchPath: true))
     }
 }

@@ -1,24 +1,6 @@
+import BiomaSystem
 import CSystem
 import Glibc
-
-/// A descriptor with one owner, closed exactly once, when the owner lets go of it. Every
-/// descriptor a caller passes (`h` arguments: libdbus gives the reader its own copy) is held
-/// by one of these, so no other part closes its number, and nothing closes it twice.
-public final class OwnedDescriptor: @unchecked Sendable {
-    public let fd: Int32
-    public init(_ fd: Int32) { self.fd = fd }
-    deinit { if fd >= 0 { Glibc.close(fd) } }
-
-    /// What the descriptor is open on, for a message: its path (`/dev/zero`), else nil.
-    public var path: String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        let text = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // Pipes and sockets read as `pipe:[123]`, `socket:[456]`: not a path.
-        return text.hasPrefix("/") ? text : nil
-    }
-}
 
 /// How much a caller's input may be and how long it may keep the daemon waiting.
 public struct InputLimits: Sendable, Equatable {
@@ -68,8 +50,8 @@ public enum InputFailure: Error, Equatable, Sendable, CustomStringConvertible {
 /// No `O_NONBLOCK` is set (the open file is shared with the caller: its terminal, its shell's
 /// pipe); a pipe or terminal is read only when `poll` says it is ready, and then no more than
 /// it holds (`FIONREAD`), so a read never blocks. Input past `maximumBytes` is refused as soon
-/// as it passes; a pipe silent for `idleSeconds` (a monotonic timerfd, armed only while
-/// reading) ends the read. Use from the loop thread; `completion` runs there, once.
+/// as it passes; a pipe silent for `idleSeconds` (a monotonic deadline of the loop's, scheduled
+/// only while reading) ends the read. Use from the loop thread; `completion` runs there, once.
 public final class InputReader: @unchecked Sendable {
     public typealias Completion = @Sendable (Result<[UInt8], InputFailure>) -> Void
 
@@ -79,8 +61,8 @@ public final class InputReader: @unchecked Sendable {
     private var completion: Completion?
     private var data: [UInt8] = []
     private var watch: EventLoop.WatchHandle?
-    private var idleTimer: OwnedDescriptor?
-    private var idleWatch: EventLoop.WatchHandle?
+    /// The silence's deadline on the loop's `Deadlines`, while reading a pipe or terminal.
+    private var idle: (deadlines: Deadlines, handle: Deadlines.Handle)?
     /// A regular file: always ready, never idle.
     private var regular = false
     /// Looks at what has arrived after each chunk (all of it, and the new bytes' range): true
@@ -125,6 +107,10 @@ public final class InputReader: @unchecked Sendable {
     /// Stops reading; the completion runs with `.cancelled` unless it already ran.
     public func cancel() { finish(.failure(.cancelled)) }
 
+    /// Stops reading; the completion runs with what has arrived, as if the input had ended
+    /// there, unless it already ran.
+    public func end() { finish(.success(data)) }
+
     private func named(_ kind: String) -> String {
         descriptor.path.map { "\(kind) (\($0))" } ?? kind
     }
@@ -153,29 +139,28 @@ public final class InputReader: @unchecked Sendable {
         if !regular { _ = armIdleTimer() }
     }
 
-    /// (Re)arms the idle timer at `idleSeconds` from now.
+    /// (Re)schedules the silence's deadline at `idleSeconds` from now.
     private func armIdleTimer() -> Bool {
-        if idleTimer == nil {
-            let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-            guard fd >= 0 else { return false }
-            idleTimer = OwnedDescriptor(fd)
-            idleWatch = loop.watch(fd: fd) { [self] _ in
-                var expirations: UInt64 = 0
-                _ = read(fd, &expirations, 8)
-                if expirations > 0 { finish(.failure(.idle(seconds: limits.idleSeconds))) }
+        if idle == nil {
+            do {
+                let deadlines = try loop.deadlines()
+                let handle = deadlines.add(.monotonic) { [self] _ in finish(.failure(.idle(seconds: limits.idleSeconds))) }
+                idle = (deadlines, handle)
+            } catch {
+                errno = ENOMEM
+                return false
             }
         }
-        var spec = itimerspec()
-        spec.it_value.tv_sec = max(1, limits.idleSeconds)
-        return timerfd_settime(idleTimer!.fd, 0, &spec, nil) == 0
+        idle!.deadlines.schedule(idle!.handle, after: Int64(max(1, limits.idleSeconds)) * 1_000_000)
+        return true
     }
 
     private func finish(_ result: Result<[UInt8], InputFailure>) {
         guard let completion else { return }
         self.completion = nil
         if let watch { loop.unwatch(watch) }
-        if let idleWatch { loop.unwatch(idleWatch) }
-        (watch, idleWatch, idleTimer) = (nil, nil, nil)
+        if let idle { idle.deadlines.remove(idle.handle) }
+        (watch, idle) = (nil, nil)
         data = []
         completion(result)
     }

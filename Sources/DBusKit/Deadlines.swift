@@ -1,14 +1,16 @@
 import CSystem
 import Glibc
 
-/// Deadlines on an event loop's thread: any number of absolute `CLOCK_REALTIME` instants, kept
-/// in one timerfd armed at the earliest of them, with `TFD_TIMER_CANCEL_ON_SET`.
+/// Deadlines on an event loop's thread, the loop's one source of timers: any number of
+/// instants on the wall clock (`CLOCK_REALTIME`, in one timerfd armed at the earliest of them,
+/// with `TFD_TIMER_CANCEL_ON_SET`) and on the monotonic clock (a second timerfd, for a span
+/// from now that no clock change moves: a time limit, a silence, a pause).
 ///
 /// A deadline's handler runs on the loop thread when its instant has come (`.due`; it is then
-/// no longer scheduled), and every registered handler runs with `.clockChanged` when the
+/// no longer scheduled), and every wall-clock handler runs with `.clockChanged` when the
 /// wall clock is set or the machine resumes from suspend (the kernel cancels the timer then),
 /// so each one re-checks what it waits for and schedules itself again. While nothing is
-/// scheduled the timerfd is disarmed and the loop does not wake for it at all.
+/// scheduled on a clock its timerfd is disarmed and the loop does not wake for it at all.
 ///
 /// Use it from the loop thread only (handlers, `EventLoop.perform` and `Bus.perform` blocks).
 public final class Deadlines: @unchecked Sendable {
@@ -19,6 +21,16 @@ public final class Deadlines: @unchecked Sendable {
         case clockChanged
     }
 
+    /// The clock a deadline's instants are read on.
+    public enum Clock: Sendable {
+        /// µs since the Unix epoch; set by the user or NTP, stopped across a suspend.
+        case wall
+        /// µs since an unspecified start; never set. Its handlers see only `.due`.
+        case monotonic
+
+        var id: clockid_t { self == .wall ? CLOCK_REALTIME : CLOCK_MONOTONIC }
+    }
+
     public typealias Handler = @Sendable (Reason) -> Void
 
     /// One registered deadline.
@@ -27,50 +39,70 @@ public final class Deadlines: @unchecked Sendable {
     }
 
     private struct Entry {
+        let clock: Clock
         var instant: Int64?
         let handler: Handler
     }
 
-    private let loop: EventLoop
-    private let fd: Int32
-    private var watch: EventLoop.WatchHandle?
-    private var entries: [Int: Entry] = [:]
-    private var nextID = 0
-    /// The instant the timerfd is armed at, nil when disarmed.
-    private var armed: Int64?
-
-    /// Creates the timerfd and watches it on `loop`.
-    public init(loop: EventLoop) throws(BusError) {
-        let fd = timerfd_create(CLOCK_REALTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard fd >= 0 else { throw .outOfMemory }
-        self.loop = loop
-        self.fd = fd
-        watch = loop.watch(fd: fd) { [weak self] _ in self?.fired() }
+    /// One clock's timerfd, and the instant it is armed at (nil when disarmed).
+    private struct Timer {
+        let fd: Int32
+        var watch: EventLoop.WatchHandle?
+        var armed: Int64?
     }
 
-    /// Creates the timerfd and watches it on `bus`'s loop.
+    private let loop: EventLoop
+    private var timers: [Clock: Timer] = [:]
+    private var entries: [Int: Entry] = [:]
+    private var nextID = 0
+
+    /// Creates the two timerfds and watches them on `loop`.
+    public init(loop: EventLoop) throws(BusError) {
+        self.loop = loop
+        for clock in [Clock.wall, .monotonic] {
+            let fd = timerfd_create(clock.id, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+            guard fd >= 0 else {
+                for timer in timers.values { close(timer.fd) }
+                throw .outOfMemory
+            }
+            timers[clock] = Timer(fd: fd)
+        }
+        for clock in [Clock.wall, .monotonic] {
+            timers[clock]!.watch = loop.watch(fd: timers[clock]!.fd) { [weak self] _ in self?.fired(clock) }
+        }
+    }
+
+    /// Creates the timerfds and watches them on `bus`'s loop.
     public convenience init(bus: Bus) throws(BusError) {
         try self.init(loop: bus.loop)
     }
 
     deinit {
-        if let watch { loop.unwatch(watch) }
-        close(fd)
+        for timer in timers.values {
+            if let watch = timer.watch { loop.unwatch(watch) }
+            close(timer.fd)
+        }
     }
 
-    /// Registers a deadline, not yet scheduled.
-    public func add(_ handler: @escaping Handler) -> Handle {
+    /// Registers a deadline on `clock`, not yet scheduled.
+    public func add(_ clock: Clock = .wall, _ handler: @escaping Handler) -> Handle {
         nextID += 1
-        entries[nextID] = Entry(instant: nil, handler: handler)
+        entries[nextID] = Entry(clock: clock, instant: nil, handler: handler)
         return Handle(id: nextID)
     }
 
-    /// Schedules `handle` at `instant` (µs since the Unix epoch on the wall clock), or cancels
-    /// it with nil. An instant already past is due at once.
+    /// Schedules `handle` at `instant` (µs on its clock: since the Unix epoch on the wall
+    /// clock), or cancels it with nil. An instant already past is due at once.
     public func schedule(_ handle: Handle, at instant: Int64?) {
-        guard entries[handle.id] != nil else { return }
+        guard let entry = entries[handle.id] else { return }
         entries[handle.id]?.instant = instant
-        rearm()
+        rearm(entry.clock)
+    }
+
+    /// Schedules `handle` `microseconds` from now on its clock.
+    public func schedule(_ handle: Handle, after microseconds: Int64) {
+        guard let entry = entries[handle.id] else { return }
+        schedule(handle, at: Self.now(entry.clock) + microseconds)
     }
 
     /// When `handle` is scheduled, or nil.
@@ -78,50 +110,59 @@ public final class Deadlines: @unchecked Sendable {
 
     /// Removes a deadline for good.
     public func remove(_ handle: Handle) {
-        entries[handle.id] = nil
-        rearm()
+        guard let entry = entries.removeValue(forKey: handle.id) else { return }
+        rearm(entry.clock)
     }
 
     /// The current wall-clock time, µs since the Unix epoch.
-    public static func now() -> Int64 { csystem_clock_us(CLOCK_REALTIME) }
+    public static func now() -> Int64 { now(.wall) }
 
-    private func fired() {
+    /// `clock`'s reading, µs.
+    public static func now(_ clock: Clock) -> Int64 { csystem_clock_us(clock.id) }
+
+    private func fired(_ clock: Clock) {
+        guard let fd = timers[clock]?.fd else { return }
         var expirations: UInt64 = 0
         let n = read(fd, &expirations, 8)
-        let clockChanged = n < 0 && errno == ECANCELED
-        armed = nil
+        let clockChanged = clock == .wall && n < 0 && errno == ECANCELED
+        timers[clock]?.armed = nil
         if clockChanged {
-            // Every deadline re-checks, in registration order.
+            // Every wall-clock deadline re-checks, in registration order.
             for id in entries.keys.sorted() {
-                guard let entry = entries[id] else { continue }
+                guard let entry = entries[id], entry.clock == .wall else { continue }
                 entry.handler(.clockChanged)
             }
         } else {
-            let now = Self.now()
-            let due = entries.filter { ($0.value.instant ?? .max) <= now }.keys.sorted()
+            let now = Self.now(clock)
+            let due = entries.filter { $0.value.clock == clock && ($0.value.instant ?? .max) <= now }.keys.sorted()
             for id in due {
                 guard let entry = entries[id], let instant = entry.instant, instant <= now else { continue }
                 entries[id]?.instant = nil
                 entry.handler(.due)
             }
         }
-        rearm()
+        rearm(clock)
     }
 
-    /// Arms the timerfd at the earliest scheduled instant, or disarms it.
-    private func rearm() {
-        let earliest = entries.values.compactMap(\.instant).min()
+    /// Arms `clock`'s timerfd at its earliest scheduled instant, or disarms it.
+    private func rearm(_ clock: Clock) {
+        guard let timer = timers[clock] else { return }
+        let earliest = entries.values.filter { $0.clock == clock }.compactMap(\.instant).min()
         // A timer armed with cancel-on-set must be re-armed after a cancellation even at the
         // same instant; `armed` is cleared in `fired` for that.
-        guard earliest != armed else { return }
-        armed = earliest
+        guard earliest != timer.armed else { return }
+        timers[clock]?.armed = earliest
         var spec = itimerspec()
-        if let earliest {
-            // An instant at or before the epoch would disarm the timer: one µs after it is
-            // as good as now.
-            let at = Swift.max(earliest, 1)
-            spec.it_value = timespec(tv_sec: Int(at / 1_000_000), tv_nsec: Int(at % 1_000_000) * 1000)
+        // The wall clock's instant is absolute; the monotonic one is armed as the span from
+        // now, read on the same clock the instant was computed on (a clock a preloaded library
+        // such as libfaketime offsets for this process, but not for the kernel's timers).
+        // An instant at or before zero would disarm the timer: one µs is as good as now.
+        let at = earliest.map { Swift.max(clock == .wall ? $0 : $0 - Self.now(clock), 1) }
+        if let at { spec.it_value = timespec(tv_sec: Int(at / 1_000_000), tv_nsec: Int(at % 1_000_000) * 1000) }
+        if clock == .wall {
+            timerfd_settime(timer.fd, Int32(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET), &spec, nil)
+        } else {
+            timerfd_settime(timer.fd, 0, &spec, nil)
         }
-        timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET), &spec, nil)
     }
 }

@@ -7,8 +7,8 @@ import Glibc
 /// eventfd, the work handed over from other threads, general descriptor watches
 /// (`watch(fd:events:_:)`: a timerfd, a signalfd, stdin, inotify) and the bus connections
 /// registered on it (`Bus(address, loop:)`: the session bus and the system bus alike), whose
-/// libdbus watches and timeouts it polls beside everything else. `Deadlines` are a timerfd
-/// watched here.
+/// libdbus watches and timeouts it polls beside everything else. `Deadlines` are the loop's
+/// timers (`deadlines()`, one for the whole loop), two timerfds watched here.
 ///
 /// Everything registered runs on the loop thread, one handler at a time, so what the handlers
 /// share needs no lock.
@@ -35,6 +35,8 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
     var buses: [Bus] = []
     /// Set while bulk work owns the store on another thread (`hold`); read on the loop thread.
     public private(set) var held = false
+    /// The loop's deadlines (`deadlines()`), made at the first use.
+    private var shared: Deadlines?
     /// Work that arrived while the loop was held, in order, for after `release`.
     private var heldWork: [() -> Void] = []
     /// Calls made in process on the loop thread itself, under way (`Bus.callLocally`).
@@ -123,6 +125,16 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
         queue.append((work, false))
         lock.unlock()
         wake()
+    }
+
+    /// The loop's one `Deadlines`, made at the first call: every part on the loop takes its
+    /// timers there (the daemon's day boundary and focus phase, a hook's time limit, a caller's
+    /// silence). On the loop thread.
+    public func deadlines() throws(BusError) -> Deadlines {
+        if let shared { return shared }
+        let made = try Deadlines(loop: self)
+        shared = made
+        return made
     }
 
     // MARK: - Holding the loop for bulk work
@@ -313,7 +325,8 @@ public final class EventLoop: LoopRunner, @unchecked Sendable {
             let after = Self.monotonicMilliseconds()
             for bus in buses { bus.runTimeouts(now: after) }
         }
-        // Nothing handed to a stopped loop may keep objects alive.
+        // Nothing handed to a stopped loop may keep objects alive (the deadlines hold the loop).
+        shared = nil
         watches.removeAll()
         buses.removeAll()
     }

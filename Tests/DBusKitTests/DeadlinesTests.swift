@@ -73,6 +73,33 @@ struct DeadlinesTests {
         #expect(log.all.count == 3)
     }
 
+    /// Monotonic deadlines: a span from now on the loop's one `Deadlines` (the same object for
+    /// every caller of `deadlines()`), due once after its span, beside a wall-clock deadline far
+    /// off that does not fire; removed, one never fires.
+    @Test func monotonicDeadlinesFireAfterTheirSpan() async throws {
+        let bus = try PrivateBus()
+        let loop = try Bus(.address(bus.address))
+        defer { loop.close() }
+        let log = Log()
+        let start = Deadlines.now()
+        let same = try loop.sync { () throws(BusError) in
+            let d = try loop.loop.deadlines()
+            let span = d.add(.monotonic) { log.add("span", $0) }
+            let removed = d.add(.monotonic) { log.add("removed", $0) }
+            let wall = d.add { log.add("wall", $0) }
+            d.schedule(span, after: 100_000)
+            d.schedule(removed, after: 50_000)
+            d.remove(removed)
+            d.schedule(wall, at: Deadlines.now() + 3_600_000_000)
+            return try loop.loop.deadlines() === d
+        }
+        #expect(same)
+        #expect(waitUntil(timeout: 5) { !log.all.isEmpty })
+        try await Task.sleep(for: .seconds(0.3))
+        #expect(log.all.map(\.0) == ["span"] && log.all.allSatisfy { $0.1 == .due })
+        #expect((log.all.first?.2 ?? 0) - start >= 100_000, "due before its span")
+    }
+
     /// While nothing is scheduled the loop thread does not wake: no context switches in a
     /// quiet second, then one deadline, then quiet again.
     @Test func nothingScheduledMeansNoWakeUps() async throws {

@@ -1,3 +1,4 @@
+import BiomaSystem
 import CSystem
 import DBusKit
 import Foundation

@@ -20,8 +20,11 @@ struct HooksTests {
         let hooks: URL
         /// Where the logging hooks write: a file per event.
         let out: URL
+        /// The signals the daemon's parent left ignored (`trap '' SIGNALS` before it), if any.
+        let ignoring: String?
 
-        init(config: String = "") throws {
+        init(config: String = "", ignoring: String? = nil) throws {
+            self.ignoring = ignoring
             f = try DaemonFixture(activation: false)
             env = f.environment
             env["TZ"] = "UTC"
@@ -32,11 +35,20 @@ struct HooksTests {
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
             try config.write(to: configHome.appendingPathComponent("biomatimer/config"), atomically: true, encoding: .utf8)
             env["XDG_CONFIG_HOME"] = configHome.path
-            process = try f.startDaemon(at: HooksTests.start, environment: env)
+            process = try Self.startDaemon(f, env, ignoring: ignoring)
             guard waitUntil({ (try? f.daemonPID()) != nil }) else { throw TestSupportError("the daemon did not start") }
         }
 
         deinit { process.terminate() }
+
+        /// The daemon, started by a shell that ignores `ignoring` first when it is given (an
+        /// ignored signal stays ignored across `exec`, as a daemon started from such a shell has it).
+        static func startDaemon(_ f: DaemonFixture, _ env: [String: String], ignoring: String?) throws -> ChildProcess {
+            guard let ignoring else { return try f.startDaemon(at: HooksTests.start, environment: env) }
+            return try ChildProcess(
+                "/bin/sh", ["-c", "trap '' \(ignoring); exec \"$0\" \"$@\"", DaemonFixture.binary, "daemon", "--data-dir", f.dataDirectory.path],
+                environment: fakeTime(env, at: HooksTests.start))
+        }
 
         /// What the daemon has written to its stderr so far.
         var log = ""
@@ -55,7 +67,7 @@ struct HooksTests {
         func restart() throws {
             process.terminate()
             guard waitUntil({ (try? f.daemonPID()) == nil }) else { throw TestSupportError("the daemon did not stop") }
-            process = try f.startDaemon(at: HooksTests.start, environment: env)
+            process = try Self.startDaemon(f, env, ignoring: ignoring)
             guard waitUntil({ (try? f.daemonPID()) == process.pid }) else { throw TestSupportError("the daemon did not restart") }
         }
 
@@ -296,6 +308,80 @@ struct HooksTests {
             let pid = Int32((try? String(contentsOf: d.out.appendingPathComponent(name), encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
             #expect(pid > 0 && waitUntil { Self.gone(pid) }, "\(name) \(pid) still runs")
+        }
+    }
+
+    /// A hook that exits at once but leaves a process behind holding its standard output (a
+    /// `sleep 30 &` of its own): its run ends when it exits, not when the output closes. Its
+    /// next event, a second later, runs it again at once (not at the end of the run's 30 s
+    /// limit), and `hooks` lists both runs as exited 0.
+    @Test func aHookThatLeavesAProcessBehindEndsWhenItExits() throws {
+        let d = try Daemon(config: "hook_timeout = 30s\n")
+        let pids = d.out.appendingPathComponent("left.pids")
+        let runs = d.out.appendingPathComponent("runs")
+        defer {
+            // What the hooks left behind, whatever the outcome.
+            let text = (try? String(contentsOf: pids, encoding: .utf8)) ?? ""
+            for pid in text.split(separator: "\n").compactMap({ Int32($0) }) where pid > 0 { kill(pid, SIGKILL) }
+        }
+        // The sleep inherits the hook's standard output and error, the daemon's pipes.
+        try d.hook("on-start.leaves", "#!/bin/sh\nsleep 30 &\necho $! >> '\(pids.path)'\necho run >> '\(runs.path)'\nexit 0\n")
+        let count = { ((try? String(contentsOf: runs, encoding: .utf8)) ?? "").split(separator: "\n").count }
+        let row = { (try? d.listed())?["on-start.leaves"] }
+        try d.cliOK(["start"])
+        #expect(waitUntil { count() == 1 })
+        // Listed as ended, exit 0, long before the 30 s limit.
+        #expect(waitUntil(timeout: 10) { row()?["last_outcome"] as? String == "ok" }, "\(String(describing: row()))")
+        #expect(row()?["last_exit"] as? Int == 0 && row()?["running_since"] is NSNull)
+        try d.cliOK(["stop"])
+        Thread.sleep(forTimeInterval: 1)
+        try d.cliOK(["start"])
+        // Its second event runs it at once; before, it waited for the first run's limit.
+        #expect(waitUntil(timeout: 10) { count() == 2 }, "the second run waited for the first one's limit")
+        #expect(waitUntil(timeout: 10) { row()?["running_since"] is NSNull && row()?["last_outcome"] as? String == "ok" })
+        let listed = try #require(row())
+        #expect(listed["last_exit"] as? Int == 0, "\(listed)")
+        #expect((listed["last_duration"] as? Int64 ?? .max) < 5 * microsPerSecond, "\(listed)")
+        let text = try d.cliOK(["hooks"]).stdout
+        #expect(text.contains("on-start.leaves") && !text.contains("limit"), "\(text)")
+        // The processes it left are its own business: still there, never signalled.
+        let left = ((try? String(contentsOf: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+        #expect(left.count == 2 && left.allSatisfy { !Self.gone($0) }, "\(left)")
+    }
+
+    /// A hook starts with no signal blocked and none ignored, though the daemon was started
+    /// with SIGINT, SIGQUIT and SIGPIPE ignored (and blocks its termination signals for its
+    /// signalfd); so does `rsvg-convert` (here a stand-in on the daemon's PATH), which
+    /// `report --pdf` runs from the daemon. Each has `grep` read its `/proc/self/status`.
+    @Test func childrenStartWithEverySignalAtItsDefault() throws {
+        let standIns = try makeTemporaryDirectory("biomatimer-stand-ins")
+        defer { try? FileManager.default.removeItem(at: standIns) }
+        let d = try Daemon(ignoring: "INT QUIT PIPE")
+        let record = { (name: String) in
+            "grep -E '^(SigBlk|SigIgn)' /proc/self/status > '\(d.out.path)/\(name).tmp' && mv '\(d.out.path)/\(name).tmp' '\(d.out.path)/\(name)'"
+        }
+        // The stand-in writes a file where the PDF goes (the argument after -o).
+        try writeExecutable(
+            "#!/bin/sh\n\(record("rsvg"))\nwhile [ \"$1\" != -o ]; do shift; done\nprintf '%%PDF-1.4\\n' > \"$2\"\n",
+            to: standIns.appendingPathComponent("rsvg-convert"))
+        d.env["PATH"] = "\(standIns.path):/usr/bin:/bin"
+        try d.restart()
+        // The daemon itself has them ignored: what the children show is what Spawn reset.
+        let pid = try #require(try d.f.daemonPID())
+        let own = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let ignored = own.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }.map { UInt64($0.split(separator: "\t").last ?? "", radix: 16) ?? 0 }
+        let bit = { (signal: Int32) in UInt64(1) << UInt64(signal - 1) }
+        #expect((ignored ?? 0) & (bit(SIGINT) | bit(SIGQUIT) | bit(SIGPIPE)) == bit(SIGINT) | bit(SIGQUIT) | bit(SIGPIPE), "\(own)")
+
+        try d.hook("on-start.signals", "#!/bin/sh\n\(record("hook"))\n")
+        try d.cliOK(["start"])
+        let pdf = d.out.appendingPathComponent("report.pdf")
+        _ = try d.cli(["report", "--pdf", pdf.path])
+        let none = "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+        for name in ["hook", "rsvg"] {
+            let file = d.out.appendingPathComponent(name)
+            #expect(waitUntil { FileManager.default.fileExists(atPath: file.path) }, "\(name) did not run")
+            #expect((try? String(contentsOf: file, encoding: .utf8)) == none, "\(name)")
         }
     }
 

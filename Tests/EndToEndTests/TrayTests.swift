@@ -105,15 +105,19 @@ extension [String: Any] {
     static let binary = DaemonFixture.binary
 
     /// A daemon with two projects, Client A running; the tray started on the same bus, with
-    /// `environment` changed by `adjust`.
-    static func setUp(_ adjust: (inout [String: String]) -> Void = { _ in }) throws -> (DaemonFixture, ChildProcess, [String: String]) {
+    /// `environment` changed by `adjust`, by a shell that ignores `ignoring` first when given.
+    static func setUp(
+        ignoring: String? = nil, _ adjust: (inout [String: String]) -> Void = { _ in }
+    ) throws -> (DaemonFixture, ChildProcess, [String: String]) {
         let f = try DaemonFixture()
         try f.cliOK(["project", "add", "Client A", "--color", "#12AB9F"])
         try f.cliOK(["project", "add", "R&D_2 <b>", "--color", "#E04010"])
         try f.cliOK(["project", "start", "Client A"])
         var environment = f.environment
         adjust(&environment)
-        let tray = try ChildProcess(binary, ["tray"], environment: environment)
+        let tray = try ignoring.map {
+            try ChildProcess("/bin/sh", ["-c", "trap '' \($0); exec \"$0\" tray", binary], environment: environment)
+        } ?? ChildProcess(binary, ["tray"], environment: environment)
         return (f, tray, environment)
     }
 
@@ -447,7 +451,8 @@ extension [String: Any] {
 
     /// "Report of today…" (EventGroup, as waybar sends it): today's ring is written as SVG to
     /// the runtime folder and handed to `xdg-open` (here a stand-in on PATH that records its
-    /// argument); the file renders with rsvg-convert.
+    /// argument, and its blocked and ignored signals: none, though the tray ignores SIGCHLD and
+    /// was started with SIGINT, SIGQUIT and SIGPIPE ignored); the file renders with rsvg-convert.
     @Test func theReportRowWritesTodaysRingAndOpensIt() throws {
         let folder = try makeTemporaryDirectory("biomatimer-tray-report")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -456,10 +461,12 @@ extension [String: Any] {
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
         let record = folder.appendingPathComponent("opened")
+        let signals = folder.appendingPathComponent("signals")
         let opener = bin.appendingPathComponent("xdg-open")
         try writeExecutable(
-            "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(record.path).tmp\" && mv \"\(record.path).tmp\" \"\(record.path)\"\n", to: opener)
-        let (f, tray, env) = try Self.setUp {
+            "#!/bin/sh\ngrep -E '^(SigBlk|SigIgn)' /proc/self/status > '\(signals.path)'\n"
+                + "printf '%s\\n' \"$@\" > \"\(record.path).tmp\" && mv \"\(record.path).tmp\" \"\(record.path)\"\n", to: opener)
+        let (f, tray, env) = try Self.setUp(ignoring: "INT QUIT PIPE") {
             $0["PATH"] = bin.path + ":/usr/bin:/bin"
             $0["XDG_RUNTIME_DIR"] = runtime.path
         }
@@ -474,6 +481,8 @@ extension [String: Any] {
         let opened = try String(contentsOf: record, encoding: .utf8)
         let svg = runtime.appendingPathComponent("biomatimer-today.svg")
         #expect(opened == svg.path + "\n")
+        let states = try String(contentsOf: signals, encoding: .utf8)
+        #expect(states == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n")
         let text = try String(contentsOf: svg, encoding: .utf8)
         #expect(text.hasPrefix("<svg") || text.hasPrefix("<?xml"))
         #expect(text.contains("Client A"))

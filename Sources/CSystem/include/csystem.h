@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <spawn.h>
 
 /// How many bytes a pipe, FIFO or terminal holds ready to read now (FIONREAD), or -1. A read
 /// of at most that many never blocks, without setting O_NONBLOCK on a description the caller
@@ -42,5 +43,13 @@ static inline int64_t csystem_clock_us(clockid_t clock) {
 /// exited, so the loop reaps it without SIGCHLD or a blocking waitpid. -1 with errno on failure.
 static inline int csystem_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34), which <spawn.h> declares only with
+/// _GNU_SOURCE: the child closes every descriptor from `from` on, so it keeps only the
+/// standard streams it was given, whatever the parent holds without close-on-exec.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int);
+static inline int csystem_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 #endif
