@@ -107,23 +107,11 @@ public indirect enum StrictJSON: Equatable, Sendable {
         return members.first(where: { $0.key == key })?.value
     }
 
-    /// The text of a string; nil for anything else.
-    public var string: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
-
-    /// The value of a boolean; nil for anything else.
-    public var bool: Bool? {
-        if case .bool(let value) = self { return value }
-        return nil
-    }
-
-    /// The items of an array; empty for anything else.
-    public var items: [StrictJSON] {
-        if case .array(let values) = self { return values }
-        return []
-    }
+    /// The text of a string, the value of a boolean, the items of an array; nil (or no items)
+    /// for a value of another kind.
+    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+    public var items: [StrictJSON] { if case .array(let values) = self { values } else { [] } }
 
     fileprivate struct Reader {
         let bytes: [UInt8]
