@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "BiomaStore",
             dependencies: [
-                "BiomaCore", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+                "BiomaCore", "BiomaSystem", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's own functions, for values bound straight to a bulk insert (`DirectBinding`).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

@@ -1,4 +1,5 @@
 import BiomaCore
+import BiomaSystem
 import Foundation
 import GRDB
 
@@ -78,8 +79,7 @@ extension Tracker {
             try database.writeWithoutTransaction { db in
                 try db.execute(sql: "VACUUM INTO ?", arguments: [partial.path])
             }
-            try? FileManager.default.removeItem(at: file)
-            try FileManager.default.moveItem(at: partial, to: file)
+            try AtomicFile.replace(file.path, with: partial.path)
         } catch {
             try? FileManager.default.removeItem(at: partial)
             throw TrackerError.storage(
