@@ -185,6 +185,16 @@ let package = Package(
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
         .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "BiomaContract", "CSystem"], path: "Tests/TestSupport"),
+        // Hooks into the store's connection for its tests and the daemon's (a dump of every
+        // table, raw SQL, query plans), kept out of the daemon; reached with @testable import.
+        .target(
+            name: "StoreTestSupport",
+            dependencies: [
+                "BiomaCore", "BiomaStore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Tests/StoreTestSupport"
+        ),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",
@@ -195,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "BiomaStoreTests",
             dependencies: [
-                "BiomaCore", "BiomaStore", "TestSupport",
+                "BiomaCore", "BiomaStore", "TestSupport", "StoreTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -217,7 +227,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaInstall", "BiomaWidgets",
-                "BiomaReports", "BiomaText", "BiomaTray", "BiomaSystem", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "BiomaReports", "BiomaText", "BiomaTray", "BiomaSystem", "TestSupport", "StoreTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: fileByFile
         ),

@@ -3,8 +3,13 @@ import Foundation
 import GRDB
 
 /// The task list: each change one transaction, like every other change.
-extension Tracker {
-    public var tasks: [TaskItem] { model.tasks }
+public struct StoreTasks: StorePart {
+    let tracker: Tracker
+}
+
+extension StoreTasks {
+    /// The tasks, in the order they were added.
+    public var items: [TaskItem] { model.tasks }
 
     public func taskSummary(at now: Micros) -> TaskSummary { TaskSummary(model.tasks, at: now) }
 
@@ -19,7 +24,7 @@ extension Tracker {
             model.nextTaskNumber += 1
             let task = TaskItem(id: id, title: title, projectID: projectID, due: due, remind: remind ?? (due != nil))
             model.tasks.append(task)
-            try Tracker.saveTask(task, created: now, db)
+            try StoreTasks.saveTask(task, created: now, db)
             return []
         }
         return id
@@ -93,7 +98,7 @@ extension Tracker {
         try change(at: now) { model, db in
             for index in model.tasks.indices where ids.contains(model.tasks[index].id) {
                 model.tasks[index].remindedDue = model.tasks[index].due
-                try Tracker.saveTask(model.tasks[index], created: now, db)
+                try StoreTasks.saveTask(model.tasks[index], created: now, db)
             }
             return []
         }
@@ -105,7 +110,7 @@ extension Tracker {
             guard let index = model.tasks.firstIndex(where: { $0.id == id }) else { throw TrackerError.noSuchTask(id) }
             let projects = model.projects
             try body(&model.tasks[index], projects)
-            try Tracker.saveTask(model.tasks[index], created: now, db)
+            try StoreTasks.saveTask(model.tasks[index], created: now, db)
             return []
         }
     }
