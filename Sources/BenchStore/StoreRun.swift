@@ -39,7 +39,7 @@ func run(_ label: String, full: Bool) throws -> Results {
         for name in projectNames { ids.append(try tracker.catalog.addProject(name: name, color: "", at: now)) }
         if full {
             let intervals = history(projectIDs: ids)
-            let load = try measure { results.intervals = try tracker.history.appendHistory(intervals, at: now) }
+            let load = try measure { results.intervals = try tracker.history.append(intervals, at: now) }
             print("  \(label): loaded \(results.intervals) intervals in one transaction in \(String(format: "%.0f", load)) ms")
         }
     }
@@ -76,7 +76,7 @@ func run(_ label: String, full: Bool) throws -> Results {
     // recorded in both stores (in the empty one, only that week), so both edits do the same.
     let week = rules.period(.week, containing: today.adding(days: -5 * 365))
     let (weekStart, weekEnd) = (rules.start(of: week.from), rules.start(of: week.to.adding(days: 1)))
-    _ = try tracker.history.appendHistory(
+    _ = try tracker.history.append(
         history(projectIDs: ids).filter { $0.start >= weekStart && $0.end <= weekEnd }, at: now)
     let past = rules.start(of: today.adding(days: -5 * 365)) + 9 * 3600 * microsPerSecond
     var edits: [Double] = []
@@ -94,7 +94,7 @@ func run(_ label: String, full: Bool) throws -> Results {
     results.all = median(try (0..<5).map { _ in try measure { _ = try tracker.history.report(from: firstDay, to: today, at: now) } })
     // Last: reset-history (a backup, then every row journaled in one INSERT … SELECT) and its
     // undo (every row back under its id).
-    results.reset = try measure { try tracker.history.resetHistory(at: now) }
+    results.reset = try measure { try tracker.history.reset(at: now) }
     results.resetUndo = try measure { _ = try tracker.edits.undo(at: now) }
     return results
 }

@@ -12,18 +12,18 @@ func syncBenchmark() throws -> Bool {
     let folder = SyncFolder(root: base.appendingPathComponent("folder").path)
     try FileManager.default.createDirectory(atPath: folder.root, withIntermediateDirectories: true)
     let a = try Tracker(dataDirectory: base.appendingPathComponent("a"), rules: rules, now: start, bootID: bootID)
-    let deviceA = try a.sync.syncDevice().id
+    let deviceA = try a.sync.device().id
     try folder.prepare(device: deviceA, name: "A")
     var pending: [SyncOperation] = []
     a.onSyncOperations = { pending += $0 }
-    try a.sync.enableSync(folder: folder.root, name: "A")
+    try a.sync.enable(folder: folder.root, name: "A")
     let ids = try projectNames.map { try a.catalog.addProject(name: $0, color: "", at: start) }
     let intervals = history(projectIDs: ids)
     var written = 0
     let writeTime = try measure {
-        _ = try a.history.appendHistory(intervals, at: start)
+        _ = try a.history.append(intervals, at: start)
         // What the daemon makes a slice per turn of its loop, made here in a row.
-        while a.sync.hasSyncBacklog { try a.sync.drainSyncBacklog() }
+        while a.sync.hasBacklog { try a.sync.drainBacklog() }
         try folder.append(pending, device: deviceA)
         written = pending.count
     }
@@ -31,12 +31,12 @@ func syncBenchmark() throws -> Bool {
     let baseline = try Tracker(dataDirectory: base.appendingPathComponent("direct"), rules: rules, now: start, bootID: bootID)
     let baselineIDs = try projectNames.map { try baseline.catalog.addProject(name: $0, color: "", at: start) }
     let directCPU = cpuMillis()
-    let direct = try measure { _ = try baseline.history.appendHistory(history(projectIDs: baselineIDs), at: start) }
+    let direct = try measure { _ = try baseline.history.append(history(projectIDs: baselineIDs), at: start) }
     let directCPUTime = cpuMillis() - directCPU
     let b = try Tracker(dataDirectory: base.appendingPathComponent("b"), rules: rules, now: start, bootID: bootID)
-    let deviceB = try b.sync.syncDevice().id
+    let deviceB = try b.sync.device().id
     try folder.prepare(device: deviceB, name: "B")
-    try b.sync.enableSync(folder: folder.root, name: "B")
+    try b.sync.enable(folder: folder.root, name: "B")
     var applied = 0
     var batches = 0
     let replayCPU = cpuMillis()
@@ -49,7 +49,7 @@ func syncBenchmark() throws -> Bool {
             if let problem = batch.problem { fatalError("the log is damaged: \(problem)") }
             guard !batch.operations.isEmpty else { break }
             (peer.segment, peer.offset, peer.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
-            applied += try worker.sync.mergeSync(batch.operations, peer: peer, at: start).operations
+            applied += try worker.sync.merge(batch.operations, peer: peer, at: start).operations
             batches += 1
             if !batch.more { break }
         }

@@ -87,7 +87,7 @@ if arguments.count >= 4, arguments[1] == "history" {
     let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
     let tracker = try Tracker(dataDirectory: directory, rules: rules, now: start, bootID: bootID)
     let ids = try projectNames.map { try tracker.catalog.addProject(name: $0, color: "", at: start) }
-    let count = try tracker.history.appendHistory(history(projectIDs: ids), at: start)
+    let count = try tracker.history.append(history(projectIDs: ids), at: start)
     let names = Dictionary(uniqueKeysWithValues: zip(ids, projectNames))
     try writeTimewarrior(history(projectIDs: ids), names: names, to: URL(fileURLWithPath: arguments[3], isDirectory: true))
     print("\(count) intervals, \(firstDay) … \(today), zone \(rules.timeZone.identifier)")

@@ -244,7 +244,7 @@ extension FocusService {
         let from = try WorkService.optionalDay(call.arguments[0].string!, "from_day")
         let to = try WorkService.optionalDay(call.arguments[1].string!, "to_day")
         do {
-            let records = try tracker.focus.focusHistory(from: from, to: to)
+            let records = try tracker.focus.history(from: from, to: to)
             return [PhaseListing.list(records.map(Self.listing))]
         } catch {
             throw DaemonAPI.dbusError(error)

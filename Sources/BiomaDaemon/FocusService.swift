@@ -62,7 +62,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     func status(at now: Micros) -> FocusStatus {
         let completed: UInt32
         do {
-            completed = UInt32(clamping: try tracker.focus.focusCompleted(on: tracker.rules.day(containing: now)))
+            completed = UInt32(clamping: try tracker.focus.completed(on: tracker.rules.day(containing: now)))
         } catch {
             log("cannot count today's completed focus phases (\(error)); CompletedToday stays \(published.completedToday)")
             completed = published.completedToday

@@ -103,7 +103,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             publishing(at: clock.now()) { catchUp() }
         }
         do {
-            let device = try tracker.sync.syncDevice()
+            let device = try tracker.sync.device()
             if let folder = configuredFolder, device.folder != folder {
                 enable(folder: folder, name: device.name) { [log] in
                     if case .failure(let error) = $0 { log("sync: \(error)") }
@@ -128,7 +128,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         var status = SyncStatus()
         // Read (or made) at start-up; a store that could not be read then was logged there,
         // and sync shows as off.
-        guard let device = tracker.sync.knownSyncDevice else { return status }
+        guard let device = tracker.sync.knownDevice else { return status }
         status.enabled = device.folder != nil
         status.folder = device.folder ?? ""
         status.deviceId = device.id
@@ -137,7 +137,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         me.id = device.id
         me.name = device.name
         // For this machine, what the folder is known to hold (not what was made here).
-        me.readUpTo = tracker.sync.syncWrittenSequence
+        me.readUpTo = tracker.sync.writtenSequence
         me.problem = writeProblem ?? notice ?? ""
         status.devices = [me] + (folder == nil ? [] : peerRows)
         status.behind = behind
@@ -146,7 +146,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// Reads the peers' rows again: after the folder was read (start-up, a peer's change).
     func refreshPeerRows(_ cursors: [SyncPeerState]) {
-        guard let folder, let me = tracker.sync.knownSyncDevice else { return peerRows = [] }
+        guard let folder, let me = tracker.sync.knownDevice else { return peerRows = [] }
         peerRows = folder.peers(except: me.id).map { id in
             var row = SyncDeviceRow()
             row.id = id
@@ -188,11 +188,11 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         let named: String
         do {
             stop()
-            let device = try tracker.sync.syncDevice()
+            let device = try tracker.sync.device()
             if Self.isCopy(device, in: chosen) {
                 // Asked for: said as an error, with the new id taken for the next call.
-                try tracker.sync.disableSync()
-                let renewed = try tracker.sync.renewSyncDevice()
+                try tracker.sync.disable()
+                let renewed = try tracker.sync.renewDevice()
                 let text =
                     "This data folder writes as \(device.id), whose log in \(root) went on without it: it is a copy of another machine's. This machine now has an id of its own, \(renewed.id); enable sync again to join under it."
                 log("sync: " + text)
@@ -211,7 +211,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         }
         // The first time, every recorded row becomes an operation: years of history are
         // written on a worker (`BulkWork`), then the folder is followed.
-        bulk.write({ try $0.sync.enableSync(folder: root, name: named) }) { [self] result in
+        bulk.write({ try $0.sync.enable(folder: root, name: named) }) { [self] result in
             finish(result.flatMap { Result { try start(folder: root) } })
         }
     }
@@ -220,7 +220,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     func disable() throws {
         try publication.change(clock) { _ in
             stop()
-            try tracker.sync.disableSync()
+            try tracker.sync.disable()
         }
     }
 
@@ -229,7 +229,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// in the store are appended, peers are merged, and the folder is watched.
     func start(folder root: String) throws {
         let folder = SyncFolder(root: root)
-        let device = try tracker.sync.syncDevice()
+        let device = try tracker.sync.device()
         self.folder = folder
         tracker.onSyncOperations = { [weak self] operations in self?.append(operations) }
         catchUp()
@@ -248,11 +248,11 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// store, a new id is taken and said, with nobody to answer. (`enable` answers it instead.)
     func renewIfCopied() {
         do {
-            let device = try tracker.sync.syncDevice()
+            let device = try tracker.sync.device()
             guard let root = device.folder, configuredFolder == nil || configuredFolder == root else { return }
             let folder = SyncFolder(root: root)
             guard Self.isCopy(device, in: folder) else { return }
-            let renewed = try tracker.sync.renewSyncDevice()
+            let renewed = try tracker.sync.renewDevice()
             let text = "This data folder was copied from another machine that writes as \(device.id); this machine now writes as \(renewed.id)."
             notice = text
             log("sync: \(text)")
@@ -289,14 +289,14 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// Appends this device's new operations (right after the commit that made them, before
     /// the call is answered); if the folder cannot take them they wait in the store.
     func append(_ operations: [SyncOperation]) {
-        guard let folder, let device = tracker.sync.knownSyncDevice else { return }
+        guard let folder, let device = tracker.sync.knownDevice else { return }
         if writeProblem != nil {
             catchUp()
             return
         }
         do {
             try folder.append(operations, device: device.id)
-            if let last = operations.last { tracker.sync.syncWritten(upTo: last.sequence) }
+            if let last = operations.last { tracker.sync.written(upTo: last.sequence) }
         } catch {
             failed(error)
         }
@@ -310,7 +310,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// full disk) leaves the rest in the store, in order, for the next write. `ReadUpTo` is
     /// published once, when the last slice is in the folder.
     func drainBacklog() {
-        guard folder != nil, tracker.sync.hasSyncBacklog, !drainQueued else { return }
+        guard folder != nil, tracker.sync.hasBacklog, !drainQueued else { return }
         drainQueued = true
         bus.loop.later { [weak self] in
             guard let self else { return }
@@ -320,7 +320,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             // the slice, changes after it; the operations are appended when it has ended.
             bulk.write({ worker in
                 let end = csystem_clock_us(CLOCK_MONOTONIC) + Self.drainBudget
-                try worker.sync.drainSyncBacklog { csystem_clock_us(CLOCK_MONOTONIC) >= end }
+                try worker.sync.drainBacklog { csystem_clock_us(CLOCK_MONOTONIC) >= end }
             }) { [weak self] result in
                 guard let self else { return }
                 if case .failure(let error) = result { log("sync: \(error)") }
@@ -332,7 +332,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// After a slice of the backlog: the next is queued by its append; after the last, the
     /// peers that waited are merged and `ReadUpTo` is published.
     func drained() {
-        guard folder != nil, !tracker.sync.hasSyncBacklog else { return }
+        guard folder != nil, !tracker.sync.hasBacklog else { return }
         let waiting = peersWaiting
         peersWaiting = []
         // The peers that waited join a paused read (resumed here) or start one.
@@ -346,14 +346,14 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// Appends whatever the folder does not have yet of this device's log.
     func catchUp() {
-        guard let folder, let device = tracker.sync.knownSyncDevice else { return }
+        guard let folder, let device = tracker.sync.knownDevice else { return }
         do {
             // Not knowing what is there (a link in its place, a last line unread) is a
             // failure: the outbox waits, rather than being appended again after it.
             let inFolder = try folder.lastWritten(of: device.id)?.sequence ?? 0
-            let waiting = try tracker.sync.syncOutbox(after: inFolder)
+            let waiting = try tracker.sync.outbox(after: inFolder)
             if !waiting.isEmpty { try folder.append(waiting, device: device.id) }
-            tracker.sync.syncWritten(upTo: waiting.last?.sequence ?? inFolder)
+            tracker.sync.written(upTo: waiting.last?.sequence ?? inFolder)
             if writeProblem != nil { log("sync: the folder takes this device's operations again") }
             writeProblem = nil
             retryAfter = Self.firstRetry

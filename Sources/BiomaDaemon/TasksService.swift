@@ -35,7 +35,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
     public init(tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, log: @escaping @Sendable (String) -> Void) {
         (self.tracker, self.bus, self.clock, self.notifier) = (tracker, bus, clock, notifier)
         self.log = log
-        published = Self.status(tracker.tasks.taskSummary(at: clock.now()))
+        published = Self.status(tracker.tasks.summary(at: clock.now()))
         do {
             for (owner, id) in try tracker.daemonState.shownNotifications() where owner.hasPrefix("task:") {
                 notices[String(owner.dropFirst(5))] = id
@@ -85,7 +85,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                 log("cannot record that reminders went out (\(error)); trying again at the next change")
             }
         }
-        let summary = tracker.tasks.taskSummary(at: now)
+        let summary = tracker.tasks.summary(at: now)
         let status = Self.status(summary)
         bus.emitChanges(TasksStatus.table, path: DaemonAPI.objectPath, from: published, to: status)
         published = status
@@ -156,18 +156,18 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
     }
 
     /// `CompleteTask` (and the reminder's "Done").
-    func completeTask(_ id: String) throws { try change { try tracker.tasks.completeTask(id, at: $0) } }
+    func completeTask(_ id: String) throws { try change { try tracker.tasks.complete(id, at: $0) } }
 
     /// `SnoozeTask`, 0 for the default delay (and the reminder's "Snooze").
     func snoozeTask(_ id: String, by delay: Micros) throws {
-        try change { try tracker.tasks.snoozeTask(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
+        try change { try tracker.tasks.snooze(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
     }
 
     // MARK: - The interface
 
     public func interface() -> DBusInterface {
         DBusInterface(
-            TasksStatus.table, state: { [self] in Self.status(tracker.tasks.taskSummary(at: clock.now())) },
+            TasksStatus.table, state: { [self] in Self.status(tracker.tasks.summary(at: clock.now())) },
             methods: [
                 DBusMethod(BIOMATIMER_TASKS1_ADD_TASK, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
                     [self] in try addTask($0)
@@ -180,11 +180,11 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                 },
                 DBusMethod.action(BIOMATIMER_TASKS1_REOPEN_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
-                    try change { try tracker.tasks.reopenTask(id, at: $0) }
+                    try change { try tracker.tasks.reopen(id, at: $0) }
                 },
                 DBusMethod.action(BIOMATIMER_TASKS1_DELETE_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
-                    try change { try tracker.tasks.deleteTask(id, at: $0) }
+                    try change { try tracker.tasks.delete(id, at: $0) }
                 },
                 DBusMethod.action(BIOMATIMER_TASKS1_SNOOZE_TASK, in: [.init("task", "s"), .init("delay", "x")]) { [self] in
                     try snoozeTask($0.arguments[0].string!, by: $0.arguments[1].int64!)
@@ -202,7 +202,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         let due = try options.instant("Due")
         let remind = try options.bool("Remind")
         let project = try options.string("Project")
-        return [.string(try change { try tracker.tasks.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
+        return [.string(try change { try tracker.tasks.add(title: title, due: due, remind: remind, project: project, at: $0) })]
     }
 
     private func updateTask(_ call: MethodCall) throws {
@@ -218,7 +218,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         changes.remind = try options.bool("Remind")
         if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
         let id = call.arguments[0].string!
-        try change { try tracker.tasks.updateTask(id, changes, at: $0) }
+        try change { try tracker.tasks.update(id, changes, at: $0) }
     }
 
     static func listing(_ task: TaskItem) -> TaskListing {

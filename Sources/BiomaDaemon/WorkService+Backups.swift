@@ -7,7 +7,7 @@ import BiomaContract
 /// The store's backups on `org.biomatimer.Timer1`: `ListBackups` and `RestoreBackup`.
 ///
 /// A restore is one change on the object's one change path: the store is replaced in place
-/// (`StoreBackups.restoreBackup`, on the loop's connection; the loop is held meanwhile, as for a
+/// (`StoreBackups.restore`, on the loop's connection; the loop is held meanwhile, as for a
 /// project's deletion, whose backup is taken there too), the tracker reads its model again,
 /// this part forgets what it had read of the history replaced, and every part then publishes
 /// what differs: Timer1's `Projects`, `DailyTotal`, …, Tasks1's and Focus1's properties, with
@@ -42,7 +42,7 @@ extension WorkService {
             throw DaemonAPI.invalidArgument("No backup is named \(quoted(name)): `biomatimer backups` lists them.")
         }
         return try change { now in
-            let done = try tracker.backups.restoreBackup(named: name, at: now)
+            let done = try tracker.backups.restore(named: name, at: now)
             storeReplaced()
             return done
         }

@@ -98,7 +98,7 @@ extension WorkService {
                 },
                 DBusMethod.deferred(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _, reply in
                     // Years of rows deleted: their pages given back after.
-                    changeInBulk(reply: reply, size: 1 << 20, { try $0.history.resetHistory(at: $1) }) { _ in [] }
+                    changeInBulk(reply: reply, size: 1 << 20, { try $0.history.reset(at: $1) }) { _ in [] }
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
                     try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)

@@ -53,7 +53,7 @@ extension StoreBackups {
     /// is not a store this version can read, is refused with `invalidArgument` and nothing
     /// changes; so is a restore while sync is on (`restoreWithSyncOn`).
     @discardableResult
-    public func restoreBackup(named name: String, at now: Micros) throws -> Restored {
+    public func restore(named name: String, at now: Micros) throws -> Restored {
         guard !tracker.syncJournal.recording else { throw TrackerError.invalidArgument(Self.restoreWithSyncOn) }
         guard let chosen = list().first(where: { $0.name == name }) else {
             throw TrackerError.invalidArgument("There is no backup of that name: `biomatimer backups` lists them.")

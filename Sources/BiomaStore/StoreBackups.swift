@@ -46,6 +46,9 @@ public struct BackupFile: Sendable, Equatable {
 /// Copies of the database in `backups/`: before destructive changes, and one a day.
 public struct StoreBackups: StorePart {
     let tracker: Tracker
+
+    /// Backups kept per kind (daily, before-delete-project, before-reset-history, before-restore).
+    public static let kept = 7
 }
 
 extension StoreBackups {
@@ -65,7 +68,7 @@ extension StoreBackups {
     }
 
     /// Copies the database (`VACUUM INTO`, a consistent snapshot) into `backups/`, keeping the newest
-    /// `backupsKept` of this kind. Returns the file written.
+    /// `kept` of this kind. Returns the file written.
     @discardableResult
     public func backup(reason: String, at now: Micros) throws -> URL {
         let directory = tracker.backupDirectory
@@ -93,7 +96,7 @@ extension StoreBackups {
         let old = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
             .filter { $0.hasPrefix("biomatimer-") && $0.hasSuffix(kind) }
             .sorted()
-            .dropLast(Tracker.backupsKept)
+            .dropLast(Self.kept)
         for name in old { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
         return file
     }

@@ -37,7 +37,7 @@ extension StoreFocus {
     /// Pomodoros and active rounds completed in `day`, or the storage error that kept them
     /// from being counted (never 0 for a failed read).
     /// Counted once per day and change (every change forgets the count).
-    public func focusCompleted(on day: Day) throws(TrackerError) -> Int {
+    public func completed(on day: Day) throws(TrackerError) -> Int {
         let (low, high) = rules.bounds(of: day)
         if let cached = tracker.focusCompletedCache, cached.day == day { return cached.count }
         let count: Int
@@ -58,7 +58,7 @@ extension StoreFocus {
     }
 
     /// The history's stretches overlapping the days `from...to` (nil: unbounded), in order.
-    public func focusHistory(from: Day?, to: Day?) throws -> [FocusRecord] {
+    public func history(from: Day?, to: Day?) throws -> [FocusRecord] {
         if let from, let to, from > to {
             throw TrackerError.invalidArgument("The range starts (\(from)) after it ends (\(to)).")
         }

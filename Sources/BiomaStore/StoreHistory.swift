@@ -11,7 +11,7 @@ public struct StoreHistory: StorePart {
 extension StoreHistory {
     /// Deletes all recorded time, after a backup and journaled (`undo` restores every row). A
     /// running timer goes on from `now`.
-    public func resetHistory(at now: Micros) throws {
+    public func reset(at now: Micros) throws {
         try tracker.backups.backup(reason: "before-reset-history", at: now)
         try change(at: now) { model, db in
             let changes = model.state.resetHistory(at: now)
@@ -90,7 +90,7 @@ extension StoreHistory {
 
     /// Adds recorded intervals of existing projects in one transaction, with the checks of
     /// `importCSV` (used by it, by tools and by the benchmark). Returns the number added.
-    public func appendHistory(_ intervals: [Interval], at now: Micros) throws -> Int {
+    public func append(_ intervals: [Interval], at now: Micros) throws -> Int {
         var count = 0
         try change(at: now) { model, db in
             let known = Set(model.projects.map(\.id))

@@ -11,12 +11,12 @@ extension StoreSync {
     /// operation); what runs here follows. Nothing raises a notification here: the caller
     /// says what the merge did, once. `texts` are the operations' fields as `sync_entity` keeps
     /// them (made here when not given: a caller makes them ahead, off this thread).
-    public func mergeSync(
+    public func merge(
         _ operations: [SyncOperation], texts: [StampedText]? = nil, peer: SyncPeerState, at now: Micros
     ) throws -> SyncMerged {
         let texts = texts ?? operations.map { StampedText($0.fields) }
         precondition(texts.count == operations.count, "a text for each operation")
-        try drainWholeSyncBacklog()
+        try drainWholeBacklog()
         guard var clock = tracker.syncJournal.clock else { throw TrackerError.invalidArgument("Sync is off.") }
         // Every later tick here (the cuts this merge records, too) orders after what it read.
         for operation in operations { clock.observe(operation.clock, physical: now) }

@@ -73,11 +73,11 @@ extension StoreSync {
     /// How many recorded changes one write makes into operations at most.
     public static let drainSlice = 500
 
-    /// Whether recorded changes wait to be made into operations (`drainSyncBacklog`).
-    public var hasSyncBacklog: Bool { tracker.syncJournal.backlog && tracker.syncJournal.recording }
+    /// Whether recorded changes wait to be made into operations (`drainBacklog`).
+    public var hasBacklog: Bool { tracker.syncJournal.backlog && tracker.syncJournal.recording }
 
     /// At most this many of a backlog's changes are made into operations in one slice that
-    /// has a time budget (`drainSyncBacklog(enough:)`), more than the daemon's 10 ms allow on
+    /// has a time budget (`drainBacklog(enough:)`), more than the daemon's 10 ms allow on
     /// this machine: the daemon appends each slice's operations to the folder on its loop, so a
     /// slice stays short there too, however fast the machine.
     public static let budgetedDrainSlice = 2_000
@@ -86,23 +86,23 @@ extension StoreSync {
     /// `onSyncOperations`: `drainSlice` of them, or, given `enough` (asked after each: the
     /// daemon's time budget per turn of its loop), as many as it allows, up to
     /// `budgetedDrainSlice`.
-    public func drainSyncBacklog(enough: (() -> Bool)? = nil) throws {
-        guard hasSyncBacklog else { return }
+    public func drainBacklog(enough: (() -> Bool)? = nil) throws {
+        guard hasBacklog else { return }
         try writeOrThrow(stamping: .backlog(limit: enough == nil ? StoreSync.drainSlice : StoreSync.budgetedDrainSlice, enough: enough)) { _ in }
     }
 
     /// Makes every waiting change into operations, in one transaction: before a merge, which
     /// weighs a peer's fields against the stamps of what is recorded here (the daemon merges
     /// once the backlog is gone; this keeps the rule for any other caller).
-    func drainWholeSyncBacklog() throws {
-        guard hasSyncBacklog else { return }
+    func drainWholeBacklog() throws {
+        guard hasBacklog else { return }
         try writeOrThrow(stamping: .backlog(limit: nil, enough: nil)) { _ in }
     }
 
     // MARK: This device
 
     /// This device's id and name (made on first use: a new random id), and the folder when on.
-    public func syncDevice() throws -> SyncDevice {
+    public func device() throws -> SyncDevice {
         if let device = tracker.syncJournal.device { return device }
         var generator = SystemRandomNumberGenerator()
         let id = UUIDText.version4(using: &generator)
@@ -115,8 +115,8 @@ extension StoreSync {
         return device
     }
 
-    /// This device as last read or made (nil before `syncDevice()` first ran): no store access.
-    public var knownSyncDevice: SyncDevice? { tracker.syncJournal.device }
+    /// This device as last read or made (nil before `device()` first ran): no store access.
+    public var knownDevice: SyncDevice? { tracker.syncJournal.device }
 
     static func defaultDeviceName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
@@ -150,8 +150,8 @@ extension StoreSync {
     /// operation. The first time (no operation written yet), the whole store is written once
     /// as operations, so that two machines with histories of their own can be joined.
     /// Returns the operations to append to the folder (the snapshot).
-    public func enableSync(folder: String, name: String) throws {
-        _ = try syncDevice()
+    public func enable(folder: String, name: String) throws {
+        _ = try device()
         tracker.syncJournal.device?.folder = folder
         try writeOrThrow { db in
             try db.execute(
@@ -166,14 +166,14 @@ extension StoreSync {
     /// Turns sync off: changes are no longer recorded; the folder is left as it is. Changes
     /// recorded while it was on and not yet stamped (a bulk change's backlog) wait in the store
     /// and are stamped when it is turned on again.
-    public func disableSync() throws {
+    public func disable() throws {
         try writeOrThrow { db in try db.execute(sql: "UPDATE sync_self SET folder = NULL, recording = 0 WHERE id = 1") }
         try load()
     }
 
     /// A new id for this device (its data folder was copied from another machine that writes
     /// under the old one): its log starts again at 1 under the new id.
-    public func renewSyncDevice() throws -> SyncDevice {
+    public func renewDevice() throws -> SyncDevice {
         var generator = SystemRandomNumberGenerator()
         let id = UUIDText.version4(using: &generator)
         try writeOrThrow { db in
@@ -182,11 +182,11 @@ extension StoreSync {
             try db.execute(sql: "DELETE FROM sync_outbox")
         }
         try load()
-        return try syncDevice()
+        return try device()
     }
 
     /// This device's operations not yet known to be in the folder, after `sequence`.
-    public func syncOutbox(after sequence: Int64) throws -> [SyncOperation] {
+    public func outbox(after sequence: Int64) throws -> [SyncOperation] {
         try readOrThrow { db in
             try String.fetchAll(db, sql: "SELECT line FROM sync_outbox WHERE seq > ? ORDER BY seq", arguments: [sequence])
         }.map { line in
@@ -198,15 +198,15 @@ extension StoreSync {
 
     /// The folder holds this device's operations up to `sequence`: the outbox rows up to it
     /// are dropped with the next change.
-    public func syncWritten(upTo sequence: Int64) { tracker.syncJournal.written = max(tracker.syncJournal.written, sequence) }
+    public func written(upTo sequence: Int64) { tracker.syncJournal.written = max(tracker.syncJournal.written, sequence) }
 
     /// The last of this device's operations known to be in the folder (0 before the first
     /// write or catch-up of this run).
-    public var syncWrittenSequence: Int64 { tracker.syncJournal.written }
+    public var writtenSequence: Int64 { tracker.syncJournal.written }
 
     // MARK: Peers
 
-    public func syncPeers() throws -> [SyncPeerState] {
+    public func peers() throws -> [SyncPeerState] {
         try readOrThrow { db in
             try Row.fetchAll(
                 db, sql: "SELECT device, segment, offset, sequence, last_op_us, problem FROM sync_peer ORDER BY device"

@@ -11,10 +11,10 @@ extension StoreTasks {
     /// The tasks, in the order they were added.
     public var items: [TaskItem] { model.tasks }
 
-    public func taskSummary(at now: Micros) -> TaskSummary { TaskSummary(model.tasks, at: now) }
+    public func summary(at now: Micros) -> TaskSummary { TaskSummary(model.tasks, at: now) }
 
     /// Adds a task; returns its id (`t1`, `t2`, …). `remind` defaults to true when `due` is set.
-    public func addTask(title: String, due: Micros?, remind: Bool?, project: String?, at now: Micros) throws -> String {
+    public func add(title: String, due: Micros?, remind: Bool?, project: String?, at now: Micros) throws -> String {
         let title = try TaskItem.validatedTitle(title)
         if let due { try Self.checkInstant(due, "Due") }
         var id = ""
@@ -30,7 +30,7 @@ extension StoreTasks {
         return id
     }
 
-    /// What `updateTask` may change; nil leaves a field as it is.
+    /// What `update` may change; nil leaves a field as it is.
     public struct TaskChanges: Sendable {
         public var title: String?
         /// `.some(nil)` removes the due instant.
@@ -43,7 +43,7 @@ extension StoreTasks {
         }
     }
 
-    public func updateTask(_ id: String, _ changes: TaskChanges, at now: Micros) throws {
+    public func update(_ id: String, _ changes: TaskChanges, at now: Micros) throws {
         let title = try changes.title.map { try TaskItem.validatedTitle($0) }
         if case .some(.some(let due)) = changes.due { try Self.checkInstant(due, "Due") }
         try changeTask(id, at: now) { task, projects in
@@ -58,7 +58,7 @@ extension StoreTasks {
         }
     }
 
-    public func completeTask(_ id: String, at now: Micros) throws {
+    public func complete(_ id: String, at now: Micros) throws {
         try changeTask(id, at: now) { task, _ in
             if !task.done {
                 task.done = true
@@ -67,7 +67,7 @@ extension StoreTasks {
         }
     }
 
-    public func reopenTask(_ id: String, at now: Micros) throws {
+    public func reopen(_ id: String, at now: Micros) throws {
         try changeTask(id, at: now) { task, _ in
             task.done = false
             task.doneAt = nil
@@ -76,14 +76,14 @@ extension StoreTasks {
 
     /// Snoozes the task (`TaskItem.snooze`): due `delay` after the later of now and its due
     /// instant, reminding again then.
-    public func snoozeTask(_ id: String, by delay: Micros, at now: Micros) throws {
+    public func snooze(_ id: String, by delay: Micros, at now: Micros) throws {
         try changeTask(id, at: now) { task, _ in
             try task.snooze(by: delay, at: now)
             try Self.checkInstant(task.due ?? 0, "Due")
         }
     }
 
-    public func deleteTask(_ id: String, at now: Micros) throws {
+    public func delete(_ id: String, at now: Micros) throws {
         try change(at: now) { model, db in
             _ = try model.tasks.find(id)
             model.tasks.removeAll { $0.id == id }

@@ -16,8 +16,6 @@ public final class Tracker: @unchecked Sendable {
     /// How often the daemon calls `heartbeat(at:)` while work runs: at a reboot, at most this
     /// much running time is lost.
     public static let heartbeatInterval: Micros = 120 * microsPerSecond
-    /// Backups kept per kind (daily, before-delete-project, before-reset-history).
-    public static let backupsKept = 7
     public static let databaseFileName = "biomatimer.sqlite"
 
     /// The database file.
@@ -294,7 +292,7 @@ public final class Tracker: @unchecked Sendable {
     /// One write transaction. With sync on, the changes it made become operations before it
     /// commits (`drainChanges`), and are handed to `onSyncOperations` after — at most
     /// `drainSlice` of them: a bulk change (an import, a reset, the first snapshot) leaves the
-    /// rest in order, a backlog, for `drainSyncBacklog`, which the daemon runs a slice per turn
+    /// rest in order, a backlog, for `drainBacklog`, which the daemon runs a slice per turn
     /// of its loop so that no caller waits behind them. A write made while a backlog waits
     /// stamps none: its changes join the backlog after everything recorded before them, so the
     /// operations keep the order of the changes, and the write (a toggle between two slices)
@@ -319,7 +317,7 @@ public final class Tracker: @unchecked Sendable {
         var operations: [SyncOperation] = []
         let (limit, enough): (Int?, (() -> Bool)?) =
             switch stamping {
-            case .ownChanges: (sync.hasSyncBacklog ? 0 : StoreSync.drainSlice, nil)
+            case .ownChanges: (sync.hasBacklog ? 0 : StoreSync.drainSlice, nil)
             case .backlog(let limit, let enough): (limit, enough)
             }
         let result: R
@@ -337,7 +335,7 @@ public final class Tracker: @unchecked Sendable {
             throw Tracker.storageError(error, doing: "write", path: path)
         }
         syncJournal = journal
-        if !operations.isEmpty || sync.hasSyncBacklog { onSyncOperations?(operations) }
+        if !operations.isEmpty || sync.hasBacklog { onSyncOperations?(operations) }
         return result
     }
 

@@ -61,7 +61,7 @@ import StoreTestSupport
             func store(_ name: String) throws -> Tracker {
                 let tracker = try Tracker(dataDirectory: dir.appendingPathComponent(name), rules: berlin, now: now, bootID: boot)
                 tracker.onSyncOperations = { handed[name, default: []] += $0 }
-                try tracker.sync.enableSync(folder: "/sync", name: name)
+                try tracker.sync.enable(folder: "/sync", name: name)
                 return tracker
             }
             // One import of them all (bulk), and the same in pieces below the bulk size (the trigger).
@@ -102,12 +102,12 @@ import StoreTestSupport
             var handed: [SyncOperation] = []
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             tracker.onSyncOperations = { handed += $0 }
-            try tracker.sync.enableSync(folder: "/sync", name: "A")
+            try tracker.sync.enable(folder: "/sync", name: "A")
             _ = try tracker.imports.importIntervals(Self.items(StoreHistory.bulkRows + 10), format: .timewarrior, at: now)
             let uuids = try tracker.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
             try Self.drainBacklog(of: tracker)
             handed = []
-            try tracker.history.resetHistory(at: now)
+            try tracker.history.reset(at: now)
             try Self.drainBacklog(of: tracker)
             let deleted = handed.filter { $0.entity == .interval && $0.fields["deleted"] == .bool(true) }
             #expect(deleted.map(\.entityID) == uuids)
@@ -122,8 +122,8 @@ import StoreTestSupport
     /// Stamps what a bulk change left, a slice at a time, as the daemon's loop does.
     static func drainBacklog(of tracker: Tracker) throws {
         var slices = 0
-        while tracker.sync.hasSyncBacklog {
-            try tracker.sync.drainSyncBacklog()
+        while tracker.sync.hasBacklog {
+            try tracker.sync.drainBacklog()
             slices += 1
             #expect(slices < 10_000, "the backlog does not shrink")
             if slices >= 10_000 { return }
@@ -141,27 +141,27 @@ import StoreTestSupport
             var handed: [SyncOperation] = []
             var tracker: Tracker? = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             tracker!.onSyncOperations = { handed += $0 }
-            try tracker!.sync.enableSync(folder: "/sync", name: "A")
+            try tracker!.sync.enable(folder: "/sync", name: "A")
             handed = []
             _ = try tracker!.imports.importIntervals(Self.items(count), format: .timewarrior, at: now)
             let uuids = try tracker!.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
             // The import's own write: its projects' creations and the first intervals' only.
             #expect(handed.count == StoreSync.drainSlice)
-            #expect(tracker!.sync.hasSyncBacklog)
+            #expect(tracker!.sync.hasBacklog)
             // One slice more, then the store is closed and opened again: the backlog is kept.
-            try tracker!.sync.drainSyncBacklog()
+            try tracker!.sync.drainBacklog()
             #expect(handed.count == StoreSync.drainSlice * 2)
             tracker = nil
             let reopened = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             reopened.onSyncOperations = { handed += $0 }
-            #expect(reopened.sync.hasSyncBacklog)
+            #expect(reopened.sync.hasBacklog)
             // A slice whose time is up after its first operation makes that one only.
-            try reopened.sync.drainSyncBacklog { true }
+            try reopened.sync.drainBacklog { true }
             #expect(handed.count == StoreSync.drainSlice * 2 + 1)
             // A slice with time to spare is not held to `drainSlice`: it makes them all.
-            try reopened.sync.drainSyncBacklog { false }
+            try reopened.sync.drainBacklog { false }
             #expect(handed.filter { $0.entity == .interval }.count == uuids.count)
-            #expect(!reopened.sync.hasSyncBacklog)
+            #expect(!reopened.sync.hasBacklog)
             // A change made now is stamped after everything recorded before it.
             _ = try reopened.edits.addInterval(
                 start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: "later",
@@ -174,17 +174,17 @@ import StoreTestSupport
             #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") == ["0"])
             // A merge stamps whatever waits before it weighs a peer's fields.
             _ = try reopened.imports.importIntervals(Self.items(StoreSync.drainSlice + 2, from: t("2026-10-01T08:00:00+02:00")), format: .timewarrior, at: now)
-            #expect(reopened.sync.hasSyncBacklog)
-            _ = try reopened.sync.mergeSync([], peer: SyncPeerState(device: "0190a2d4-0000-7000-8000-000000000001"), at: now)
-            #expect(!reopened.sync.hasSyncBacklog)
+            #expect(reopened.sync.hasBacklog)
+            _ = try reopened.sync.merge([], peer: SyncPeerState(device: "0190a2d4-0000-7000-8000-000000000001"), at: now)
+            #expect(!reopened.sync.hasBacklog)
             // A reset's deletions wait the same way, also while sync is off, until it is on again.
             handed = []
-            try reopened.history.resetHistory(at: now)
-            #expect(reopened.sync.hasSyncBacklog)
-            try reopened.sync.disableSync()
-            #expect(!reopened.sync.hasSyncBacklog)
+            try reopened.history.reset(at: now)
+            #expect(reopened.sync.hasBacklog)
+            try reopened.sync.disable()
+            #expect(!reopened.sync.hasBacklog)
             #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") != ["0"])
-            try reopened.sync.enableSync(folder: "/sync", name: "A")
+            try reopened.sync.enable(folder: "/sync", name: "A")
             try Self.drainBacklog(of: reopened)
             #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") == ["0"])
             #expect(handed.filter { $0.fields["deleted"] == .bool(true) }.count == uuids.count + 1 + StoreSync.drainSlice + 2)
@@ -202,11 +202,11 @@ import StoreTestSupport
             var handed: [[SyncOperation]] = []
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             tracker.onSyncOperations = { handed.append($0) }
-            try tracker.sync.enableSync(folder: "/sync", name: "A")
+            try tracker.sync.enable(folder: "/sync", name: "A")
             let count = StoreSync.drainSlice * 2 + 5
             handed = []
             _ = try tracker.imports.importIntervals(Self.items(count), format: .timewarrior, at: now)
-            #expect(tracker.sync.hasSyncBacklog)
+            #expect(tracker.sync.hasBacklog)
             let waiting = try tracker.queryStringsForTesting("SELECT count(*) FROM sync_change").compactMap { Int($0) }
             let before = handed.count
             _ = try tracker.edits.addInterval(
@@ -214,12 +214,12 @@ import StoreTestSupport
                 replace: false, at: now)
             #expect(handed.count == before + 1 && handed.last?.isEmpty == true)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM sync_change").compactMap { Int($0) } == waiting.map { $0 + 1 })
-            #expect(tracker.sync.hasSyncBacklog)
+            #expect(tracker.sync.hasBacklog)
             try Self.drainBacklog(of: tracker)
             let intervals = handed.joined().filter { $0.entity == .interval }
             #expect(intervals.count == count + 1)
             #expect(intervals.last?.fields["note"] == .string("meanwhile"))
-            #expect(!tracker.sync.hasSyncBacklog)
+            #expect(!tracker.sync.hasBacklog)
             // With no backlog left, a write stamps its own change at once.
             handed = []
             _ = try tracker.edits.addInterval(

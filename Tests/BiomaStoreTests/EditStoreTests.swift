@@ -183,10 +183,10 @@ import StoreTestSupport
             let old = (0..<count).map { i in
                 Interval(start: Self.at(-1000) - Micros(count - i) * hour, end: Self.at(-1000) - Micros(count - i) * hour + 30 * minute, projectID: i % 3 == 0 ? "p1" : nil)
             }
-            #expect(try tracker.history.appendHistory(old, at: Self.now) == count)
+            #expect(try tracker.history.append(old, at: Self.now) == count)
             try tracker.timers.startProject("p2", at: Self.at(13))
             let before = try tracker.historyForTesting()
-            try tracker.history.resetHistory(at: Self.at(14))
+            try tracker.history.reset(at: Self.at(14))
             #expect(try tracker.historyForTesting().rows == [IntervalRow(id: Int64(count) + 4, start: Self.at(14), end: nil, projectID: "p2")])
             #expect(try tracker.edits.undo(at: Self.at(15)) == "Undid: reset-history (\(count + 3) intervals deleted)")
             let after = try tracker.historyForTesting()
@@ -317,7 +317,7 @@ import StoreTestSupport
                             case 4: try tracker.edits.updateInterval(id, .init(project: .some(project)), at: Self.now)
                             case 5: _ = try tracker.edits.splitInterval(id, at: a, now: Self.now)
                             case 6: try tracker.edits.deleteInterval(id, at: Self.now)
-                            default: try tracker.history.resetHistory(at: Self.now)
+                            default: try tracker.history.reset(at: Self.now)
                             }
                         } catch let error as TrackerError {
                             if case .storage = error { Issue.record("\(error) at code \(code) of \(codes)") }

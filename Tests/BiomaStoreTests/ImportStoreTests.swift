@@ -53,7 +53,7 @@ import StoreTestSupport
     @Test func undoTakesAnImportBack() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
-            _ = try tracker.history.appendHistory(
+            _ = try tracker.history.append(
                 [Interval(start: t("2024-05-01T09:00:00Z"), end: t("2024-05-01T10:00:00Z"), projectID: nil)], at: now)
             let items = [
                 item("2024-05-02T09:00:00Z", "2024-05-02T10:30:00Z", "acme", 1),
@@ -110,7 +110,7 @@ import StoreTestSupport
     @Test func undoOfAnImportDeletesExactlyWhatItAdded() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
-            _ = try tracker.history.appendHistory(
+            _ = try tracker.history.append(
                 [Interval(start: t("2024-04-01T09:00:00Z"), end: t("2024-04-01T10:00:00Z"), projectID: nil)], at: now)
             let before = try tracker.queryStringsForTesting("SELECT id FROM interval")
             let csv = "project,color,start,end,duration,note,tags\n"

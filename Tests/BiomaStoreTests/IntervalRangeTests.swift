@@ -14,7 +14,7 @@ import Testing
             let across = Interval(start: t("2026-01-04T23:00:00Z"), end: t("2026-01-05T01:00:00Z"), projectID: a)
             let inside = Interval(start: t("2026-01-05T09:00:00Z"), end: t("2026-01-05T10:00:00Z"), projectID: nil)
             let after = Interval(start: t("2026-01-06T09:00:00Z"), end: t("2026-01-06T10:00:00Z"), projectID: a)
-            #expect(try tracker.history.appendHistory([after, inside, across, before], at: t("2026-01-07T00:00:00Z")) == 4)
+            #expect(try tracker.history.append([after, inside, across, before], at: t("2026-01-07T00:00:00Z")) == 4)
             let day = Day("2026-01-05")!
             #expect(try tracker.history.intervals(from: day, to: day, at: t("2026-01-07T00:00:00Z")) == [across, inside])
             #expect(

@@ -6,7 +6,7 @@ import Testing
 @testable import BiomaStore
 import StoreTestSupport
 
-/// `backups()` and `restoreBackup`: a backup brought back into the live store, and every
+/// `backups.list()` and `backups.restore(named:)`: a backup brought back into the live store, and every
 /// refusal leaving the store as it was.
 @Suite struct RestoreStoreTests {
     static let (hour, minute) = (3_600 * microsPerSecond, 60 * microsPerSecond)
@@ -22,7 +22,7 @@ import StoreTestSupport
         try withTemporaryDirectory { dir in
             let t0 = t("2024-05-01T09:00:00Z")
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot)
-            let device = try tracker.sync.syncDevice()
+            let device = try tracker.sync.device()
             let a = try tracker.catalog.addProject(name: "Client A", color: "", at: t0)
             let b = try tracker.catalog.addProject(name: "Client B", color: "", at: t0)
             try tracker.timers.startProject(a, at: t0)
@@ -41,7 +41,7 @@ import StoreTestSupport
             #expect(listed.allSatisfy { $0.size > 0 && $0.name.hasPrefix("biomatimer-") && $0.name.hasSuffix("-\($0.reason).sqlite") })
 
             let now = t0 + 2 * Self.hour + 5 * Self.minute
-            let done = try tracker.backups.restoreBackup(named: listed[0].name, at: now)
+            let done = try tracker.backups.restore(named: listed[0].name, at: now)
             #expect(done.restored == listed[0])
             #expect(done.kept.reason == "before-restore" && done.kept.taken == now && done.kept.size > 0)
             #expect(tracker.backups.list().map(\.name) == [done.kept.name] + listed.map(\.name))
@@ -55,7 +55,7 @@ import StoreTestSupport
             #expect(snapshot.dailyTotal == 3 * Self.hour + 5 * Self.minute)
             #expect(try tracker.history.report(.day, containing: Day("2024-05-01"), at: now).workTotal == 3 * Self.hour + 5 * Self.minute)
             // What belongs to this machine stays; undo's journal is of the history replaced.
-            #expect(try tracker.sync.syncDevice() == device)
+            #expect(try tracker.sync.device() == device)
             #expect(throws: TrackerError.nothingToUndo("Nothing to undo: no edit of recorded time is left in the journal.")) {
                 try tracker.edits.undo(at: now)
             }
@@ -65,7 +65,7 @@ import StoreTestSupport
             #expect(try reopened.history.snapshot(at: now).activeProject?.id == b)
 
             // The restore's own backup takes it back.
-            let back = try tracker.backups.restoreBackup(named: done.kept.name, at: now + Self.minute)
+            let back = try tracker.backups.restore(named: done.kept.name, at: now + Self.minute)
             #expect(back.restored == done.kept && back.kept.reason == "before-restore")
             #expect(try Self.history(tracker) == afterDelete)
             #expect(tracker.projects.map(\.name) == ["Client B"])
@@ -84,10 +84,10 @@ import StoreTestSupport
             try first.backups.backup(reason: "daily", at: t0 + 11 * Self.minute)
             let name = try #require(first.backups.list().first { $0.taken == t0 + 11 * Self.minute }).name
             let second = try Tracker(dataDirectory: dir, rules: utc, now: t0 + Self.hour, bootID: "boot-2")
-            try second.history.resetHistory(at: t0 + Self.hour)
+            try second.history.reset(at: t0 + Self.hour)
             #expect(try second.history.snapshot(at: t0 + Self.hour).dailyTotal == 0)
             // The backup says A runs, under the boot before: it ends at that boot's last heartbeat.
-            try second.backups.restoreBackup(named: name, at: t0 + Self.hour)
+            try second.backups.restore(named: name, at: t0 + Self.hour)
             let snapshot = try second.history.snapshot(at: t0 + Self.hour)
             #expect(!snapshot.running && snapshot.dailyTotal == 10 * Self.minute)
         }
@@ -124,7 +124,7 @@ import StoreTestSupport
             ]
             for (name, words) in refused {
                 do {
-                    try tracker.backups.restoreBackup(named: name, at: now)
+                    try tracker.backups.restore(named: name, at: now)
                     Issue.record("\(name) was restored")
                 } catch let error as TrackerError {
                     guard case .invalidArgument(let message) = error else {
@@ -137,10 +137,10 @@ import StoreTestSupport
                 #expect(tracker.backups.list() == listed, "\(name): no backup taken")
             }
             // With sync on, a restore would be undone by the other machines: refused.
-            try tracker.sync.enableSync(folder: dir.appendingPathComponent("sync").path, name: "here")
+            try tracker.sync.enable(folder: dir.appendingPathComponent("sync").path, name: "here")
             let syncing = try fingerprint(tracker, at: now)
             #expect(throws: TrackerError.invalidArgument(StoreBackups.restoreWithSyncOn)) {
-                try tracker.backups.restoreBackup(named: listed.first { $0.reason == "daily" && $0.size > 8192 }?.name ?? "", at: now)
+                try tracker.backups.restore(named: listed.first { $0.reason == "daily" && $0.size > 8192 }?.name ?? "", at: now)
             }
             #expect(try fingerprint(tracker, at: now) == syncing)
         }
@@ -161,7 +161,7 @@ import StoreTestSupport
                     """)
             let listed = try #require(tracker.backups.list().first { $0.name == old })
             #expect(listed.taken == t("2023-01-02T03:04:05Z") && listed.reason == "before-reset-history")
-            try tracker.backups.restoreBackup(named: old, at: t0)
+            try tracker.backups.restore(named: old, at: t0)
             #expect(tracker.projects.map(\.name) == ["Old"])
             #expect(try tracker.history.snapshot(at: t0).projectTimes["p1"]?.dailyTotal == Self.hour)
             #expect(try tracker.queryStringsForTesting("SELECT identifier FROM grdb_migrations") == Schema.migrator.migrations)

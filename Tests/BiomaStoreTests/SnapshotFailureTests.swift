@@ -31,11 +31,11 @@ import Testing
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
             let today = tracker.rules.day(containing: now)
-            #expect(try tracker.focus.focusCompleted(on: today) == 0)
+            #expect(try tracker.focus.completed(on: today) == 0)
             try tracker.database.write { try $0.execute(sql: "ALTER TABLE focus_phase RENAME TO unreadable") }
             tracker.focusCompletedCache = nil
             do {
-                let count = try tracker.focus.focusCompleted(on: today)
+                let count = try tracker.focus.completed(on: today)
                 Issue.record("counted \(count) instead of failing")
             } catch TrackerError.storage(let message) {
                 #expect(message.hasPrefix("cannot read the completed focus phases: "), "\(message)")

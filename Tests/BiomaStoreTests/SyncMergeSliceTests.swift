@@ -42,9 +42,9 @@ import StoreTestSupport
             let device = try pair.id(pair.a)
             let log = pair.logs[device]!
             let reader = try Tracker(dataDirectory: dir.appendingPathComponent("reader"), rules: berlin, now: Self.now, bootID: boot)
-            try reader.sync.enableSync(folder: "/sync", name: "R")
+            try reader.sync.enable(folder: "/sync", name: "R")
             let doubled = Array(log.prefix(3)) + Array(log.prefix(3)) + log
-            let merged = try reader.sync.mergeSync(doubled, peer: SyncPeerState(device: device), at: Self.now)
+            let merged = try reader.sync.merge(doubled, peer: SyncPeerState(device: device), at: Self.now)
             #expect(merged.operations == log.count)
             #expect(try reader.history.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
         }
@@ -61,12 +61,12 @@ import StoreTestSupport
             let device = try pair.id(pair.a)
             let log = pair.logs[device]!
             let reader = try Tracker(dataDirectory: dir.appendingPathComponent("reader"), rules: berlin, now: Self.now, bootID: boot)
-            try reader.sync.enableSync(folder: "/sync", name: "R")
+            try reader.sync.enable(folder: "/sync", name: "R")
             // A few at the start, and one in the middle of what a later group takes.
             let early = Array(log.prefix(5)) + [log[StoreHistory.insertRows + 7]]
-            #expect(try reader.sync.mergeSync(early, peer: SyncPeerState(device: device), at: Self.now).operations == early.count)
-            #expect(try reader.sync.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now).operations == log.count - early.count)
-            #expect(try reader.sync.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now).operations == 0)
+            #expect(try reader.sync.merge(early, peer: SyncPeerState(device: device), at: Self.now).operations == early.count)
+            #expect(try reader.sync.merge(log, peer: SyncPeerState(device: device), at: Self.now).operations == log.count - early.count)
+            #expect(try reader.sync.merge(log, peer: SyncPeerState(device: device), at: Self.now).operations == 0)
             #expect(try reader.history.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
             let stamps = try reader.database.read { db in
                 try Row.fetchAll(db, sql: "SELECT op, wall, counter FROM sync_stamp WHERE device = ?", arguments: [device])
@@ -93,10 +93,10 @@ import StoreTestSupport
             let worker = try Tracker(workerFor: pair.b) { false }
             defer { worker.close() }
             var peer = SyncPeerState(device: device)
-            _ = try worker.sync.mergeSync(Array(log.prefix(20)), peer: peer, at: Self.now)
+            _ = try worker.sync.merge(Array(log.prefix(20)), peer: peer, at: Self.now)
             #expect(worker.lent?.triggersOff == true)
             peer.sequence = 20
-            #expect(try worker.sync.mergeSync(Array(log.dropFirst(20)), peer: peer, at: Self.now).operations == log.count - 20)
+            #expect(try worker.sync.merge(Array(log.dropFirst(20)), peer: peer, at: Self.now).operations == log.count - 20)
             #expect(worker.lent?.triggersOff == true)
             #expect(try worker.history.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
             var recorded: [SyncOperation] = []
@@ -116,7 +116,7 @@ import StoreTestSupport
             // reset, and imported again), then one changed and one deleted.
             _ = try pair.a.imports.importIntervals(BulkInsertTests.items(count), format: .timewarrior, at: Self.now)
             try BulkInsertTests.drainBacklog(of: pair.a)
-            try pair.a.history.resetHistory(at: Self.now)
+            try pair.a.history.reset(at: Self.now)
             try BulkInsertTests.drainBacklog(of: pair.a)
             let again = BulkInsertTests.first + 400 * hour
             let added = try pair.a.imports.importIntervals(BulkInsertTests.items(count, from: again), format: .timewarrior, at: Self.now)
@@ -132,11 +132,11 @@ import StoreTestSupport
             for (index, sizes) in Self.slicings(log.count).enumerated() {
                 let reader = try Tracker(
                     dataDirectory: dir.appendingPathComponent("reader\(index)"), rules: berlin, now: Self.now, bootID: boot)
-                try reader.sync.enableSync(folder: "/sync", name: "R")
+                try reader.sync.enable(folder: "/sync", name: "R")
                 var start = 0
                 var applied = 0
                 for size in sizes {
-                    let merged = try reader.sync.mergeSync(
+                    let merged = try reader.sync.merge(
                         Array(log[start..<start + size]), peer: SyncPeerState(device: device), at: Self.now)
                     applied += merged.operations
                     start += size
@@ -144,7 +144,7 @@ import StoreTestSupport
                 #expect(applied == log.count, "slices \(sizes.prefix(8))")
                 #expect(try reader.history.exportCSV(from: nil, to: nil, at: Self.now) == source, "slices \(sizes.prefix(8))")
                 // Read again (a cursor lost): every operation is known, nothing changes.
-                let twice = try reader.sync.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now)
+                let twice = try reader.sync.merge(log, peer: SyncPeerState(device: device), at: Self.now)
                 #expect(twice.operations == 0)
                 #expect(try reader.history.exportCSV(from: nil, to: nil, at: Self.now) == source)
                 let rows = try reader.queryStringsForTesting("SELECT count(*) FROM interval")

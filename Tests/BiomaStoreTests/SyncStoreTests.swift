@@ -19,7 +19,7 @@ final class SyncPair {
         a = try Tracker(dataDirectory: dir.appendingPathComponent("a"), rules: berlin, now: now, bootID: boot)
         b = try Tracker(dataDirectory: dir.appendingPathComponent("b"), rules: berlin, now: now, bootID: boot)
         for tracker in [a, b] {
-            let device = try tracker.sync.syncDevice().id
+            let device = try tracker.sync.device().id
             tracker.onSyncOperations = { [unowned self] operations in logs[device, default: []] += operations }
         }
         if enabled { try enable(a, "A").enable(b, "B") }
@@ -27,11 +27,11 @@ final class SyncPair {
 
     @discardableResult
     func enable(_ tracker: Tracker, _ name: String) throws -> SyncPair {
-        try tracker.sync.enableSync(folder: "/sync", name: name)
+        try tracker.sync.enable(folder: "/sync", name: name)
         return self
     }
 
-    func id(_ tracker: Tracker) throws -> String { try tracker.sync.syncDevice().id }
+    func id(_ tracker: Tracker) throws -> String { try tracker.sync.device().id }
 
     /// `to` merges what the other device wrote since it last looked; returns what it did.
     @discardableResult
@@ -40,7 +40,7 @@ final class SyncPair {
         var total = SyncMerged()
         for (device, log) in logs.sorted(by: { $0.key < $1.key }) where device != me {
             let start = read[me]?[device] ?? 0
-            let merged = try tracker.sync.mergeSync(
+            let merged = try tracker.sync.merge(
                 Array(log[start...]), peer: SyncPeerState(device: device, sequence: log.last?.sequence ?? 0), at: now)
             read[me, default: [:]][device] = log.count
             total.operations += merged.operations
@@ -100,7 +100,7 @@ final class SyncPair {
             let first = try pair.a.edits.addInterval(
                 start: Self.at(9), end: Self.at(10), project: "Client A", note: "draft", replace: false, at: Self.at(18))
             _ = try pair.a.edits.addInterval(start: Self.at(11), end: Self.at(12), project: nil, note: nil, replace: false, at: Self.at(18))
-            let task = try pair.a.tasks.addTask(title: "Invoice", due: nil, remind: nil, project: "Client A", at: Self.at(8))
+            let task = try pair.a.tasks.add(title: "Invoice", due: nil, remind: nil, project: "Client A", at: Self.at(8))
             try pair.exchange(at: Self.at(18))
             #expect(try pair.export(pair.b, at: Self.at(18)) == pair.export(pair.a, at: Self.at(18)))
             #expect(pair.b.tasks.items.map(\.title) == ["Invoice"])
@@ -108,7 +108,7 @@ final class SyncPair {
             let rowsB = try pair.b.edits.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!)
             try pair.b.edits.updateInterval(String(rowsB[0].id), .init(note: "final"), at: Self.at(18))
             try pair.b.edits.deleteInterval(String(rowsB[1].id), at: Self.at(18))
-            try pair.a.tasks.completeTask(task, at: Self.at(18))
+            try pair.a.tasks.complete(task, at: Self.at(18))
             try pair.exchange(at: Self.at(18.1))
             let rowsA = try pair.a.edits.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!)
             #expect(rowsA.map(\.note) == ["final"])
@@ -120,7 +120,7 @@ final class SyncPair {
             #expect(try pair.b.edits.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!).map(\.note) == ["final"])
             #expect(try pair.export(pair.b, at: Self.at(19)) == pair.export(pair.a, at: Self.at(19)))
             // History reset on A empties B's history too.
-            try pair.a.history.resetHistory(at: Self.at(19))
+            try pair.a.history.reset(at: Self.at(19))
             try pair.exchange(at: Self.at(19))
             #expect(try pair.b.edits.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!).isEmpty)
             // Deleting the project on B deletes it on A.
@@ -233,15 +233,15 @@ final class SyncPair {
             for order in [[0, 1], [1, 0]] {
                 let reader = try Tracker(
                     dataDirectory: dir.appendingPathComponent("r\(order[0])"), rules: berlin, now: Self.at(8), bootID: boot)
-                try reader.sync.enableSync(folder: "/sync", name: "R")
+                try reader.sync.enable(folder: "/sync", name: "R")
                 let devices = logs.keys.sorted()
                 for index in order {
                     let device = devices[index]
                     // Split in two batches, to read across batch boundaries.
                     let log = logs[device]!
                     let half = log.count / 2
-                    _ = try reader.sync.mergeSync(Array(log[..<half]), peer: SyncPeerState(device: device), at: Self.at(18))
-                    _ = try reader.sync.mergeSync(Array(log[half...]), peer: SyncPeerState(device: device), at: Self.at(18))
+                    _ = try reader.sync.merge(Array(log[..<half]), peer: SyncPeerState(device: device), at: Self.at(18))
+                    _ = try reader.sync.merge(Array(log[half...]), peer: SyncPeerState(device: device), at: Self.at(18))
                 }
                 exports.append(try reader.history.exportCSV(from: nil, to: nil, at: Self.at(18)))
             }
@@ -280,14 +280,14 @@ final class SyncPair {
             let old = try Tracker(dataDirectory: path, rules: berlin, now: Self.at(18), bootID: boot)
             var written: [SyncOperation] = []
             old.onSyncOperations = { written += $0 }
-            try old.sync.enableSync(folder: "/sync", name: "Old")
+            try old.sync.enable(folder: "/sync", name: "Old")
             // The snapshot: the project and both intervals, each with its own UUID.
             #expect(written.map(\.entity) == [.project, .interval, .interval])
             #expect(Set(written.map(\.entityID)).count == 3)
             #expect(written.allSatisfy { UUIDText.isValid($0.entityID) })
             let fresh = try Tracker(dataDirectory: dir.appendingPathComponent("new"), rules: berlin, now: Self.at(18), bootID: boot)
-            try fresh.sync.enableSync(folder: "/sync", name: "New")
-            _ = try fresh.sync.mergeSync(written, peer: SyncPeerState(device: written[0].clock.device), at: Self.at(18))
+            try fresh.sync.enable(folder: "/sync", name: "New")
+            _ = try fresh.sync.merge(written, peer: SyncPeerState(device: written[0].clock.device), at: Self.at(18))
             #expect(try fresh.history.exportCSV(from: nil, to: nil, at: Self.at(18)) == old.history.exportCSV(from: nil, to: nil, at: Self.at(18)))
         }
     }
@@ -371,17 +371,17 @@ final class SyncPair {
                     entityID: id, fields: fields)
             }
             // An older note loses against the migrated stamp; a newer one wins.
-            _ = try tracker.sync.mergeSync(
+            _ = try tracker.sync.merge(
                 [operation(stamped - 1, .interval, early, ["note": .string("older")])],
                 peer: SyncPeerState(device: peer, sequence: 1), at: Self.at(18))
             let dump = try tracker.dumpForTesting()
             #expect(dump.contains("\"early\"") && !dump.contains("\"older\""), "\(dump)")
-            _ = try tracker.sync.mergeSync(
+            _ = try tracker.sync.merge(
                 [operation(stamped + 1, .interval, early, ["note": .string("newer")])],
                 peer: SyncPeerState(device: peer, sequence: 2), at: Self.at(18))
             #expect(try tracker.history.exportCSV(from: nil, to: nil, at: Self.at(18)).contains("newer"))
             // The project the later interval was waiting for arrives: the interval is under it.
-            _ = try tracker.sync.mergeSync(
+            _ = try tracker.sync.merge(
                 [operation(stamped + 2, .project, project, ["name": .string("Client A"), "color": .string("#ff8800")])],
                 peer: SyncPeerState(device: peer, sequence: 3), at: Self.at(18))
             let rows = try tracker.history.exportCSV(from: nil, to: nil, at: Self.at(18)).split(whereSeparator: \.isNewline)
@@ -409,7 +409,7 @@ final class SyncPair {
             #expect(pair.a.focus.presets.map(\.name) == ["Deep work"])
             #expect(pair.a.focus.presets.first?.plan == pair.b.focus.presets.first?.plan)
             // A reminder shown on A is marked shown on B: B does not show it again.
-            let task = try pair.a.tasks.addTask(title: "Call back", due: Self.at(9), remind: true, project: nil, at: Self.at(8))
+            let task = try pair.a.tasks.add(title: "Call back", due: Self.at(9), remind: true, project: nil, at: Self.at(8))
             try pair.exchange(at: Self.at(8))
             #expect(pair.b.tasks.items.first?.title == "Call back")
             try pair.a.tasks.markReminded([task], at: Self.at(9))

@@ -43,7 +43,7 @@ import Testing
             try tracker.timers.startProject("Website", at: Self.at(9))
             _ = try tracker.edits.changeRunningTags(add: ["meeting", "call"], remove: [], at: Self.at(9.1))
             _ = try tracker.edits.setRunningNote("with ACME", at: Self.at(9.2))
-            try tracker.history.resetHistory(at: Self.at(10))
+            try tracker.history.reset(at: Self.at(10))
             let rows = try tracker.edits.intervals(from: Day("2026-11-20")!, to: Day("2026-11-20")!)
             #expect(rows.count == 1 && rows[0].start == Self.at(10) && rows[0].end == nil)
             #expect(rows[0].tags == "meeting call" && rows[0].note == "with ACME", "\(rows)")

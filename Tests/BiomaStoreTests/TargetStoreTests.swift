@@ -35,7 +35,7 @@ struct TargetStoreTests {
         try withTemporaryDirectory { dir in
             let rules = DayRules(timeZone: zone("Europe/Berlin"), dayStartMinutes: 240)
             let tracker = try Tracker(dataDirectory: dir, rules: rules, now: t("2026-10-24T00:00:00+02:00"), bootID: "b")
-            _ = try tracker.history.appendHistory(
+            _ = try tracker.history.append(
                 [Interval(start: t("2026-10-24T02:00:00+02:00"), end: t("2026-10-26T06:00:00+01:00"), projectID: nil)],
                 at: t("2026-10-27T00:00:00+01:00"))
             #expect(try tracker.targets.firstRecordedDay() == Day("2026-10-23"))
@@ -66,7 +66,7 @@ struct TargetStoreTests {
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: start - 2 * hour, bootID: "b")
             #expect(try tracker.targets.firstRecordedDay() == nil)
             // 22:00–02:00 across midnight, then running from 09:00.
-            _ = try tracker.history.appendHistory([Interval(start: start - 2 * hour, end: start + 2 * hour, projectID: nil)], at: start + 3 * hour)
+            _ = try tracker.history.append([Interval(start: start - 2 * hour, end: start + 2 * hour, projectID: nil)], at: start + 3 * hour)
             try tracker.timers.start(at: start + 9 * hour)
             #expect(try tracker.targets.firstRecordedDay() == day.adding(days: -1))
             #expect(try tracker.targets.workTotal(since: day, at: start + 10 * hour) == 3 * hour)
@@ -74,7 +74,7 @@ struct TargetStoreTests {
             #expect(try tracker.targets.workTotal(since: day.adding(days: 1), at: start + 10 * hour) == 0)
             // A change to an earlier day shows at once (the sum before today is kept only
             // until the next change).
-            _ = try tracker.history.appendHistory([Interval(start: start - 5 * hour, end: start - 4 * hour, projectID: nil)], at: start + 10 * hour)
+            _ = try tracker.history.append([Interval(start: start - 5 * hour, end: start - 4 * hour, projectID: nil)], at: start + 10 * hour)
             #expect(try tracker.targets.workTotal(since: day.adding(days: -1), at: start + 10 * hour) == 6 * hour)
             // The next day: the running interval counts from its start, everything before is summed anew.
             #expect(try tracker.targets.workTotal(since: day.adding(days: -1), at: start + 26 * hour) == 5 * hour + 17 * hour)

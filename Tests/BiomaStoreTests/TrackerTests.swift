@@ -245,17 +245,17 @@ import StoreTestSupport
                 at: tracker.backupDirectory.appendingPathComponent(name), to: copy.appendingPathComponent("biomatimer.sqlite"))
             let restored = try Tracker(dataDirectory: copy, rules: utc, now: t0 + 3 * hour, bootID: boot)
             #expect(restored.projects.map(\.name) == ["A", "B"])
-            try tracker.history.resetHistory(at: t0 + 4 * hour)
+            try tracker.history.reset(at: t0 + 4 * hour)
             snap = try tracker.history.snapshot(at: t0 + 5 * hour)
             #expect(snap.dailyTotal == hour && snap.running)
             #expect(try tracker.history.report(.day, containing: nil, at: t0 + 5 * hour).workTotal == hour)
             // Only the newest few of each kind are kept.
-            for index in 0..<(Tracker.backupsKept + 3) {
+            for index in 0..<(StoreBackups.kept + 3) {
                 try tracker.backups.backup(reason: "test", at: t0 + Micros(index) * microsPerSecond)
             }
             let tests = try FileManager.default.contentsOfDirectory(atPath: tracker.backupDirectory.path)
                 .filter { $0.hasSuffix("-test.sqlite") }
-            #expect(tests.count == Tracker.backupsKept)
+            #expect(tests.count == StoreBackups.kept)
         }
     }
 
@@ -303,7 +303,7 @@ import StoreTestSupport
                 let now = t0 + Micros(step) * minute
                 _ = try tracker.timers.toggle(at: now)
                 _ = try tracker.history.snapshot(at: now)
-                _ = try tracker.focus.focusCompleted(on: Day("2024-03-30")!)
+                _ = try tracker.focus.completed(on: Day("2024-03-30")!)
                 _ = try tracker.history.report(.week, containing: Day("2024-03-30")!, at: now)
                 if step == 1 { afterTheBackup = tracker.statementsCompiledAgainForTesting() }
             }
