@@ -182,7 +182,7 @@ extension StoreBackups {
     }
 }
 
-/// A SQLite connection of its own, without GRDB (`Tracker+Restore` says why), for a restore's
+/// A SQLite connection of its own, without GRDB (`StoreBackups+Restore` says why), for a restore's
 /// scratch copy: statements run one at a time, their first column read as text.
 final class RawConnection {
     struct Failure: Error {

@@ -1,12 +1,7 @@
 import BiomaCore
 import GRDB
 
-/// The projects: added, changed and deleted, each in one transaction. Their clients and billing
-/// are in `StoreCatalog.swift`.
-public struct StoreCatalog: StorePart {
-    let tracker: Tracker
-}
-
+/// The projects: added, changed and deleted, each in one transaction.
 extension StoreCatalog {
     // MARK: Projects
 

@@ -1,6 +1,11 @@
 import BiomaCore
 import GRDB
 
+/// What time is recorded for: the projects (`StoreCatalog+Projects`), their clients and billing.
+public struct StoreCatalog: StorePart {
+    let tracker: Tracker
+}
+
 /// Clients above projects, and how each project is billed: a client (removing it keeps its
 /// projects, client-less), a rate and currency of its own that override its client's, and
 /// whether it is billed. Read from the store when asked (lists, reports): nothing of it is

@@ -6,8 +6,8 @@ import GRDB
 /// are `IntervalEdits` (BiomaCore); here each edit is one transaction that reads only the rows
 /// around it (bounded index ranges on start and end), applies the plan, moves the running
 /// stopwatch with the running interval, and writes the edit's journal entry
-/// (`Tracker+Journal`); `undo` takes the newest entry back and deletes it. The rows are read
-/// and written by `Tracker+IntervalRows`.
+/// (`EditJournal`); `undo` takes the newest entry back and deletes it. The rows are read
+/// and written by `IntervalRows`.
 public struct StoreEdits: StorePart {
     let tracker: Tracker
 }

@@ -65,6 +65,8 @@ struct SyncJournal {
 // Sync, part 4: the store. Changes become operations in the transaction that makes them
 // (triggers record them in `sync_change`; `drainChanges` stamps them before the commit); a
 // peer's operations are merged in one transaction per batch.
+/// This device's sync identity and clock, its operations (stamped in every write, the backlog
+/// a slice at a time, the outbox) and a peer's merge.
 public struct StoreSync: StorePart {
     let tracker: Tracker
 }

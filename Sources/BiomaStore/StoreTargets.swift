@@ -3,7 +3,7 @@ import GRDB
 
 /// The daily work targets `target set` keeps (beating the settings file's, weekday by
 /// weekday) and the sums the balance needs. The day whose reached target was last announced
-/// is with the other remembered notification state (Tracker+DaemonState.swift).
+/// is with the other remembered notification state (`StoreDaemonState`).
 public struct StoreTargets: StorePart {
     let tracker: Tracker
 }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BiomaStore
 
-/// `Tracker.intervals(from:to:at:)`: what the picture of the day is drawn from.
+/// `StoreHistory.intervals(from:to:at:)`: what the picture of the day is drawn from.
 @Suite struct IntervalRangeTests {
     @Test func theRangesIntervalsAndTheRunningOne() throws {
         try withTemporaryDirectory { dir in
