@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "BiomaStore",
             dependencies: [
-                "BiomaCore", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+                "BiomaCore", "BiomaSystem", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's own functions, for values bound straight to a bulk insert (`DirectBinding`).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -197,6 +197,16 @@ let package = Package(
 
         // Tests. TestSupport starts private dbus-daemons and finds the built binaries.
         .target(name: "TestSupport", dependencies: ["BiomaCore", "DBusCore", "BiomaContract", "CSystem"], path: "Tests/TestSupport"),
+        // Hooks into the store's connection for its tests and the daemon's (a dump of every
+        // table, raw SQL, query plans), kept out of the daemon; reached with @testable import.
+        .target(
+            name: "StoreTestSupport",
+            dependencies: [
+                "BiomaCore", "BiomaStore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Tests/StoreTestSupport"
+        ),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "CDBus", "BiomaSystem", "TestSupport"]),
         .testTarget(
             name: "BiomaCoreTests",
@@ -207,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "BiomaStoreTests",
             dependencies: [
-                "BiomaCore", "BiomaStore", "TestSupport",
+                "BiomaCore", "BiomaStore", "TestSupport", "StoreTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
@@ -229,7 +239,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "DBusKit", "BiomaCore", "BiomaStore", "BiomaDaemon", "BiomaClient", "BiomaInstall", "BiomaWidgets",
-                "BiomaReports", "BiomaText", "BiomaTray", "BiomaSystem", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "BiomaReports", "BiomaText", "BiomaTray", "BiomaSystem", "TestSupport", "StoreTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: fileByFile
         ),

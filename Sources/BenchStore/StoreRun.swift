@@ -36,10 +36,10 @@ func run(_ label: String, full: Bool) throws -> Results {
     var ids: [String] = []
     do {
         let tracker = try Tracker(dataDirectory: directory, rules: rules, now: now, bootID: bootID)
-        for name in projectNames { ids.append(try tracker.addProject(name: name, color: "", at: now)) }
+        for name in projectNames { ids.append(try tracker.catalog.addProject(name: name, color: "", at: now)) }
         if full {
             let intervals = history(projectIDs: ids)
-            let load = try measure { results.intervals = try tracker.appendHistory(intervals, at: now) }
+            let load = try measure { results.intervals = try tracker.history.append(intervals, at: now) }
             print("  \(label): loaded \(results.intervals) intervals in one transaction in \(String(format: "%.0f", load)) ms")
         }
     }
@@ -51,7 +51,7 @@ func run(_ label: String, full: Bool) throws -> Results {
         tracker = nil
         let time = try measure {
             tracker = try Tracker(dataDirectory: directory, rules: rules, now: now, bootID: bootID)
-            _ = try tracker.snapshot(at: now)
+            _ = try tracker.history.snapshot(at: now)
         }
         if index == 0 { results.startupFirst = time } else { opens.append(time) }
     }
@@ -62,9 +62,9 @@ func run(_ label: String, full: Bool) throws -> Results {
         now += 1_000_000
         let time = try measure {
             if index % 2 == 0 {
-                try tracker.startProject(ids[index % ids.count], at: now)
+                try tracker.timers.startProject(ids[index % ids.count], at: now)
             } else {
-                _ = try tracker.toggle(at: now)
+                _ = try tracker.timers.toggle(at: now)
             }
         }
         changes.append(time)
@@ -76,25 +76,25 @@ func run(_ label: String, full: Bool) throws -> Results {
     // recorded in both stores (in the empty one, only that week), so both edits do the same.
     let week = rules.period(.week, containing: today.adding(days: -5 * 365))
     let (weekStart, weekEnd) = (rules.start(of: week.from), rules.start(of: week.to.adding(days: 1)))
-    _ = try tracker.appendHistory(
+    _ = try tracker.history.append(
         history(projectIDs: ids).filter { $0.start >= weekStart && $0.end <= weekEnd }, at: now)
     let past = rules.start(of: today.adding(days: -5 * 365)) + 9 * 3600 * microsPerSecond
     var edits: [Double] = []
     var undos: [Double] = []
     for _ in 0..<100 {
-        edits.append(try measure { _ = try tracker.addInterval(start: past, end: past + 1_800_000_000, project: nil, replace: true, at: now) })
-        undos.append(try measure { _ = try tracker.undo(at: now) })
+        edits.append(try measure { _ = try tracker.edits.addInterval(start: past, end: past + 1_800_000_000, project: nil, replace: true, at: now) })
+        undos.append(try measure { _ = try tracker.edits.undo(at: now) })
     }
     results.edit = median(edits)
     results.undo = median(undos)
-    results.week = median(try (0..<20).map { _ in try measure { _ = try tracker.intervals(from: week.from, to: week.to) } })
-    results.backup = try measure { try tracker.backup(reason: "bench", at: now) }
+    results.week = median(try (0..<20).map { _ in try measure { _ = try tracker.edits.intervals(from: week.from, to: week.to) } })
+    results.backup = try measure { try tracker.backups.backup(reason: "bench", at: now) }
     let lastYear = today.adding(days: -365)
-    results.year = median(try (0..<5).map { _ in try measure { _ = try tracker.report(.year, containing: lastYear, at: now) } })
-    results.all = median(try (0..<5).map { _ in try measure { _ = try tracker.report(from: firstDay, to: today, at: now) } })
+    results.year = median(try (0..<5).map { _ in try measure { _ = try tracker.history.report(.year, containing: lastYear, at: now) } })
+    results.all = median(try (0..<5).map { _ in try measure { _ = try tracker.history.report(from: firstDay, to: today, at: now) } })
     // Last: reset-history (a backup, then every row journaled in one INSERT … SELECT) and its
     // undo (every row back under its id).
-    results.reset = try measure { try tracker.resetHistory(at: now) }
-    results.resetUndo = try measure { _ = try tracker.undo(at: now) }
+    results.reset = try measure { try tracker.history.reset(at: now) }
+    results.resetUndo = try measure { _ = try tracker.edits.undo(at: now) }
     return results
 }

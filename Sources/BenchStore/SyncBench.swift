@@ -12,31 +12,31 @@ func syncBenchmark() throws -> Bool {
     let folder = SyncFolder(root: base.appendingPathComponent("folder").path)
     try FileManager.default.createDirectory(atPath: folder.root, withIntermediateDirectories: true)
     let a = try Tracker(dataDirectory: base.appendingPathComponent("a"), rules: rules, now: start, bootID: bootID)
-    let deviceA = try a.syncDevice().id
+    let deviceA = try a.sync.device().id
     try folder.prepare(device: deviceA, name: "A")
     var pending: [SyncOperation] = []
     a.onSyncOperations = { pending += $0 }
-    try a.enableSync(folder: folder.root, name: "A")
-    let ids = try projectNames.map { try a.addProject(name: $0, color: "", at: start) }
+    try a.sync.enable(folder: folder.root, name: "A")
+    let ids = try projectNames.map { try a.catalog.addProject(name: $0, color: "", at: start) }
     let intervals = history(projectIDs: ids)
     var written = 0
     let writeTime = try measure {
-        _ = try a.appendHistory(intervals, at: start)
+        _ = try a.history.append(intervals, at: start)
         // What the daemon makes a slice per turn of its loop, made here in a row.
-        while a.hasSyncBacklog { try a.drainSyncBacklog() }
+        while a.sync.hasBacklog { try a.sync.drainBacklog() }
         try folder.append(pending, device: deviceA)
         written = pending.count
     }
     pending = []
     let baseline = try Tracker(dataDirectory: base.appendingPathComponent("direct"), rules: rules, now: start, bootID: bootID)
-    let baselineIDs = try projectNames.map { try baseline.addProject(name: $0, color: "", at: start) }
+    let baselineIDs = try projectNames.map { try baseline.catalog.addProject(name: $0, color: "", at: start) }
     let directCPU = cpuMillis()
-    let direct = try measure { _ = try baseline.appendHistory(history(projectIDs: baselineIDs), at: start) }
+    let direct = try measure { _ = try baseline.history.append(history(projectIDs: baselineIDs), at: start) }
     let directCPUTime = cpuMillis() - directCPU
     let b = try Tracker(dataDirectory: base.appendingPathComponent("b"), rules: rules, now: start, bootID: bootID)
-    let deviceB = try b.syncDevice().id
+    let deviceB = try b.sync.device().id
     try folder.prepare(device: deviceB, name: "B")
-    try b.enableSync(folder: folder.root, name: "B")
+    try b.sync.enable(folder: folder.root, name: "B")
     var applied = 0
     var batches = 0
     let replayCPU = cpuMillis()
@@ -49,7 +49,7 @@ func syncBenchmark() throws -> Bool {
             if let problem = batch.problem { fatalError("the log is damaged: \(problem)") }
             guard !batch.operations.isEmpty else { break }
             (peer.segment, peer.offset, peer.sequence) = (batch.cursor.segment, batch.cursor.offset, batch.cursor.sequence)
-            applied += try worker.mergeSync(batch.operations, peer: peer, at: start).operations
+            applied += try worker.sync.merge(batch.operations, peer: peer, at: start).operations
             batches += 1
             if !batch.more { break }
         }
@@ -57,7 +57,7 @@ func syncBenchmark() throws -> Bool {
     let replayCPUTime = cpuMillis() - replayCPU
     b.adopt(worker.state)
     worker.close()
-    let same = try a.exportCSV(from: nil, to: nil, at: start) == b.exportCSV(from: nil, to: nil, at: start)
+    let same = try a.history.exportCSV(from: nil, to: nil, at: start) == b.history.exportCSV(from: nil, to: nil, at: start)
     print("| sync: a peer's ten years replayed            | time          | vs baseline | aim    |")
     print("|----------------------------------------------|---------------|-------------|--------|")
     print("| baseline: the same history recorded directly | \(ms(direct)) |       1.00× |        |")

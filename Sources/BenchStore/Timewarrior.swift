@@ -78,10 +78,10 @@ func importBenchmark(_ database: URL) throws -> [String] {
     let parseTime = median(try (0..<3).map { _ in try measure { parsed = try TimewarriorImport.parse(export) } })
     let tracker = try Tracker(dataDirectory: base.appendingPathComponent("import"), rules: rules, now: start, bootID: bootID)
     var added = 0
-    let storeTime = try measure { added = try tracker.importIntervals(parsed, format: .timewarrior, at: start).count }
+    let storeTime = try measure { added = try tracker.imports.importIntervals(parsed, format: .timewarrior, at: start).count }
     var again = -1
     let againTime = try measure {
-        again = try tracker.importIntervals(try TimewarriorImport.parse(export), format: .timewarrior, at: start).count
+        again = try tracker.imports.importIntervals(try TimewarriorImport.parse(export), format: .timewarrior, at: start).count
     }
     let total = parseTime + storeTime
     func row(_ label: String, _ time: Double) -> String {

@@ -39,8 +39,8 @@ if arguments.count >= 5, arguments[1] == "crash-child" {
             dataDirectory: URL(fileURLWithPath: arguments[2]), rules: DayRules(timeZone: TimeZone(identifier: "UTC")!),
             now: Micros(arguments[4])!, bootID: arguments[3])
         let now = Micros(arguments[4])!
-        let id = try tracker.addProject(name: "Crash", color: "#FF0000", at: now)
-        try tracker.startProject(id, at: now)
+        let id = try tracker.catalog.addProject(name: "Crash", color: "#FF0000", at: now)
+        try tracker.timers.startProject(id, at: now)
         FileHandle.standardOutput.write("ready\n".data(using: .utf8)!)
         while true { sleep(60) }
     } catch {
@@ -75,7 +75,7 @@ if arguments.count >= 3, arguments[1] == "import" {
     var parsed: [ImportedInterval] = []
     let parseTime = try measure { parsed = try TimewarriorImport.parse(text) }
     let tracker = try Tracker(dataDirectory: base.appendingPathComponent("import"), rules: rules, now: start, bootID: bootID)
-    let storeTime = try measure { _ = try tracker.importIntervals(parsed, format: .timewarrior, at: start) }
+    let storeTime = try measure { _ = try tracker.imports.importIntervals(parsed, format: .timewarrior, at: start) }
     print("\(parsed.count) intervals: read \(ms(parseTime)), recorded \(ms(storeTime))")
     exit(0)
 }
@@ -86,8 +86,8 @@ if arguments.count >= 2, arguments[1] == "sync" { exit(try syncBenchmark() ? 0 :
 if arguments.count >= 4, arguments[1] == "history" {
     let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
     let tracker = try Tracker(dataDirectory: directory, rules: rules, now: start, bootID: bootID)
-    let ids = try projectNames.map { try tracker.addProject(name: $0, color: "", at: start) }
-    let count = try tracker.appendHistory(history(projectIDs: ids), at: start)
+    let ids = try projectNames.map { try tracker.catalog.addProject(name: $0, color: "", at: start) }
+    let count = try tracker.history.append(history(projectIDs: ids), at: start)
     let names = Dictionary(uniqueKeysWithValues: zip(ids, projectNames))
     try writeTimewarrior(history(projectIDs: ids), names: names, to: URL(fileURLWithPath: arguments[3], isDirectory: true))
     print("\(count) intervals, \(firstDay) … \(today), zone \(rules.timeZone.identifier)")

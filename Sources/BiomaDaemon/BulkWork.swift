@@ -129,7 +129,7 @@ final class BulkWork: @unchecked Sendable {
                 // when a backlog waits, so that it is stamped on; not after a failure (a full
                 // disk), which the next write tries again.
                 let operations = stamped.taken()
-                if !operations.isEmpty || (result.succeeded && tracker.hasSyncBacklog) {
+                if !operations.isEmpty || (result.succeeded && tracker.sync.hasBacklog) {
                     tracker.onSyncOperations?(operations)
                 }
             }

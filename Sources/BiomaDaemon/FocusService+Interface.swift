@@ -134,7 +134,7 @@ extension FocusService {
 
     private func startPreset(_ call: MethodCall) throws {
         let ref = call.arguments[0].string!
-        guard let preset = tracker.presets.resolve(ref) else { throw DaemonAPI.dbusError(TrackerError.noSuchPreset(ref)) }
+        guard let preset = tracker.focus.presets.resolve(ref) else { throw DaemonAPI.dbusError(TrackerError.noSuchPreset(ref)) }
         var plan = preset.plan
         if plan.label.isEmpty { plan.label = preset.name }
         try start(plan)
@@ -206,7 +206,7 @@ extension FocusService {
     private func listPresets() -> DBusValue {
         .array(
             .array(.dictEntry(.string, .variant)),
-            tracker.presets.map { preset in
+            tracker.focus.presets.map { preset in
                 var listing = PresetListing()
                 (listing.id, listing.name) = (preset.id, preset.name)
                 return .vardict(ordered: PresetListing.table.entries(of: listing) + Self.encode(preset.plan))
@@ -218,18 +218,18 @@ extension FocusService {
         var plan = FocusPlan(kind: kind)
         try Self.apply(call.arguments[2].vardict ?? [:], to: &plan, allowed: Self.presetKeys(kind))
         let name = call.arguments[0].string!
-        return [.string(try work.change { try tracker.addPreset(name: name, plan: plan, at: $0) })]
+        return [.string(try work.change { try tracker.focus.addPreset(name: name, plan: plan, at: $0) })]
     }
 
     private func updatePreset(_ call: MethodCall) throws {
         let ref = call.arguments[0].string!
-        guard let preset = tracker.presets.resolve(ref) else { throw DaemonAPI.dbusError(TrackerError.noSuchPreset(ref)) }
+        guard let preset = tracker.focus.presets.resolve(ref) else { throw DaemonAPI.dbusError(TrackerError.noSuchPreset(ref)) }
         var changes = call.arguments[1].vardict ?? [:]
         guard !changes.isEmpty else { throw DaemonAPI.invalidArgument("No changes given: use Name or the kind's options.") }
         let name = try Options(changes.filter { $0.key == "Name" }, allowed: ["Name"]).string("Name")
         changes["Name"] = nil
         try work.change {
-            try tracker.updatePreset(preset.id, name: name, at: $0) { plan in
+            try tracker.focus.updatePreset(preset.id, name: name, at: $0) { plan in
                 try Self.apply(changes, to: &plan, allowed: Self.presetKeys(preset.plan.kind))
             }
         }
@@ -237,14 +237,14 @@ extension FocusService {
 
     private func deletePreset(_ call: MethodCall) throws {
         let ref = call.arguments[0].string!
-        try work.change { try tracker.deletePreset(ref, at: $0) }
+        try work.change { try tracker.focus.deletePreset(ref, at: $0) }
     }
 
     private func focusHistory(_ call: MethodCall) throws -> [DBusValue] {
         let from = try WorkService.optionalDay(call.arguments[0].string!, "from_day")
         let to = try WorkService.optionalDay(call.arguments[1].string!, "to_day")
         do {
-            let records = try tracker.focusHistory(from: from, to: to)
+            let records = try tracker.focus.history(from: from, to: to)
             return [PhaseListing.list(records.map(Self.listing))]
         } catch {
             throw DaemonAPI.dbusError(error)

@@ -36,7 +36,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     private var notice: UInt32 = 0 {
         didSet {
             do {
-                try tracker.saveShownNotification(notice, for: "focus")
+                try tracker.daemonState.saveShownNotification(notice, for: "focus")
             } catch {
                 log("cannot record the focus notification (\(error)); after a restart the next one shows beside it")
             }
@@ -52,7 +52,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         published = FocusStatus()
         published = status(at: clock.now())
         do {
-            notice = try tracker.shownNotifications()["focus"] ?? 0
+            notice = try tracker.daemonState.shownNotifications()["focus"] ?? 0
         } catch {
             log("cannot read the focus notification's id (\(error)); the next one shows beside it")
         }
@@ -63,7 +63,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     func status(at now: Micros) -> FocusStatus {
         let completed: UInt32
         do {
-            completed = UInt32(clamping: try tracker.focusCompleted(on: tracker.rules.day(containing: now)))
+            completed = UInt32(clamping: try tracker.focus.completed(on: tracker.rules.day(containing: now)))
         } catch {
             log("cannot count today's completed focus phases (\(error)); CompletedToday stays \(published.completedToday)")
             completed = published.completedToday
@@ -75,7 +75,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         var status = FocusStatus()
         status.updatedAt = now
         status.completedToday = completedToday
-        guard let focus = tracker.focus else { return status }
+        guard let focus = tracker.focus.timer else { return status }
         status.state = focus.state
         status.kind = focus.plan.kind.rawValue
         status.phase = focus.phase.rawValue
@@ -105,7 +105,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
 
     /// Ends the phases whose end has passed, then waits for the next one.
     private func advance() {
-        guard let focus = tracker.focus, focus.state == .running, let endsAt = focus.endsAt, endsAt <= clock.now() else {
+        guard let focus = tracker.focus.timer, focus.state == .running, let endsAt = focus.endsAt, endsAt <= clock.now() else {
             return publish(at: clock.now())
         }
         do {
@@ -118,7 +118,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     /// The machine slept at `instant`: a running focus phase (work, countdown, active) pauses
     /// there; a break runs on in wall time.
     private func sleep(at instant: Micros) {
-        guard let focus = tracker.focus, focus.state == .running else { return }
+        guard let focus = tracker.focus.timer, focus.state == .running else { return }
         do {
             try operate { _, focus, _ in
                 guard var running = focus else { return FocusOutcome() }
@@ -158,7 +158,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         _ body: (Micros, inout FocusTimer?, [Project]) throws -> FocusOutcome
     ) throws -> FocusOutcome {
         let outcome = try work.change { now in
-            let outcome = try tracker.changeFocus(at: now) { try body(now, &$0, $1) }
+            let outcome = try tracker.focus.changeFocus(at: now) { try body(now, &$0, $1) }
             for end in outcome.ended { publication.occurred(.phaseEnded(end), at: now) }
             return outcome
         }
@@ -196,7 +196,7 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
     }
 
     private func notify(_ end: FocusPhaseEnd) {
-        let text = FocusNotice.notice(end, plan: tracker.focus?.plan, projects: tracker.projects)
+        let text = FocusNotice.notice(end, plan: tracker.focus.timer?.plan, projects: tracker.projects)
         var message = Notifier.Notice(summary: text.summary, body: text.body)
         if end.next == nil {
             message.actions = end.kind == .countdown ? [(key: "extend", label: "+1 min")] : []

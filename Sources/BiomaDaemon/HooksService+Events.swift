@@ -25,7 +25,7 @@ extension HooksService {
         let timer = tracker.workTimer
         let project = timer.activeProject.flatMap { id in tracker.projects.first { $0.id == id } }
         return Facts(
-            running: timer.running, project: project, session: timer.workSessionTime(at: now), focus: tracker.focus,
+            running: timer.running, project: project, session: timer.workSessionTime(at: now), focus: tracker.focus.timer,
             away: work.away.map { ($0.reason, $0.since) })
     }
 
@@ -146,7 +146,7 @@ extension HooksService {
                     ("used", .int(8 * 3600 * microsPerSecond)),
                 ])
         case .taskDue:
-            let task = tracker.tasks.first { !$0.done } ?? TaskItem(id: "k0", title: "A sample task", due: now)
+            let task = tracker.tasks.items.first { !$0.done } ?? TaskItem(id: "k0", title: "A sample task", due: now)
             return taskAbout(task, late: false)
         case .away: return .fields([("reason", .string("lock")), ("since", .int(now))])
         case .back:

@@ -30,7 +30,7 @@ extension ReportMaker {
         let range = rules.period(period, containing: try WorkService.optionalDay(day, "day") ?? rules.day(containing: now))
         let chart: DayChart
         do {
-            let intervals = try tracker.intervals(from: range.from, to: range.to, at: now)
+            let intervals = try tracker.history.intervals(from: range.from, to: range.to, at: now)
             chart = DayChart(from: range.from, to: range.to, intervals: intervals, rules: rules, now: now)
         } catch {
             throw DaemonAPI.dbusError(error)

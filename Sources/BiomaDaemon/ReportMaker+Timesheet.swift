@@ -59,13 +59,13 @@ extension ReportMaker {
                 guard let kind = ReportPeriod(rawValue: period) else {
                     throw DaemonAPI.invalidArgument("Unknown period \(quoted(period)): use day, week, month or year.")
                 }
-                let report = try tracker.report(kind, containing: try WorkService.optionalDay(day, "day"), at: now)
+                let report = try tracker.history.report(kind, containing: try WorkService.optionalDay(day, "day"), at: now)
                 (from, to) = (report.from, report.to)
             }
-            let billing = try tracker.billing()
-            let clients = try tracker.clients()
+            let billing = try tracker.catalog.billing()
+            let clients = try tracker.catalog.clients()
             var words: [String] = []
-            var rows = try tracker.intervals(from: from, to: to)
+            var rows = try tracker.edits.intervals(from: from, to: to)
             if let ref = try options.string("Client") {
                 let client = try clients.resolve(ref)
                 rows = rows.filter { row in row.projectID.flatMap { billing[$0]?.clientID } == client.id }

@@ -73,7 +73,7 @@ struct ReportMaker {
     func report(period: String, day: String, _ options: Options) throws -> Report {
         guard let range = try Self.range(options) else { return try report(period: period, day: day) }
         do {
-            return try tracker.report(from: range.from, to: range.to, at: now)
+            return try tracker.history.report(from: range.from, to: range.to, at: now)
         } catch {
             throw DaemonAPI.dbusError(error)
         }
@@ -84,7 +84,7 @@ struct ReportMaker {
         let period = try WorkService.period(period)
         let day = try WorkService.optionalDay(day, "day")
         do {
-            return try tracker.report(period, containing: day, at: now)
+            return try tracker.history.report(period, containing: day, at: now)
         } catch {
             throw DaemonAPI.dbusError(error)
         }
@@ -103,7 +103,7 @@ struct ReportMaker {
             // The balance at the start of the report's first day: the days from `since` before it.
             var carriedIn: Micros = 0
             if since < report.from {
-                let work = try tracker.workTotal(since: since, at: min(now, tracker.rules.start(of: report.from)))
+                let work = try tracker.targets.workTotal(since: since, at: min(now, tracker.rules.start(of: report.from)))
                 // Days to come owe nothing yet (a period after today carries today's balance).
                 carriedIn = work - targets.total(from: since, to: min(report.from.adding(days: -1), today))
             }
@@ -114,7 +114,7 @@ struct ReportMaker {
     }
 
     /// Whether any project has a client or a rate (then `report` shows earnings).
-    func billingConfigured() -> Bool { Self.isConfigured((try? tracker.billing()) ?? [:]) }
+    func billingConfigured() -> Bool { Self.isConfigured((try? tracker.catalog.billing()) ?? [:]) }
 
     static func isConfigured(_ billing: [String: Billing]) -> Bool {
         billing.values.contains { $0.clientID != nil || $0.rate != nil }
@@ -124,9 +124,9 @@ struct ReportMaker {
     /// (or the exact time) per project, billed at its rate.
     func earnings(_ intervals: [Interval], report: Report, rounding: Rounding?) throws -> (Earnings, [Client])? {
         do {
-            let billing = try tracker.billing()
+            let billing = try tracker.catalog.billing()
             guard Self.isConfigured(billing) else { return nil }
-            let clients = try tracker.clients()
+            let clients = try tracker.catalog.clients()
             // Without --round the exact time per day and project is billed.
             let per = rounding ?? Rounding(minutes: 6, mode: .up, per: .day)
             let totals = RoundedTotals(intervals: intervals, from: report.from, to: report.to, rules: tracker.rules, rounding: per)
@@ -164,7 +164,7 @@ struct ReportMaker {
     ) throws -> String {
         let rows: [IntervalRow]
         do {
-            rows = try tracker.intervals(from: report.from, to: report.to)
+            rows = try tracker.edits.intervals(from: report.from, to: report.to)
         } catch {
             throw DaemonAPI.dbusError(error)
         }

@@ -90,7 +90,7 @@ extension SyncService {
     /// merged then, and the next change of a peer's file tries again.
     func readPeers() -> [SyncPeerState]? {
         do {
-            return try tracker.syncPeers()
+            return try tracker.sync.peers()
         } catch {
             log("sync: cannot read how far the peers were read (\(error))")
             return nil
@@ -112,7 +112,7 @@ extension SyncService {
         // A merge weighs a peer's fields against the stamps here: while this device's own
         // backlog is being stamped, the peers wait for its last slice (their lines stay in the
         // folder) rather than the merge stamping the rest in one go.
-        guard !tracker.hasSyncBacklog else { return peersWaiting.formUnion(peers) }
+        guard !tracker.sync.hasBacklog else { return peersWaiting.formUnion(peers) }
         if var run = mergeRun {
             for peer in peers.sorted() where !run.peers.contains(peer) { run.peers.append(peer) }
             mergeRun = run
@@ -138,7 +138,7 @@ extension SyncService {
     /// resumes it).
     func mergeSlice() {
         guard var run = mergeRun, let folder else { return mergeRun = nil }
-        guard !tracker.hasSyncBacklog else { return }
+        guard !tracker.sync.hasBacklog else { return }
         if run.reading == nil, !run.peers.isEmpty {
             if let known = readPeers() {
                 let peer = run.peers.removeFirst()
@@ -216,7 +216,7 @@ extension SyncService {
         // Not past a problem: it is said, and the log read again from it at its next change.
         if batch.more, batch.problem == nil { slice.ahead = ReadAhead(folder, state.device, from: batch.cursor, limit: limit) }
         guard batch.cursor != from || problemChanged else { return slice }
-        slice.merged = try worker.mergeSync(batch.operations, texts: texts, peer: state, at: now)
+        slice.merged = try worker.sync.merge(batch.operations, texts: texts, peer: state, at: now)
         if let last = batch.operations.last { slice.state.lastOperation = last.clock.wall }
         return slice
     }
@@ -225,7 +225,7 @@ extension SyncService {
     func merged(_ run: MergeRun, in folder: SyncFolder) {
         behind = 0
         let cursors = readPeers() ?? []
-        for peer in folder.peers(except: tracker.knownSyncDevice?.id ?? "") {
+        for peer in folder.peers(except: tracker.sync.knownDevice?.id ?? "") {
             let read = cursors.first { $0.device == peer }?.sequence ?? 0
             if let last = folder.lastOperation(of: peer)?.sequence, last > read {
                 behind += UInt32(clamping: last - read)
@@ -248,7 +248,7 @@ extension SyncService {
     /// "Laptop and Desktop both timed 10:00–10:30: kept Laptop's" — once per read.
     func announce(_ overlap: (kept: String, cut: String, from: Micros, to: Micros), more: Int, in folder: SyncFolder) {
         func name(_ device: String) -> String {
-            if let me = tracker.knownSyncDevice, device == me.id { return me.name }
+            if let me = tracker.sync.knownDevice, device == me.id { return me.name }
             return folder.name(of: device) ?? String(device.prefix(8))
         }
         let rules = tracker.rules

@@ -103,7 +103,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             publication.change(at: clock.now()) { catchUp() }
         }
         do {
-            let device = try tracker.syncDevice()
+            let device = try tracker.sync.device()
             if let folder = configuredFolder, device.folder != folder {
                 enable(folder: folder, name: device.name) { [log] in
                     if case .failure(let error) = $0 { log("sync: \(error)") }
@@ -128,7 +128,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         var status = SyncStatus()
         // Read (or made) at start-up; a store that could not be read then was logged there,
         // and sync shows as off.
-        guard let device = tracker.knownSyncDevice else { return status }
+        guard let device = tracker.sync.knownDevice else { return status }
         status.enabled = device.folder != nil
         status.folder = device.folder ?? ""
         status.deviceId = device.id
@@ -137,7 +137,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
         me.id = device.id
         me.name = device.name
         // For this machine, what the folder is known to hold (not what was made here).
-        me.readUpTo = tracker.syncWrittenSequence
+        me.readUpTo = tracker.sync.writtenSequence
         me.problem = writeProblem ?? notice ?? ""
         status.devices = [me] + (folder == nil ? [] : peerRows)
         status.behind = behind
@@ -146,7 +146,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// Reads the peers' rows again: after the folder was read (start-up, a peer's change).
     func refreshPeerRows(_ cursors: [SyncPeerState]) {
-        guard let folder, let me = tracker.knownSyncDevice else { return peerRows = [] }
+        guard let folder, let me = tracker.sync.knownDevice else { return peerRows = [] }
         peerRows = folder.peers(except: me.id).map { id in
             var row = SyncDeviceRow()
             row.id = id
@@ -180,7 +180,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             clock, on: bulk,
             start: { [self] _ in
                 let named = try prepare(SyncFolder(root: root), name: name)
-                return { try $0.enableSync(folder: root, name: named) }
+                return { try $0.sync.enable(folder: root, name: named) }
             },
             then: { [self] result in
                 try result.get()
@@ -194,10 +194,10 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// call), the folder made ready; the device's name to write under.
     private func prepare(_ chosen: SyncFolder, name: String) throws -> String {
         stop()
-        let device = try tracker.syncDevice()
+        let device = try tracker.sync.device()
         if Self.isCopy(device, in: chosen) {
-            try tracker.disableSync()
-            let renewed = try tracker.renewSyncDevice()
+            try tracker.sync.disable()
+            let renewed = try tracker.sync.renewDevice()
             let text =
                 "This data folder writes as \(device.id), whose log in \(chosen.root) went on without it: it is a copy of another machine's. This machine now has an id of its own, \(renewed.id); enable sync again to join under it."
             log("sync: " + text)
@@ -218,7 +218,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     func disable() throws {
         try publication.change(clock) { _ in
             stop()
-            try tracker.disableSync()
+            try tracker.sync.disable()
         }
     }
 
@@ -227,7 +227,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// in the store are appended, peers are merged, and the folder is watched.
     func start(folder root: String) throws {
         let folder = SyncFolder(root: root)
-        let device = try tracker.syncDevice()
+        let device = try tracker.sync.device()
         self.folder = folder
         tracker.onSyncOperations = { [weak self] operations in self?.append(operations) }
         catchUp()
@@ -246,11 +246,11 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// store, a new id is taken and said, with nobody to answer. (`enable` answers it instead.)
     func renewIfCopied() {
         do {
-            let device = try tracker.syncDevice()
+            let device = try tracker.sync.device()
             guard let root = device.folder, configuredFolder == nil || configuredFolder == root else { return }
             let folder = SyncFolder(root: root)
             guard Self.isCopy(device, in: folder) else { return }
-            let renewed = try tracker.renewSyncDevice()
+            let renewed = try tracker.sync.renewDevice()
             let text = "This data folder was copied from another machine that writes as \(device.id); this machine now writes as \(renewed.id)."
             notice = text
             log("sync: \(text)")
@@ -287,14 +287,14 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// Appends this device's new operations (right after the commit that made them, before
     /// the call is answered); if the folder cannot take them they wait in the store.
     func append(_ operations: [SyncOperation]) {
-        guard let folder, let device = tracker.knownSyncDevice else { return }
+        guard let folder, let device = tracker.sync.knownDevice else { return }
         if writeProblem != nil {
             catchUp()
             return
         }
         do {
             try folder.append(operations, device: device.id)
-            if let last = operations.last { tracker.syncWritten(upTo: last.sequence) }
+            if let last = operations.last { tracker.sync.written(upTo: last.sequence) }
         } catch {
             failed(error)
         }
@@ -302,13 +302,13 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     }
 
     /// A bulk change (an import, a history reset, the first snapshot) records more changes
-    /// than one write makes into operations (`Tracker.drainSlice`): the rest are made a slice
+    /// than one write makes into operations (`StoreSync.drainSlice`): the rest are made a slice
     /// per turn of the loop, each appended like any change's, so every call, deadline and
     /// peer's change is served between slices, and reads during them. A slice that fails (a
     /// full disk) leaves the rest in the store, in order, for the next write. `ReadUpTo` is
     /// published once, when the last slice is in the folder.
     func drainBacklog() {
-        guard folder != nil, tracker.hasSyncBacklog, !drainQueued else { return }
+        guard folder != nil, tracker.sync.hasBacklog, !drainQueued else { return }
         drainQueued = true
         bus.loop.later { [weak self] in
             guard let self else { return }
@@ -318,7 +318,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
             // the slice, changes after it; the operations are appended when it has ended.
             bulk.write({ worker in
                 let end = csystem_clock_us(CLOCK_MONOTONIC) + Self.drainBudget
-                try worker.drainSyncBacklog { csystem_clock_us(CLOCK_MONOTONIC) >= end }
+                try worker.sync.drainBacklog { csystem_clock_us(CLOCK_MONOTONIC) >= end }
             }) { [weak self] result in
                 guard let self else { return }
                 if case .failure(let error) = result { log("sync: \(error)") }
@@ -330,7 +330,7 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
     /// After a slice of the backlog: the next is queued by its append; after the last, the
     /// peers that waited are merged and `ReadUpTo` is published.
     func drained() {
-        guard folder != nil, !tracker.hasSyncBacklog else { return }
+        guard folder != nil, !tracker.sync.hasBacklog else { return }
         let waiting = peersWaiting
         peersWaiting = []
         // The peers that waited join a paused read (resumed here) or start one.
@@ -344,14 +344,14 @@ public final class SyncService: ObjectInterface, @unchecked Sendable {
 
     /// Appends whatever the folder does not have yet of this device's log.
     func catchUp() {
-        guard let folder, let device = tracker.knownSyncDevice else { return }
+        guard let folder, let device = tracker.sync.knownDevice else { return }
         do {
             // Not knowing what is there (a link in its place, a last line unread) is a
             // failure: the outbox waits, rather than being appended again after it.
             let inFolder = try folder.lastWritten(of: device.id)?.sequence ?? 0
-            let waiting = try tracker.syncOutbox(after: inFolder)
+            let waiting = try tracker.sync.outbox(after: inFolder)
             if !waiting.isEmpty { try folder.append(waiting, device: device.id) }
-            tracker.syncWritten(upTo: waiting.last?.sequence ?? inFolder)
+            tracker.sync.written(upTo: waiting.last?.sequence ?? inFolder)
             if writeProblem != nil { log("sync: the folder takes this device's operations again") }
             writeProblem = nil
             retryAfter = Self.firstRetry

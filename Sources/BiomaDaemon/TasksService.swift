@@ -35,9 +35,9 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
     public init(tracker: Tracker, bus: Bus, clock: any TimeSource, notifier: Notifier, log: @escaping @Sendable (String) -> Void) {
         (self.tracker, self.bus, self.clock, self.notifier) = (tracker, bus, clock, notifier)
         self.log = log
-        published = Self.status(tracker.taskSummary(at: clock.now()))
+        published = Self.status(tracker.tasks.summary(at: clock.now()))
         do {
-            for (owner, id) in try tracker.shownNotifications() where owner.hasPrefix("task:") {
+            for (owner, id) in try tracker.daemonState.shownNotifications() where owner.hasPrefix("task:") {
                 notices[String(owner.dropFirst(5))] = id
             }
         } catch {
@@ -55,7 +55,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
 
     private func save(_ notification: UInt32?, for task: String) {
         do {
-            try tracker.saveShownNotification(notification, for: "task:" + task)
+            try tracker.daemonState.saveShownNotification(notification, for: "task:" + task)
         } catch {
             log("cannot record the reminder's notification (\(error)); after a restart it may show twice")
         }
@@ -72,10 +72,10 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
     /// Raises the reminders that are due, emits Tasks1's `PropertiesChanged` once with what
     /// changed, and waits for the next instant anything happens by itself.
     public func publish(at now: Micros) {
-        let reminders = tracker.tasks.remindersDue(at: now)
+        let reminders = tracker.tasks.items.remindersDue(at: now)
         if !reminders.isEmpty {
             do {
-                try tracker.markReminded(reminders.map(\.id), at: now)
+                try tracker.tasks.markReminded(reminders.map(\.id), at: now)
                 for task in reminders {
                     let late = now - (task.due ?? now) > lateAfter
                     publication.occurred(.taskDue(task, late: late), at: now)
@@ -85,7 +85,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                 log("cannot record that reminders went out (\(error)); trying again at the next change")
             }
         }
-        let summary = tracker.taskSummary(at: now)
+        let summary = tracker.tasks.summary(at: now)
         let status = Self.status(summary)
         bus.emitChanges(TasksStatus.table, path: ContractNames.objectPath, from: published, to: status)
         published = status
@@ -137,7 +137,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         try publication.change(clock) { now in
             let result = try body(now)
             // Done or deleted tasks take their notification with them.
-            let open = Set(tracker.tasks.filter { !$0.done }.map(\.id))
+            let open = Set(tracker.tasks.items.filter { !$0.done }.map(\.id))
             for (id, notification) in notices where !open.contains(id) {
                 notifier.close(notification)
                 notices[id] = nil
@@ -147,18 +147,18 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
     }
 
     /// `CompleteTask` (and the reminder's "Done").
-    func completeTask(_ id: String) throws { try change { try tracker.completeTask(id, at: $0) } }
+    func completeTask(_ id: String) throws { try change { try tracker.tasks.complete(id, at: $0) } }
 
     /// `SnoozeTask`, 0 for the default delay (and the reminder's "Snooze").
     func snoozeTask(_ id: String, by delay: Micros) throws {
-        try change { try tracker.snoozeTask(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
+        try change { try tracker.tasks.snooze(id, by: delay == 0 ? TaskItem.defaultSnooze : delay, at: $0) }
     }
 
     // MARK: - The interface
 
     public func interface() -> DBusInterface {
         DBusInterface(
-            TasksStatus.table, state: { [self] in Self.status(tracker.taskSummary(at: clock.now())) },
+            TasksStatus.table, state: { [self] in Self.status(tracker.tasks.summary(at: clock.now())) },
             methods: [
                 DBusMethod(BIOMATIMER_TASKS1_ADD_TASK, in: [.init("title", "s"), .init("options", "a{sv}")], out: [.init("id", "s")]) {
                     [self] in try addTask($0)
@@ -171,18 +171,18 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
                 },
                 DBusMethod.action(BIOMATIMER_TASKS1_REOPEN_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
-                    try change { try tracker.reopenTask(id, at: $0) }
+                    try change { try tracker.tasks.reopen(id, at: $0) }
                 },
                 DBusMethod.action(BIOMATIMER_TASKS1_DELETE_TASK, in: [.init("task", "s")]) { [self] call in
                     let id = call.arguments[0].string!
-                    try change { try tracker.deleteTask(id, at: $0) }
+                    try change { try tracker.tasks.delete(id, at: $0) }
                 },
                 DBusMethod.action(BIOMATIMER_TASKS1_SNOOZE_TASK, in: [.init("task", "s"), .init("delay", "x")]) { [self] in
                     try snoozeTask($0.arguments[0].string!, by: $0.arguments[1].int64!)
                 },
                 DBusMethod(BIOMATIMER_TASKS1_LIST_TASKS, in: [.init("include_done", "b")], out: [.init("tasks", "aa{sv}")]) { [self] call in
                     let includeDone = call.arguments[0].bool ?? false
-                    return [TaskListing.list(tracker.tasks.filter { includeDone || !$0.done }.map(Self.listing))]
+                    return [TaskListing.list(tracker.tasks.items.filter { includeDone || !$0.done }.map(Self.listing))]
                 },
             ])
     }
@@ -193,7 +193,7 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         let due = try options.instant("Due")
         let remind = try options.bool("Remind")
         let project = try options.string("Project")
-        return [.string(try change { try tracker.addTask(title: title, due: due, remind: remind, project: project, at: $0) })]
+        return [.string(try change { try tracker.tasks.add(title: title, due: due, remind: remind, project: project, at: $0) })]
     }
 
     private func updateTask(_ call: MethodCall) throws {
@@ -202,14 +202,14 @@ public final class TasksService: ObjectInterface, @unchecked Sendable {
         guard !options.values.isEmpty else {
             throw DaemonAPI.invalidArgument("No changes given: use the keys Title, Due, Remind or Project.")
         }
-        var changes = Tracker.TaskChanges()
+        var changes = StoreTasks.TaskChanges()
         changes.title = try options.string("Title")
         // Due 0 and Project "" remove them.
         if let due = try options.int64("Due") { changes.due = .some(due == 0 ? nil : due) }
         changes.remind = try options.bool("Remind")
         if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
         let id = call.arguments[0].string!
-        try change { try tracker.updateTask(id, changes, at: $0) }
+        try change { try tracker.tasks.update(id, changes, at: $0) }
     }
 
     static func listing(_ task: TaskItem) -> TaskListing {

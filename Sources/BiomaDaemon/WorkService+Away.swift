@@ -45,7 +45,7 @@ extension WorkService {
     func applyAway(at now: Micros) throws {
         guard let current = away, current.removed == nil else { return }
         if let from = awayRules.removal(reason: current.reason, since: current.since, now: now) {
-            away?.removed = try tracker.stopForAway(since: from, at: now)
+            away?.removed = try tracker.timers.stopForAway(since: from, at: now)
             if let deadlines, let awayDecision { deadlines.schedule(awayDecision, at: nil) }
         } else if let deadlines, let awayDecision {
             deadlines.schedule(awayDecision, at: awayRules.decisionInstant(reason: current.reason, since: current.since))
@@ -84,7 +84,7 @@ extension WorkService {
         lastRemoved = removed
         if awayRules.resumesOnReturn {
             do {
-                try tracker.start(at: now)
+                try tracker.timers.start(at: now)
             } catch {
                 log("cannot resume work after the absence: \(error)")
             }
@@ -137,7 +137,7 @@ extension WorkService {
             throw DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_NOTHING_TO_UNDO, "No away time was removed from work: nothing to count.")
         }
         if let project { removed = removed.counted(for: try tracker.projects.resolve(project).id) }
-        try tracker.keepAway(removed, at: now)
+        try tracker.timers.keepAway(removed, at: now)
         lastRemoved = nil
     }
 
@@ -156,7 +156,7 @@ extension WorkService {
             // An absence in progress that already removed work covers the sleep.
             guard awayRules.policy != .keep, away?.removed == nil else { return }
             do {
-                if let removed = try tracker.stopForAway(since: start, at: end) {
+                if let removed = try tracker.timers.stopForAway(since: start, at: end) {
                     returned(from: .sleep, removed: removed, at: end)
                 }
             } catch {
@@ -180,7 +180,7 @@ extension WorkService {
             guard awayRules.policy != .keep, away?.removed == nil else { return }
             let running = tracker.workTimer.open
             do {
-                _ = try tracker.stopForAway(since: now, at: now)
+                _ = try tracker.timers.stopForAway(since: now, at: now)
             } catch {
                 log("cannot stop work for the sleep: \(error)")
                 return
@@ -223,7 +223,7 @@ extension WorkService: ChangeRules {
     func instantOfChange() throws -> Micros {
         checkSuspend()
         let now = clock.now()
-        _ = try tracker.snapshot(at: now)
+        _ = try tracker.history.snapshot(at: now)
         return now
     }
 

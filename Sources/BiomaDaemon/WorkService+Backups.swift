@@ -7,7 +7,7 @@ import BiomaContract
 /// The store's backups on `org.biomatimer.Timer1`: `ListBackups` and `RestoreBackup`.
 ///
 /// A restore is one change on the object's one change path: the store is replaced in place
-/// (`Tracker.restoreBackup`, on the loop's connection; the loop is held meanwhile, as for a
+/// (`StoreBackups.restore`, on the loop's connection; the loop is held meanwhile, as for a
 /// project's deletion, whose backup is taken there too), the tracker reads its model again,
 /// this part forgets what it had read of the history replaced, and every part then publishes
 /// what differs: Timer1's `Projects`, `DailyTotal`, …, Tasks1's and Focus1's properties, with
@@ -18,7 +18,7 @@ extension WorkService {
     func backupMethods() -> [DBusMethod] {
         [
             DBusMethod(BIOMATIMER_TIMER1_LIST_BACKUPS, out: [.init("backups", "aa{sv}")]) { [self] _ in
-                [BackupListing.list(tracker.backups().map(Self.listing))]
+                [BackupListing.list(tracker.backups.list().map(Self.listing))]
             },
             DBusMethod(
                 BIOMATIMER_TIMER1_RESTORE_BACKUP, in: [.init("name", "s")], out: [.init("restored", "a{sv}"), .init("kept", "a{sv}")]
@@ -37,12 +37,12 @@ extension WorkService {
 
     /// `RestoreBackup(name)`: the backup `name` (one `ListBackups` lists, nothing else) in
     /// place of the store, after a `before-restore` backup of it.
-    func restoreBackup(_ name: String) throws -> Tracker.Restored {
-        guard tracker.backups().contains(where: { $0.name == name }) else {
+    func restoreBackup(_ name: String) throws -> StoreBackups.Restored {
+        guard tracker.backups.list().contains(where: { $0.name == name }) else {
             throw DaemonAPI.invalidArgument("No backup is named \(quoted(name)): `biomatimer backups` lists them.")
         }
         return try change { now in
-            let done = try tracker.restoreBackup(named: name, at: now)
+            let done = try tracker.backups.restore(named: name, at: now)
             storeReplaced()
             return done
         }

@@ -10,7 +10,7 @@ extension WorkService {
     /// cannot be read (logged: the row then shows no budget).
     func budgetUse(of project: Project, at now: Micros) -> (budget: Budget, window: BudgetWindow, used: Micros)? {
         do {
-            return try tracker.budgetUse(of: project, at: now)
+            return try tracker.targets.budgetUse(of: project, at: now)
         } catch {
             log("cannot read \(project.name)'s budget use (\(error)); it shows none")
             return nil
@@ -38,7 +38,7 @@ extension WorkService {
             if notice.period != before?.period || notice.announced != before?.thresholds {
                 budgetsAnnounced[project.id] = (notice.period, notice.announced)
                 do {
-                    try tracker.saveBudgetAnnounced(project.id, period: notice.period, thresholds: notice.announced)
+                    try tracker.targets.saveBudgetAnnounced(project.id, period: notice.period, thresholds: notice.announced)
                 } catch {
                     log("cannot record \(project.name)'s budget notice (\(error)); a restart may show it again")
                 }
@@ -61,7 +61,7 @@ extension WorkService {
     private func announced(_ projectID: String) -> (period: String, thresholds: Set<BudgetThreshold>)? {
         if let known = budgetsAnnounced[projectID] { return known }
         do {
-            let stored = try tracker.budgetAnnounced(projectID)
+            let stored = try tracker.targets.budgetAnnounced(projectID)
             if let stored { budgetsAnnounced[projectID] = stored }
             return stored
         } catch {

@@ -58,7 +58,7 @@ extension WorkService {
         let now = clock.now()
         let window = calendarWindow(at: now)
         do {
-            let text = try tracker.exportICS(from: window.from, to: window.to, at: now)
+            let text = try tracker.history.exportICS(from: window.from, to: window.to, at: now)
             try AtomicFile.write(Array(text.utf8), to: path)
             if calendar.failureLogged { log("export_ics: \(path) is written again") }
             calendar.failureLogged = false

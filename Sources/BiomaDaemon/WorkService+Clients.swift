@@ -18,29 +18,29 @@ extension WorkService {
                 let name = call.arguments[0].string!
                 let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Rate", "Currency"])
                 let (rate, currency) = (try options.string("Rate"), try options.string("Currency"))
-                return [.string(try change { try tracker.addClient(name: name, rate: rate, currency: currency, at: $0) })]
+                return [.string(try change { try tracker.catalog.addClient(name: name, rate: rate, currency: currency, at: $0) })]
             },
             DBusMethod.action(BIOMATIMER_TIMER1_UPDATE_CLIENT, in: [.init("client", "s"), .init("changes", "a{sv}")]) { [self] call in
                 let ref = call.arguments[0].string!
                 let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Name", "Rate", "Currency"])
-                var changes = Tracker.ClientChanges()
+                var changes = StoreCatalog.ClientChanges()
                 changes.name = try options.string("Name")
                 if let rate = try options.string("Rate") { changes.rate = .some(rate.isEmpty ? nil : rate) }
                 changes.currency = try options.string("Currency")
-                guard changes != Tracker.ClientChanges() else {
+                guard changes != StoreCatalog.ClientChanges() else {
                     throw DaemonAPI.invalidArgument("No changes given: use the keys Name, Rate or Currency.")
                 }
-                try change { try tracker.updateClient(ref, changes, at: $0) }
+                try change { try tracker.catalog.updateClient(ref, changes, at: $0) }
             },
             DBusMethod.action(BIOMATIMER_TIMER1_DELETE_CLIENT, in: [.init("client", "s")]) { [self] call in
                 let ref = call.arguments[0].string!
-                try change { try tracker.deleteClient(ref, at: $0) }
+                try change { try tracker.catalog.deleteClient(ref, at: $0) }
             },
             DBusMethod(BIOMATIMER_TIMER1_TAG_RUNNING, in: [.init("add", "as"), .init("remove", "as")], out: [.init("tags", "as")]) {
                 [self] call in
                 let add = (call.arguments[0].array ?? []).compactMap(\.string)
                 let remove = (call.arguments[1].array ?? []).compactMap(\.string)
-                let (_, tags) = try change { try tracker.changeRunningTags(add: add, remove: remove, at: $0) }
+                let (_, tags) = try change { try tracker.edits.changeRunningTags(add: add, remove: remove, at: $0) }
                 return [tags.dbusValue]
             },
         ]
@@ -48,8 +48,8 @@ extension WorkService {
 
     private func listClients() throws -> DBusValue {
         do {
-            let clients = try tracker.clients()
-            let billing = try tracker.billing()
+            let clients = try tracker.catalog.clients()
+            let billing = try tracker.catalog.billing()
             return ClientListing.list(
                 clients.map { client in
                     var row = ClientListing()
@@ -64,8 +64,8 @@ extension WorkService {
     }
 
     /// Takes `UpdateProject`'s billing keys out of `changes`.
-    static func billingChanges(_ changes: inout [String: DBusValue]) throws -> Tracker.ProjectBillingChanges {
-        var billing = Tracker.ProjectBillingChanges()
+    static func billingChanges(_ changes: inout [String: DBusValue]) throws -> StoreCatalog.ProjectBillingChanges {
+        var billing = StoreCatalog.ProjectBillingChanges()
         for key in ["Client", "Rate", "Currency"] {
             guard let value = changes.removeValue(forKey: key) else { continue }
             guard let text = value.string else { throw DaemonAPI.invalidArgument("\(key) must be of type s, not \(value.signature).") }

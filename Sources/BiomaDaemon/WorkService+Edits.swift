@@ -18,12 +18,12 @@ extension WorkService {
             DBusMethod.action(BIOMATIMER_TIMER1_UPDATE_INTERVAL, in: [.init("id", "s"), .init("changes", "a{sv}")]) { [self] in try updateInterval($0) },
             DBusMethod.action(BIOMATIMER_TIMER1_DELETE_INTERVAL, in: [.init("id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
-                try change { try tracker.deleteInterval(id, at: $0) }
+                try change { try tracker.edits.deleteInterval(id, at: $0) }
             },
             DBusMethod(BIOMATIMER_TIMER1_SPLIT_INTERVAL, in: [.init("id", "s"), .init("at", "x")], out: [.init("new_id", "s")]) { [self] call in
                 let id = call.arguments[0].string!
                 let at = call.arguments[1].int64!
-                return [.string(try change { try tracker.splitInterval(id, at: at, now: $0) })]
+                return [.string(try change { try tracker.edits.splitInterval(id, at: at, now: $0) })]
             },
             DBusMethod.deferred(BIOMATIMER_TIMER1_UNDO, out: [.init("what", "s")]) { [self] _, reply in undo(reply) },
         ]
@@ -34,10 +34,10 @@ extension WorkService {
     static let bulkUndoRows = 1_000
 
     private func undo(_ reply: PendingReply) {
-        if (try? tracker.newestEditTouches(atLeast: Self.bulkUndoRows)) == true {
-            return changeInBulk(reply: reply, size: Self.bulkUndoRows << 6, { try $0.undo(at: $1) }) { [.string($0)] }
+        if (try? tracker.edits.newestEditTouches(atLeast: Self.bulkUndoRows)) == true {
+            return changeInBulk(reply: reply, size: Self.bulkUndoRows << 6, { try $0.edits.undo(at: $1) }) { [.string($0)] }
         }
-        reply.finish(Result { [.string(try change { try tracker.undo(at: $0) })] })
+        reply.finish(Result { [.string(try change { try tracker.edits.undo(at: $0) })] })
     }
 
     private func listIntervals(_ call: MethodCall) throws -> [DBusValue] {
@@ -48,7 +48,7 @@ extension WorkService {
         if from > to { throw DaemonAPI.invalidArgument("from_day \(from) is after to_day \(to).") }
         let rows: [IntervalRow]
         do {
-            rows = try tracker.intervals(from: from, to: to)
+            rows = try tracker.edits.intervals(from: from, to: to)
         } catch {
             throw DaemonAPI.dbusError(error)
         }
@@ -66,7 +66,7 @@ extension WorkService {
         return [
             .string(
                 try change {
-                    try tracker.addInterval(
+                    try tracker.edits.addInterval(
                         start: start, end: end, project: project.isEmpty ? nil : project, note: note, tags: tags, replace: replace,
                         at: $0)
                 })
@@ -75,7 +75,7 @@ extension WorkService {
 
     private func updateInterval(_ call: MethodCall) throws {
         let options = try Options(call.arguments[1].vardict ?? [:], allowed: ["Start", "End", "Project", "Note", "Replace", "AddTags", "RemoveTags"])
-        var changes = Tracker.IntervalChanges()
+        var changes = StoreEdits.IntervalChanges()
         changes.start = try options.int64("Start")
         changes.end = try options.int64("End")
         if let project = try options.string("Project") { changes.project = .some(project.isEmpty ? nil : project) }
@@ -89,7 +89,7 @@ extension WorkService {
                 "No changes given: use the keys Start, End, Project, Note, AddTags or RemoveTags (and Replace).")
         }
         let id = call.arguments[0].string!
-        try change { try tracker.updateInterval(id, changes, at: $0) }
+        try change { try tracker.edits.updateInterval(id, changes, at: $0) }
     }
 
     static func listing(_ row: IntervalRow) -> IntervalListing {

@@ -22,16 +22,16 @@ extension WorkService {
                     case .csv:
                         // Through Import, a bad row is bad data like any other format's.
                         do {
-                            return try tracker.importCSV(data, at: now)
+                            return try tracker.imports.importCSV(data, at: now)
                         } catch TrackerError.invalidArgument(let message) {
                             throw TrackerError.invalidImport(message)
                         }
                     case .timewarrior:
-                        return try tracker.importIntervals(
+                        return try tracker.imports.importIntervals(
                             TimewarriorImport.parse(data, tagMap: tagMap), format: format, at: now
                         ).count
                     case .watson:
-                        return try tracker.importIntervals(WatsonImport.parse(data, tagMap: tagMap), format: format, at: now)
+                        return try tracker.imports.importIntervals(WatsonImport.parse(data, tagMap: tagMap), format: format, at: now)
                             .count
                     }
                 }) { [.uint32(UInt32(clamping: $0))] }

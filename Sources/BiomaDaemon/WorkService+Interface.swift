@@ -21,32 +21,32 @@ extension WorkService {
                     try start()
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_STOP) { [self] _ in
-                    try change { try tracker.stop(at: $0) }
+                    try change { try tracker.timers.stop(at: $0) }
                 },
                 DBusMethod(BIOMATIMER_TIMER1_TOGGLE, out: [.init("running", "b")]) { [self] _ in
-                    [.boolean(try change { try tracker.toggle(at: $0) })]
+                    [.boolean(try change { try tracker.timers.toggle(at: $0) })]
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_RESET) { [self] _ in
-                    try change { try tracker.reset(at: $0) }
+                    try change { try tracker.timers.reset(at: $0) }
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_START_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
-                    try change { try tracker.startProject(ref, at: $0) }
+                    try change { try tracker.timers.startProject(ref, at: $0) }
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_STOP_PROJECT) { [self] _ in
-                    try change { try tracker.stopProject(at: $0) }
+                    try change { try tracker.timers.stopProject(at: $0) }
                 },
                 DBusMethod(BIOMATIMER_TIMER1_TOGGLE_PROJECT, in: [.init("project", "s")], out: [.init("running", "b")]) { [self] call in
                     let ref = call.arguments[0].string!
-                    return [.boolean(try change { try tracker.toggleProject(ref, at: $0) })]
+                    return [.boolean(try change { try tracker.timers.toggleProject(ref, at: $0) })]
                 },
                 DBusMethod(BIOMATIMER_TIMER1_CYCLE_PROJECT, in: [.init("step", "i")], out: [.init("project_id", "s")]) { [self] call in
                     let step = Int(call.arguments[0].int64!)
-                    return [.string(try change { try tracker.cycleProject(step: step, at: $0) })]
+                    return [.string(try change { try tracker.timers.cycleProject(step: step, at: $0) })]
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_RESET_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
-                    try change { try tracker.resetProject(ref, at: $0) }
+                    try change { try tracker.timers.resetProject(ref, at: $0) }
                 },
                 DBusMethod(BIOMATIMER_TIMER1_LIST_PROJECTS, out: [.init("projects", "aa{sv}")]) { [self] _ in
                     [try listProjects()]
@@ -55,14 +55,14 @@ extension WorkService {
                     [self] call in
                     let name = call.arguments[0].string!
                     let color = call.arguments[1].string!
-                    return [.string(try change { try tracker.addProject(name: name, color: color, at: $0) })]
+                    return [.string(try change { try tracker.catalog.addProject(name: name, color: color, at: $0) })]
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_UPDATE_PROJECT, in: [.init("project", "s"), .init("changes", "a{sv}")]) {
                     [self] in try updateProject($0)
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_DELETE_PROJECT, in: [.init("project", "s")]) { [self] call in
                     let ref = call.arguments[0].string!
-                    try change { try tracker.deleteProject(ref, at: $0) }
+                    try change { try tracker.catalog.deleteProject(ref, at: $0) }
                 },
                 DBusMethod.deferred(BIOMATIMER_TIMER1_REPORT, in: [.init("period", "s"), .init("day", "s")], out: [.init("report", "a{sv}")]) {
                     [self] call, reply in
@@ -87,18 +87,18 @@ extension WorkService {
                     return [.string(days.from.description), .string(days.to.description)]
                 },
                 DBusMethod.deferred(BIOMATIMER_TIMER1_EXPORT_CSV, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("csv", "s")]) {
-                    [self] call, reply in try export(call, reply) { try $0.exportCSV(from: $1, to: $2, at: $3) }
+                    [self] call, reply in try export(call, reply) { try $0.history.exportCSV(from: $1, to: $2, at: $3) }
                 }.reading(),
                 DBusMethod.deferred(BIOMATIMER_TIMER1_IMPORT_CSV, in: [.init("csv", "s")], out: [.init("count", "u")]) {
                     [self] call, reply in
                     let text = call.arguments[0].string!
-                    changeInBulk(reply: reply, size: text.utf8.count, { try $0.importCSV(text, at: $1) }) {
+                    changeInBulk(reply: reply, size: text.utf8.count, { try $0.imports.importCSV(text, at: $1) }) {
                         [.uint32(UInt32(clamping: $0))]
                     }
                 },
                 DBusMethod.deferred(BIOMATIMER_TIMER1_RESET_HISTORY) { [self] _, reply in
                     // Years of rows deleted: their pages given back after.
-                    changeInBulk(reply: reply, size: 1 << 20, { try $0.resetHistory(at: $1) }) { _ in [] }
+                    changeInBulk(reply: reply, size: 1 << 20, { try $0.history.reset(at: $1) }) { _ in [] }
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
                     try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
@@ -124,12 +124,12 @@ extension WorkService {
         let update = changes.isEmpty && !billing.isEmpty ? nil : try Self.projectUpdate(changes)
         try change {
             let ref = try tracker.projects.resolve(call.arguments[0].string!).id
-            if !billing.isEmpty { try tracker.checkProjectBilling(ref, billing) }
+            if !billing.isEmpty { try tracker.catalog.checkProjectBilling(ref, billing) }
             if let update {
-                try tracker.updateProject(
+                try tracker.catalog.updateProject(
                     ref, name: update.name, color: update.color, position: update.position, budget: update.budget, at: $0)
             }
-            if !billing.isEmpty { try tracker.updateProjectBilling(ref, billing, at: $0) }
+            if !billing.isEmpty { try tracker.catalog.updateProjectBilling(ref, billing, at: $0) }
         }
     }
 
@@ -155,17 +155,17 @@ extension WorkService {
     }
 
     /// `Start` (and the away notification's "Resume").
-    func start() throws { try change { try tracker.start(at: $0) } }
+    func start() throws { try change { try tracker.timers.start(at: $0) } }
 
     func listProjects() throws -> DBusValue {
         let snapshot: TrackerSnapshot
         do {
-            snapshot = try tracker.snapshot(at: clock.now())
+            snapshot = try tracker.history.snapshot(at: clock.now())
         } catch {
             throw DaemonAPI.dbusError(error)
         }
-        let billing = (try? tracker.billing()) ?? [:]
-        let clients = Dictionary(((try? tracker.clients()) ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let billing = (try? tracker.catalog.billing()) ?? [:]
+        let clients = Dictionary(((try? tracker.catalog.clients()) ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         return ProjectListing.list(
             snapshot.projects.map { p in
                 let times = snapshot.projectTimes[p.id]

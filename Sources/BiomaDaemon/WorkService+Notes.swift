@@ -12,10 +12,10 @@ extension WorkService {
         [
             DBusMethod(BIOMATIMER_TIMER1_SET_NOTE, in: [.init("note", "s")], out: [.init("id", "s")]) { [self] call in
                 let text = call.arguments[0].string!
-                return [.string(try change { try tracker.setRunningNote(text, at: $0) })]
+                return [.string(try change { try tracker.edits.setRunningNote(text, at: $0) })]
             },
             DBusMethod.deferred(BIOMATIMER_TIMER1_EXPORT_ICS, in: [.init("from_day", "s"), .init("to_day", "s")], out: [.init("ics", "s")]) {
-                [self] call, reply in try export(call, reply) { try $0.exportICS(from: $1, to: $2, at: $3) }
+                [self] call, reply in try export(call, reply) { try $0.history.exportICS(from: $1, to: $2, at: $3) }
             }.reading(),
             DBusMethod.deferred(BIOMATIMER_TIMER1_EXPORT_CSV_ROUNDED,
                 in: [.init("from_day", "s"), .init("to_day", "s"), .init("options", "a{sv}")], out: [.init("csv", "s")]
@@ -31,7 +31,7 @@ extension WorkService {
                 } catch {
                     throw DaemonAPI.dbusError(error)
                 }
-                try export(call, reply) { try $0.exportCSV(from: $1, to: $2, rounding: rounding, at: $3) }
+                try export(call, reply) { try $0.history.exportCSV(from: $1, to: $2, rounding: rounding, at: $3) }
             }.reading(),
         ]
     }

@@ -8,7 +8,7 @@ import DBusKit
 /// them weekday by weekday, from the day it was set.
 public struct TargetSettings: Sendable, Equatable {
     /// The file's values (each holding always: the daemon records from which day it first
-    /// read each, `Tracker.configTargets`).
+    /// read each, `StoreTargets.configTargets`).
     public var targets: WorkTargets
     /// The balance's first day; nil: the first day a target counts.
     public var balanceSince: Day?
@@ -31,7 +31,7 @@ extension WorkService {
     /// The store's targets by weekday; none (logged) when they cannot be read.
     func storedTargetHistories() -> [Int: TargetHistory] {
         do {
-            return try tracker.storedTargetHistories()
+            return try tracker.targets.storedTargetHistories()
         } catch {
             log("cannot read the stored targets (\(error)); the settings file's hold")
             return [:]
@@ -55,7 +55,7 @@ extension WorkService {
         case .some(.some(let day)): return (day, "target-set")
         case .some(.none):
             do {
-                return (try tracker.firstRecordedDay() ?? today, "first-recorded-day")
+                return (try tracker.targets.firstRecordedDay() ?? today, "first-recorded-day")
             } catch {
                 log("cannot read the first recorded day (\(error)); the balance starts today")
                 return (today, "first-recorded-day")
@@ -74,7 +74,7 @@ extension WorkService {
         guard targets.isSet else { return }
         let since = balanceStart(today: snapshot.day, targets: targets).day
         do {
-            let workSince = since <= snapshot.day ? try tracker.workTotal(since: since, at: snapshot.updatedAt) : 0
+            let workSince = since <= snapshot.day ? try tracker.targets.workTotal(since: since, at: snapshot.updatedAt) : 0
             status.balance =
                 Balance(
                     since: since, today: snapshot.day, targets: targets, workSince: workSince,
@@ -92,7 +92,7 @@ extension WorkService {
         if progress.shouldAnnounce(lastAnnounced: announcedTargetDay) {
             announcedTargetDay = snapshot.day
             do {
-                try tracker.saveTargetAnnounced(snapshot.day)
+                try tracker.daemonState.saveTargetAnnounced(snapshot.day)
             } catch {
                 log("cannot record the target notice (\(error)); a restart today may show it again")
             }
@@ -112,7 +112,7 @@ extension WorkService {
     /// `SetTargets(a{sv})`: `Daily` sets every day, `Mon` … `Sun` one weekday (µs, `x`).
     func setTargets(_ call: MethodCall) throws {
         let changes = try Self.targetChanges(call.arguments[0].vardict ?? [:])
-        try change { now in try tracker.setTargets(changes, from: tracker.rules.day(containing: now)) }
+        try change { now in try tracker.targets.setTargets(changes, from: tracker.rules.day(containing: now)) }
     }
 
     /// `ListTargets()`: `Days` aa{sv} (`Day` s `Mon` … `Sun`, `Target` x, `Source` s `store`,

@@ -55,7 +55,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     var awayNotice: UInt32 = 0 {
         didSet {
             do {
-                try tracker.saveShownNotification(awayNotice, for: "away")
+                try tracker.daemonState.saveShownNotification(awayNotice, for: "away")
             } catch {
                 log("cannot record the away notification (\(error)); after a restart the next one shows beside it")
             }
@@ -94,24 +94,24 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         // What a previous run saved (not readable: logged, and the daemon starts as not away
         // with nothing to give back, which is what a store without them means).
         do {
-            let saved = try tracker.savedAway()
+            let saved = try tracker.daemonState.savedAway()
             self.away = saved.current.map { ($0.reason, $0.since, $0.removed) }
             lastRemoved = saved.lastRemoved
         } catch {
             log("cannot read the saved absence (\(error)); starting as not away")
         }
         do {
-            awayNotice = try tracker.shownNotifications()["away"] ?? 0
+            awayNotice = try tracker.daemonState.shownNotifications()["away"] ?? 0
         } catch {
             log("cannot read the away notification's id (\(error)); the next one shows beside it")
         }
         do {
-            configTargets = try tracker.configTargets(goals.targets, seenFrom: publishedDay)
+            configTargets = try tracker.targets.configTargets(goals.targets, seenFrom: publishedDay)
         } catch {
             log("cannot record when the settings file's targets were first read (\(error)); they count always")
         }
         do {
-            announcedTargetDay = try tracker.targetAnnouncedDay()
+            announcedTargetDay = try tracker.daemonState.targetAnnouncedDay()
         } catch {
             log("cannot read the day the target was last announced (\(error)); today's may show again")
         }
@@ -120,7 +120,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// Writes the absence and the removed away time (in `didSet`, on the loop thread).
     func saveAway() {
         do {
-            try tracker.saveAway(
+            try tracker.daemonState.saveAway(
                 current: away.map { AwayRecord(reason: $0.reason, since: $0.since, removed: $0.removed) },
                 lastRemoved: lastRemoved)
         } catch {
@@ -146,7 +146,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             do {
-                scheduleDeadlines(try tracker.snapshot(at: clock.now()), restartHeartbeat: true)
+                scheduleDeadlines(try tracker.history.snapshot(at: clock.now()), restartHeartbeat: true)
             } catch {
                 log("cannot read today's work (\(error)); the heartbeat waits for the next change")
             }
@@ -172,7 +172,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// The published state at the current instant.
     func status() throws -> WorkStatus {
         do {
-            return published(try tracker.snapshot(at: clock.now()))
+            return published(try tracker.history.snapshot(at: clock.now()))
         } catch {
             throw DaemonAPI.dbusError(error)
         }
@@ -188,7 +188,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         }
         addTargets(to: &status, snapshot, targets: targets ?? self.targets)
         addBudget(to: &status, snapshot)
-        if let project = snapshot.activeProject { status.activeClient = tracker.clientName(ofProject: project.id) ?? "" }
+        if let project = snapshot.activeProject { status.activeClient = tracker.catalog.clientName(ofProject: project.id) ?? "" }
         status.configProblems = config.problems
         return status
     }
@@ -223,7 +223,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
 
     public func willChange(at now: Micros) {
         do {
-            before = published(try tracker.snapshot(at: now))
+            before = published(try tracker.history.snapshot(at: now))
         } catch {
             before = nil
             log("cannot read today's work before a change (\(error)); the next publication sends every value")
@@ -237,7 +237,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         defer { before = nil }
         let snapshot: TrackerSnapshot
         do {
-            snapshot = try tracker.snapshot(at: now)
+            snapshot = try tracker.history.snapshot(at: now)
         } catch {
             return log("cannot read today's work (\(error)); nothing published")
         }
@@ -268,7 +268,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         let now = clock.now()
         publication.change(at: now) {}
         // After the signal, so bars see the new day at once.
-        tracker.takeDailyBackupIfDue(at: now)
+        tracker.backups.takeDailyBackupIfDue(at: now)
     }
 
     /// Writes the heartbeat that bounds lost time after a crash or power cut.

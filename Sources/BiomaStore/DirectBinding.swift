@@ -163,11 +163,11 @@ extension DirectBinding {
     }
 }
 
-extension Tracker {
+extension DirectBinding {
     /// Rows per statement for many rows: `insertRows`, then 16, 4 and 1 for the rest. A few
     /// statement texts, each prepared once per connection (one for every remainder was
     /// prepared again at nearly every slice of a merge).
-    static let groupSizes = [insertRows, 16, 4, 1]
+    static let groupSizes = [StoreHistory.insertRows, 16, 4, 1]
 
     /// `count` rows as the ranges each statement takes (`groupSizes`).
     static func rowGroups(_ count: Int) -> [Range<Int>] {

@@ -49,7 +49,7 @@ extension Tracker {
             try db.cachedStatement(sql: "UPDATE project SET session_us = ? WHERE id = ?")
                 .execute(arguments: [s.projectSessions[id] ?? 0, id])
         }
-        if before.focus != after.focus { try saveFocus(after.focus, db) }
+        if before.focus != after.focus { try StoreFocus.saveFocus(after.focus, db) }
         if before.nextTaskNumber != after.nextTaskNumber {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_task_number', ?)",
@@ -180,7 +180,7 @@ extension Tracker {
         let nextTask = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'next_task_number'")
         let highestTask = model.tasks.compactMap { Int($0.id.dropFirst()) }.max() ?? 0
         model.nextTaskNumber = max(nextTask.flatMap { Int($0) } ?? 1, highestTask + 1)
-        (model.focus, model.presets) = try loadFocus(db)
+        (model.focus, model.presets) = try StoreFocus.loadFocus(db)
         let lastBackup = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'last_daily_backup'")
         return (model, row[6], row[7], lastBackup)
     }

@@ -252,12 +252,4 @@ enum Schema {
         );
         CREATE INDEX edit_journal_row_seq ON edit_journal_row(seq);
         """
-
-    /// Test hook: a database at `path` migrated only up to `version`, then `sql` run on it.
-    static func makeDatabaseForTesting(at path: String, upTo version: String, then sql: String) throws {
-        let queue = try DatabaseQueue(path: path)
-        try migrator.migrate(queue, upTo: version)
-        try queue.write { try $0.execute(sql: sql) }
-        try queue.close()
-    }
 }

@@ -8,18 +8,18 @@ import GRDB
 struct SyncMaterializer {
     let db: Database
     /// The merged fields this merge changed (as kept in `sync_entity`: no need to read them again).
-    let known: [Tracker.EntityKey: StampedFields]
+    let known: [StoreSync.EntityKey: StampedFields]
     /// Intervals that name a project this merge made: written again now that it exists.
     var referencing: Set<String> = []
 
-    init(db: Database, known: [Tracker.EntityKey: StampedFields] = [:]) {
+    init(db: Database, known: [StoreSync.EntityKey: StampedFields] = [:]) {
         self.db = db
         self.known = known
     }
 
     func fields(_ entity: SyncEntity, _ id: String) throws -> [String: SyncValue] {
-        if let known = known[Tracker.EntityKey(entity: entity, id: id)] { return known.values }
-        return try Tracker.mergedFields(db, entity, id)?.values ?? [:]
+        if let known = known[StoreSync.EntityKey(entity: entity, id: id)] { return known.values }
+        return try StoreSync.mergedFields(db, entity, id)?.values ?? [:]
     }
 
     /// Project UUID → local id, as read in this merge (projects are written before intervals).
@@ -179,8 +179,8 @@ struct SyncMaterializer {
     }
 
     /// `writeSQL` and `deleteSQL` of each group's size, made once (a peer's history writes thousands).
-    static let writeSQLs = Tracker.groupSQL(writeSQL)
-    static let deleteSQLs = Tracker.groupSQL(deleteSQL)
+    static let writeSQLs = DirectBinding.groupSQL(writeSQL)
+    static let deleteSQLs = DirectBinding.groupSQL(deleteSQL)
 
     /// Deletes `rows` intervals by uuid.
     static func deleteSQL(_ rows: Int) -> String {
@@ -279,10 +279,10 @@ struct SyncMaterializer {
                 db.cachedStatement(sql: "SELECT uuid, start_us, end_us FROM interval WHERE end_us > ? AND end_us <= ?"),
                 arguments: [low, high])
             while let row = try rows.next() { consider(row) }
-            if high < .max, let row = try Row.fetchOne(db.cachedStatement(sql: Tracker.nextEndingSQL), arguments: [high]) {
+            if high < .max, let row = try Row.fetchOne(db.cachedStatement(sql: StoreSync.nextEndingSQL), arguments: [high]) {
                 consider(row)
             }
-            if let row = try Row.fetchOne(db.cachedStatement(sql: Tracker.runningSQL)) {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: StoreSync.runningSQL)) {
                 consider(row)
             }
         }
@@ -292,7 +292,7 @@ struct SyncMaterializer {
             ? SyncMerge.cuts(targets.map { SyncMerge.Stretch(id: $0.id, start: $0.start, end: $0.end) } + overlapping) : ([], [])
         // Deletes, then ends that close, then the rest: no moment with two open intervals.
         let goneIDs = gone.sorted()
-        for group in Tracker.rowGroups(goneIDs.count) {
+        for group in DirectBinding.rowGroups(goneIDs.count) {
             let delete = DirectBinding(try db.cachedStatement(sql: Self.deleteSQLs[group.count]!))
             for (index, id) in goneIDs[group].enumerated() { try delete.bind(id, at: Int32(index + 1)) }
             try delete.execute()
@@ -323,11 +323,11 @@ struct SyncMaterializer {
         // names them in that order already.
         if !zip(targets, targets.dropFirst()).allSatisfy({ $0.id < $1.id }) { targets.sort { $0.id < $1.id } }
         let ordered = targets.indices.filter { targets[$0].end != nil } + targets.indices.filter { targets[$0].end == nil }
-        // `Tracker.insertRows` to a statement, values bound straight to it. On a worker the
+        // `StoreHistory.insertRows` to a statement, values bound straight to it. On a worker the
         // connection's triggers are off meanwhile (`Tracker.writeOrThrow(triggers:)`); the
         // schema keeps them (dropping them changed it each slice, and every statement of both
         // connections was prepared again).
-        for group in Tracker.rowGroups(ordered.count) {
+        for group in DirectBinding.rowGroups(ordered.count) {
             let write = DirectBinding(try db.cachedStatement(sql: Self.writeSQLs[group.count]!))
             var index: Int32 = 1
             for at in ordered[group] {
@@ -345,8 +345,8 @@ struct SyncMaterializer {
         var timedTwice: [(kept: String, cut: String, from: Micros, to: Micros)] = []
         for overlap in overlaps {
             guard let to = overlap.to else { continue }
-            let kept = try Tracker.starter(ofInterval: overlap.kept, db) ?? ""
-            let cut = try Tracker.starter(ofInterval: overlap.cut, db) ?? ""
+            let kept = try StoreSync.starter(ofInterval: overlap.kept, db) ?? ""
+            let cut = try StoreSync.starter(ofInterval: overlap.cut, db) ?? ""
             timedTwice.append((kept, cut, overlap.from, to))
         }
         return timedTwice

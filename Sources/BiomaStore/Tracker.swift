@@ -16,8 +16,6 @@ public final class Tracker: @unchecked Sendable {
     /// How often the daemon calls `heartbeat(at:)` while work runs: at a reboot, at most this
     /// much running time is lost.
     public static let heartbeatInterval: Micros = 120 * microsPerSecond
-    /// Backups kept per kind (daily, before-delete-project, before-reset-history).
-    public static let backupsKept = 7
     public static let databaseFileName = "biomatimer.sqlite"
 
     /// The database file.
@@ -45,8 +43,8 @@ public final class Tracker: @unchecked Sendable {
     var lastDailyBackup: Day?
     /// The day a daily backup was last tried (succeeded or not): one try per day and start.
     var lastDailyBackupAttempt: Day?
-    /// This device's sync identity and clock (`Tracker+Sync`).
-    var sync = SyncJournal()
+    /// This device's sync identity and clock (`StoreSync`).
+    var syncJournal = SyncJournal()
     /// Called after every commit that made operations (sync on), with them in order: the
     /// daemon appends them to the sync folder before it answers. Also after a commit that made
     /// none because a backlog waits (`writeOrThrow`), with none: the daemon keeps stamping it.
@@ -66,6 +64,10 @@ public final class Tracker: @unchecked Sendable {
         var focus: FocusTimer?
         var presets: [FocusPreset] = []
     }
+
+    /// The projects, in their order.
+    public var projects: [Project] { model.projects }
+    public var workTimer: WorkTimer { model.state }
 
     // MARK: Opening
 
@@ -115,16 +117,16 @@ public final class Tracker: @unchecked Sendable {
         }
         model = loaded.0
         lastDailyBackup = loaded.lastBackup.flatMap(Day.init)
-        try loadSync()
+        try sync.load()
         try recover(heartbeat: loaded.heartbeat, boot: loaded.boot, at: now)
-        takeDailyBackupIfDue(at: now)
+        backups.takeDailyBackupIfDue(at: now)
     }
 
     /// Recovery of a store just read (opened, or restored from a backup): after a reboot, the
     /// open interval ends when the program was last alive — unless a peer started it: it runs
     /// there, and its stop will come from there. The store then names this boot.
     func recover(heartbeat: Micros?, boot: String?, at now: Micros) throws {
-        if let open = model.state.open, boot != bootID, try !openIntervalRunsOnAPeer() {
+        if let open = model.state.open, boot != bootID, try !sync.openIntervalRunsOnAPeer() {
             let alive = max(heartbeat ?? .min, open.start, model.state.lastChange)
             try change(at: alive) { model, _ in model.state.stop(at: alive) }
         }
@@ -146,12 +148,9 @@ public final class Tracker: @unchecked Sendable {
     /// today (the daily backup) stays tried.
     func reloadFromStore(at now: Micros) throws {
         let loaded = try readOrThrow(Tracker.load)
-        model = loaded.0
+        take(loaded.0)
         lastDailyBackup = loaded.lastBackup.flatMap(Day.init)
-        todayCache = nil
-        focusCompletedCache = nil
-        workBeforeTodayCache = nil
-        try loadSync()
+        try sync.load()
         try recover(heartbeat: loaded.heartbeat, boot: loaded.boot, at: now)
     }
 
@@ -197,7 +196,7 @@ public final class Tracker: @unchecked Sendable {
         return configuration
     }
 
-    // MARK: Bulk work on another thread
+    // MARK: Bulk work on another thread (`Tracker+Workers`)
 
     /// A tracker for bulk work on another thread: the same store through a connection of its
     /// own, and a copy of this one's state. The daemon holds its loop meanwhile (nothing else
@@ -210,7 +209,7 @@ public final class Tracker: @unchecked Sendable {
     /// `stopped` also refuses its commit (`cancelled`).
     public init(workerFor other: Tracker, stopped: @escaping @Sendable () -> Bool) throws {
         (dataDirectory, path, rules, bootID) = (other.dataDirectory, other.path, other.rules, other.bootID)
-        (model, sync) = (other.model, other.sync)
+        (model, syncJournal) = (other.model, other.syncJournal)
         (lastDailyBackup, lastDailyBackupAttempt) = (other.lastDailyBackup, other.lastDailyBackupAttempt)
         cancelled = stopped
         workers = other.workers
@@ -223,32 +222,6 @@ public final class Tracker: @unchecked Sendable {
         (lent, database) = (connection, connection.queue)
     }
 
-    /// Takes `other`'s state again, for the next piece of work of a worker kept across
-    /// several (`init(workerFor:)`): what `other` changed since (a toggle between two slices of
-    /// a merge) is this worker's too. Its connection and prepared statements stay as they are.
-    public func resume(from other: Tracker) {
-        adopt(other.state)
-        (lastDailyBackup, lastDailyBackupAttempt) = (other.lastDailyBackup, other.lastDailyBackupAttempt)
-    }
-
-    /// What a worker holds in memory of the store: handed to the loop's tracker (`adopt`).
-    public struct State: Sendable {
-        fileprivate let model: Model
-        fileprivate let sync: SyncJournal
-    }
-
-    /// This tracker's state, for `adopt` (a worker's, once its work has ended).
-    public var state: State { State(model: model, sync: sync) }
-
-    /// Takes the state a worker (`init(workerFor:)`) left after its work ended, committed or
-    /// not: what it committed is in the store, and what it read is read again.
-    public func adopt(_ worker: State) {
-        (model, sync) = (worker.model, worker.sync)
-        todayCache = nil
-        focusCompletedCache = nil
-        workBeforeTodayCache = nil
-    }
-
     /// Gives a worker's connection (`init(workerFor:)`) back, once its work has ended and its
     /// `state` is taken; the tracker is not used after. (The loop's stays open for the
     /// daemon's life.)
@@ -258,78 +231,6 @@ public final class Tracker: @unchecked Sendable {
         guard let connection = lent else { return }
         lent = nil
         workers.takeBack(connection)
-    }
-
-    /// Stops the work running on this tracker's connection (from any thread): its statement
-    /// fails, and its transaction is rolled back.
-    public func interrupt() { database.interrupt() }
-
-    // MARK: Reading
-
-    /// The state at `now`. A failed read of today's intervals is a `storage` error, never an
-    /// empty day.
-    public func snapshot(at now: Micros) throws -> TrackerSnapshot {
-        let today = rules.day(containing: now)
-        let closed: [Interval]
-        if let cache = todayCache, cache.day == today {
-            closed = cache.closed
-        } else {
-            let (low, high) = rules.bounds(of: today)
-            closed = try readOrThrow { try Tracker.closedIntervals($0, overlapping: low, high) }
-            todayCache = (today, closed)
-        }
-        return TrackerSnapshot(
-            state: model.state, projects: model.projects, closedIntervalsOfToday: closed, rules: rules, now: now)
-    }
-
-    public var projects: [Project] { model.projects }
-    public var workTimer: WorkTimer { model.state }
-
-    public func report(_ period: ReportPeriod, containing day: Day?, at now: Micros) throws -> Report {
-        let range = rules.period(period, containing: day ?? rules.day(containing: now))
-        return try report(from: range.from, to: range.to, at: now)
-    }
-
-    public func report(from: Day, to: Day, at now: Micros) throws -> Report {
-        guard from <= to else {
-            throw TrackerError.invalidArgument("The report range starts (\(from)) after it ends (\(to)).")
-        }
-        guard to.ordinal - from.ordinal < 366 * 200 else {
-            throw TrackerError.invalidArgument("A report covers at most 200 years.")
-        }
-        let boundaries = rules.boundaries(from: from, to: to)
-        var report = Report(
-            from: from, to: to, boundaries: boundaries, intervals: try intervals(from: from, to: to, at: now),
-            projects: model.projects)
-        let focus = try readOrThrow {
-            try Tracker.focusRecords($0, overlapping: boundaries.first!, boundaries.last!)
-        }
-        report.add(FocusTotals(focus, boundaries: boundaries))
-        return report
-    }
-
-    /// The intervals overlapping the days `from...to` (not clipped), in order, the running one
-    /// last and closed at `now` (left out before it has lasted any time).
-    public func intervals(from: Day, to: Day, at now: Micros) throws -> [Interval] {
-        guard from <= to else {
-            throw TrackerError.invalidArgument("The range starts (\(from)) after it ends (\(to)).")
-        }
-        let (low, high) = (rules.start(of: from), rules.start(of: to.adding(days: 1)))
-        var intervals = try readOrThrow { try Tracker.closedIntervals($0, overlapping: low, high) }
-        if let open = model.state.open, now > open.start, open.start < high, now > low {
-            intervals.append(Interval(start: open.start, end: now, projectID: open.projectID))
-        }
-        return intervals
-    }
-
-    /// Records that the program is alive; the daemon calls it every `heartbeatInterval` while
-    /// work runs. Also takes the daily backup when due.
-    public func heartbeat(at now: Micros) throws {
-        takeDailyBackupIfDue(at: now)
-        try writeOrThrow { db in
-            try db.cachedStatement(sql: "UPDATE timer_state SET heartbeat_us = ?, boot_id = ? WHERE id = 1")
-                .execute(arguments: [now, bootID])
-        }
     }
 
     // MARK: Transactions
@@ -347,12 +248,17 @@ public final class Tracker: @unchecked Sendable {
             if var focus = after.focus {
                 let paused = focus.follow(work: after.state, at: now)
                 after.focus = focus
-                try Tracker.insertFocusRecords(paused.records, db)
+                try StoreFocus.insertFocusRecords(paused.records, db)
             }
             try Tracker.apply(changes, openBefore: before.state.open, db)
             try Tracker.persist(before: before, after: after, bootID: bootID, now: now, db)
         }
-        model = after
+        take(after)
+    }
+
+    /// Takes `new` as the model, and forgets what was read for the one before (the caches).
+    func take(_ new: Model) {
+        model = new
         todayCache = nil
         focusCompletedCache = nil
         workBeforeTodayCache = nil
@@ -386,7 +292,7 @@ public final class Tracker: @unchecked Sendable {
     /// One write transaction. With sync on, the changes it made become operations before it
     /// commits (`drainChanges`), and are handed to `onSyncOperations` after — at most
     /// `drainSlice` of them: a bulk change (an import, a reset, the first snapshot) leaves the
-    /// rest in order, a backlog, for `drainSyncBacklog`, which the daemon runs a slice per turn
+    /// rest in order, a backlog, for `drainBacklog`, which the daemon runs a slice per turn
     /// of its loop so that no caller waits behind them. A write made while a backlog waits
     /// stamps none: its changes join the backlog after everything recorded before them, so the
     /// operations keep the order of the changes, and the write (a toggle between two slices)
@@ -407,11 +313,11 @@ public final class Tracker: @unchecked Sendable {
             _ = try database.writeWithoutTransaction { try ConnectionSwitch.triggers.set(triggers, $0) }
             lent.triggersOff = !triggers
         }
-        var journal = sync
+        var journal = syncJournal
         var operations: [SyncOperation] = []
         let (limit, enough): (Int?, (() -> Bool)?) =
             switch stamping {
-            case .ownChanges: (hasSyncBacklog ? 0 : Tracker.drainSlice, nil)
+            case .ownChanges: (sync.hasBacklog ? 0 : StoreSync.drainSlice, nil)
             case .backlog(let limit, let enough): (limit, enough)
             }
         let result: R
@@ -420,7 +326,7 @@ public final class Tracker: @unchecked Sendable {
                 let result = try body(db)
                 if cancelled?() == true { throw CancellationError() }
                 if limit != 0 {
-                    operations = try Tracker.drainChanges(db, &journal, physical: Tracker.wallClock(), limit: limit, enough: enough)
+                    operations = try StoreSync.drainChanges(db, &journal, physical: Tracker.wallClock(), limit: limit, enough: enough)
                 }
                 return result
             }
@@ -428,8 +334,8 @@ public final class Tracker: @unchecked Sendable {
             if (error as? DatabaseError)?.resultCode == .SQLITE_FULL { giveBackLogSpace() }
             throw Tracker.storageError(error, doing: "write", path: path)
         }
-        sync = journal
-        if !operations.isEmpty || hasSyncBacklog { onSyncOperations?(operations) }
+        syncJournal = journal
+        if !operations.isEmpty || sync.hasBacklog { onSyncOperations?(operations) }
         return result
     }
 
@@ -440,35 +346,6 @@ public final class Tracker: @unchecked Sendable {
         case ownChanges
         /// The backlog: at most `limit` (nil: all of it), or as many as `enough` allows.
         case backlog(limit: Int?, enough: (() -> Bool)?)
-    }
-
-    /// How many recorded changes one write makes into operations at most.
-    public static let drainSlice = 500
-
-    /// Whether recorded changes wait to be made into operations (`drainSyncBacklog`).
-    public var hasSyncBacklog: Bool { sync.backlog && sync.recording }
-
-    /// At most this many of a backlog's changes are made into operations in one slice that
-    /// has a time budget (`drainSyncBacklog(enough:)`), more than the daemon's 10 ms allow on
-    /// this machine: the daemon appends each slice's operations to the folder on its loop, so a
-    /// slice stays short there too, however fast the machine.
-    public static let budgetedDrainSlice = 2_000
-
-    /// Makes the next waiting changes into operations, in one transaction, and hands them to
-    /// `onSyncOperations`: `drainSlice` of them, or, given `enough` (asked after each: the
-    /// daemon's time budget per turn of its loop), as many as it allows, up to
-    /// `budgetedDrainSlice`.
-    public func drainSyncBacklog(enough: (() -> Bool)? = nil) throws {
-        guard hasSyncBacklog else { return }
-        try writeOrThrow(stamping: .backlog(limit: enough == nil ? Tracker.drainSlice : Tracker.budgetedDrainSlice, enough: enough)) { _ in }
-    }
-
-    /// Makes every waiting change into operations, in one transaction: before a merge, which
-    /// weighs a peer's fields against the stamps of what is recorded here (the daemon merges
-    /// once the backlog is gone; this keeps the rule for any other caller).
-    func drainWholeSyncBacklog() throws {
-        guard hasSyncBacklog else { return }
-        try writeOrThrow(stamping: .backlog(limit: nil, enough: nil)) { _ in }
     }
 
     /// After a write refused for a full disk. The refused transaction's pages went to the
@@ -487,4 +364,13 @@ public final class Tracker: @unchecked Sendable {
     /// The machine's clock, for the hybrid clock's physical part (under libfaketime, the
     /// faked one).
     static func wallClock() -> Micros { Micros((Date().timeIntervalSince1970 * 1_000_000).rounded()) }
+}
+
+extension Tracker {
+    /// Empties SQLite's page cache (`PRAGMA shrink_memory`) after bulk work: ten years read
+    /// or written once need not stay cached. The daemon follows it with `malloc_trim(0)`.
+    public func releaseMemory() {
+        // Only a cache is dropped: a failure leaves it as it was, and nothing is lost.
+        try? database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA shrink_memory") }
+    }
 }

@@ -1,4 +1,5 @@
 import BiomaCore
+import BiomaSystem
 import Foundation
 import GRDB
 
@@ -17,16 +18,17 @@ import GRDB
 /// one taken back beyond them is closed.
 final class WorkerConnections: @unchecked Sendable {
     static let kept = 4
-    private let lock = NSLock()
+    private let lock = Lock()
     private var idle: [WorkerConnection] = []
     private var opened = 0
 
     /// An idle connection, or a new one to `path`, lent to work that `stopped` may end.
     func lend(path: String, stopped: @escaping @Sendable () -> Bool) throws -> WorkerConnection {
-        lock.lock()
-        let reused = idle.popLast()
-        if reused == nil { opened += 1 }
-        lock.unlock()
+        let reused = lock.locked {
+            let reused = idle.popLast()
+            if reused == nil { opened += 1 }
+            return reused
+        }
         let connection = try reused ?? WorkerConnection(path: path)
         connection.stopped = stopped
         return connection
@@ -38,19 +40,16 @@ final class WorkerConnections: @unchecked Sendable {
         // What it holds for speed is given back: SQLite's page cache, GRDB's prepared
         // statements and schema cache (the next work prepares what it needs again).
         connection.queue.releaseMemory()
-        lock.lock()
-        let keep = idle.count < Self.kept
-        if keep { idle.append(connection) }
-        lock.unlock()
+        let keep = lock.locked {
+            let keep = idle.count < Self.kept
+            if keep { idle.append(connection) }
+            return keep
+        }
         if !keep { try? connection.queue.close() }
     }
 
     /// Connections opened so far (tests).
-    var openedCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return opened
-    }
+    var openedCount: Int { lock.locked { opened } }
 }
 
 /// One worker connection: its queue, and what says whether the work it is lent to was told to
@@ -60,20 +59,12 @@ final class WorkerConnection: @unchecked Sendable {
     /// Whether its triggers are off (`Tracker.writeOrThrow(triggers:)`): set by the work it is
     /// lent to, one piece of work at a time.
     var triggersOff = false
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stoppedNow: @Sendable () -> Bool = { true }
 
     var stopped: @Sendable () -> Bool {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return stoppedNow
-        }
-        set {
-            lock.lock()
-            stoppedNow = newValue
-            lock.unlock()
-        }
+        get { lock.locked { stoppedNow } }
+        set { lock.locked { stoppedNow = newValue } }
     }
 
     init(path: String) throws {

@@ -80,6 +80,24 @@ extension AtomicFile {
     }
 }
 
+extension AtomicFile {
+    /// Puts the finished file at `temporary` in place of `path` in one `rename`, after flushing
+    /// it: a reader sees the old file or the new one, whole, and never neither (a removal
+    /// before the rename would leave a moment with none). For a file another writer made (a
+    /// SQLite copy), which this does not rewrite. `temporary` is removed on failure.
+    public static func replace(_ path: String, with temporary: String) throws(FileError) {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        var failure: Int32? = fd >= 0 ? nil : errno
+        if failure == nil && fsync(fd) != 0 { failure = errno }
+        if fd >= 0 { close(fd) }
+        guard failure == nil, rename(temporary, path) == 0 else {
+            let why = String(cString: strerror(failure ?? errno))
+            unlink(temporary)
+            throw FileError("cannot write \(path): \(why)")
+        }
+    }
+}
+
 /// A file that could not be read or written, in a sentence that names it and the cause.
 public struct FileError: Error, CustomStringConvertible, Sendable {
     public var description: String

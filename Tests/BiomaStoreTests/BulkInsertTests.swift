@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import BiomaStore
+import StoreTestSupport
 
 /// Many intervals inserted at once (an import) are inserted with the connection's triggers and
 /// foreign-key checks off (`BulkIntervals`): what they record must be exactly what the trigger
@@ -40,7 +41,7 @@ import Testing
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             for hourIndex in 0..<3 {
                 let start = t("2026-11-19T09:00:00+01:00") + Micros(hourIndex) * hour
-                _ = try tracker.addInterval(start: start, end: start + hour / 2, project: nil, note: nil, replace: false, at: now)
+                _ = try tracker.edits.addInterval(start: start, end: start + hour / 2, project: nil, note: nil, replace: false, at: now)
             }
             let ids = try tracker.queryStringsForTesting("SELECT id FROM interval ORDER BY id").compactMap { Int64($0) }
             let uuids = try tracker.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
@@ -53,25 +54,25 @@ import Testing
     }
 
     @Test func aBulkImportRecordsWhatTheTriggerRecordsRowByRow() throws {
-        let count = Tracker.bulkRows * 2 + 7
+        let count = StoreHistory.bulkRows * 2 + 7
         try withTemporaryDirectory { dir in
             let now = t("2026-11-20T12:00:00+01:00")
             var handed: [String: [SyncOperation]] = [:]
             func store(_ name: String) throws -> Tracker {
                 let tracker = try Tracker(dataDirectory: dir.appendingPathComponent(name), rules: berlin, now: now, bootID: boot)
                 tracker.onSyncOperations = { handed[name, default: []] += $0 }
-                try tracker.enableSync(folder: "/sync", name: name)
+                try tracker.sync.enable(folder: "/sync", name: name)
                 return tracker
             }
             // One import of them all (bulk), and the same in pieces below the bulk size (the trigger).
             let bulk = try store("bulk")
             let pieces = try store("pieces")
             let all = Self.items(count)
-            #expect(try bulk.importIntervals(all, format: .timewarrior, at: now).count == count)
+            #expect(try bulk.imports.importIntervals(all, format: .timewarrior, at: now).count == count)
             try Self.drainBacklog(of: bulk)
-            for start in stride(from: 0, to: count, by: Tracker.bulkRows - 1) {
-                let piece = Array(all[start..<min(count, start + Tracker.bulkRows - 1)])
-                _ = try pieces.importIntervals(piece, format: .timewarrior, at: now)
+            for start in stride(from: 0, to: count, by: StoreHistory.bulkRows - 1) {
+                let piece = Array(all[start..<min(count, start + StoreHistory.bulkRows - 1)])
+                _ = try pieces.imports.importIntervals(piece, format: .timewarrior, at: now)
                 try Self.drainBacklog(of: pieces)
             }
             #expect(Self.fields(handed["bulk"] ?? []).count == count)
@@ -87,7 +88,7 @@ import Testing
             // The checks are back: a single interval added later is recorded by the trigger.
             #expect(try bulk.connectionChecksForTesting() == (true, true))
             let before = handed["bulk"]?.count ?? 0
-            _ = try bulk.addInterval(start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: nil, replace: false, at: now)
+            _ = try bulk.edits.addInterval(start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: nil, replace: false, at: now)
             #expect((handed["bulk"]?.count ?? 0) == before + 1)
             #expect(try bulk.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NULL") == ["0"])
         }
@@ -101,19 +102,19 @@ import Testing
             var handed: [SyncOperation] = []
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             tracker.onSyncOperations = { handed += $0 }
-            try tracker.enableSync(folder: "/sync", name: "A")
-            _ = try tracker.importIntervals(Self.items(Tracker.bulkRows + 10), format: .timewarrior, at: now)
+            try tracker.sync.enable(folder: "/sync", name: "A")
+            _ = try tracker.imports.importIntervals(Self.items(StoreHistory.bulkRows + 10), format: .timewarrior, at: now)
             let uuids = try tracker.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
             try Self.drainBacklog(of: tracker)
             handed = []
-            try tracker.resetHistory(at: now)
+            try tracker.history.reset(at: now)
             try Self.drainBacklog(of: tracker)
             let deleted = handed.filter { $0.entity == .interval && $0.fields["deleted"] == .bool(true) }
             #expect(deleted.map(\.entityID) == uuids)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval") == ["0"])
             #expect(try tracker.connectionChecksForTesting() == (true, true))
             // Undo brings the rows back (as new entities, each with a uuid).
-            _ = try tracker.undo(at: now)
+            _ = try tracker.edits.undo(at: now)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NOT NULL") == ["\(uuids.count)"])
         }
     }
@@ -121,8 +122,8 @@ import Testing
     /// Stamps what a bulk change left, a slice at a time, as the daemon's loop does.
     static func drainBacklog(of tracker: Tracker) throws {
         var slices = 0
-        while tracker.hasSyncBacklog {
-            try tracker.drainSyncBacklog()
+        while tracker.sync.hasBacklog {
+            try tracker.sync.drainBacklog()
             slices += 1
             #expect(slices < 10_000, "the backlog does not shrink")
             if slices >= 10_000 { return }
@@ -134,35 +135,35 @@ import Testing
     /// restart. A later change is stamped after them; a merge and turning sync off stamp
     /// whatever waits first. Sequence numbers run on without a gap or a repeat.
     @Test func aBulkChangesOperationsAreMadeASliceAtATimeInOrder() throws {
-        let count = Tracker.drainSlice * 3 + 11
+        let count = StoreSync.drainSlice * 3 + 11
         try withTemporaryDirectory { dir in
             let now = t("2026-11-20T12:00:00+01:00")
             var handed: [SyncOperation] = []
             var tracker: Tracker? = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             tracker!.onSyncOperations = { handed += $0 }
-            try tracker!.enableSync(folder: "/sync", name: "A")
+            try tracker!.sync.enable(folder: "/sync", name: "A")
             handed = []
-            _ = try tracker!.importIntervals(Self.items(count), format: .timewarrior, at: now)
+            _ = try tracker!.imports.importIntervals(Self.items(count), format: .timewarrior, at: now)
             let uuids = try tracker!.queryStringsForTesting("SELECT uuid FROM interval ORDER BY id")
             // The import's own write: its projects' creations and the first intervals' only.
-            #expect(handed.count == Tracker.drainSlice)
-            #expect(tracker!.hasSyncBacklog)
+            #expect(handed.count == StoreSync.drainSlice)
+            #expect(tracker!.sync.hasBacklog)
             // One slice more, then the store is closed and opened again: the backlog is kept.
-            try tracker!.drainSyncBacklog()
-            #expect(handed.count == Tracker.drainSlice * 2)
+            try tracker!.sync.drainBacklog()
+            #expect(handed.count == StoreSync.drainSlice * 2)
             tracker = nil
             let reopened = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             reopened.onSyncOperations = { handed += $0 }
-            #expect(reopened.hasSyncBacklog)
+            #expect(reopened.sync.hasBacklog)
             // A slice whose time is up after its first operation makes that one only.
-            try reopened.drainSyncBacklog { true }
-            #expect(handed.count == Tracker.drainSlice * 2 + 1)
+            try reopened.sync.drainBacklog { true }
+            #expect(handed.count == StoreSync.drainSlice * 2 + 1)
             // A slice with time to spare is not held to `drainSlice`: it makes them all.
-            try reopened.drainSyncBacklog { false }
+            try reopened.sync.drainBacklog { false }
             #expect(handed.filter { $0.entity == .interval }.count == uuids.count)
-            #expect(!reopened.hasSyncBacklog)
+            #expect(!reopened.sync.hasBacklog)
             // A change made now is stamped after everything recorded before it.
-            _ = try reopened.addInterval(
+            _ = try reopened.edits.addInterval(
                 start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: "later",
                 replace: false, at: now)
             try Self.drainBacklog(of: reopened)
@@ -172,23 +173,23 @@ import Testing
             #expect(handed.map(\.sequence) == Array(handed.first!.sequence...(handed.first!.sequence + Int64(handed.count) - 1)))
             #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") == ["0"])
             // A merge stamps whatever waits before it weighs a peer's fields.
-            _ = try reopened.importIntervals(Self.items(Tracker.drainSlice + 2, from: t("2026-10-01T08:00:00+02:00")), format: .timewarrior, at: now)
-            #expect(reopened.hasSyncBacklog)
-            _ = try reopened.mergeSync([], peer: SyncPeerState(device: "0190a2d4-0000-7000-8000-000000000001"), at: now)
-            #expect(!reopened.hasSyncBacklog)
+            _ = try reopened.imports.importIntervals(Self.items(StoreSync.drainSlice + 2, from: t("2026-10-01T08:00:00+02:00")), format: .timewarrior, at: now)
+            #expect(reopened.sync.hasBacklog)
+            _ = try reopened.sync.merge([], peer: SyncPeerState(device: "0190a2d4-0000-7000-8000-000000000001"), at: now)
+            #expect(!reopened.sync.hasBacklog)
             // A reset's deletions wait the same way, also while sync is off, until it is on again.
             handed = []
-            try reopened.resetHistory(at: now)
-            #expect(reopened.hasSyncBacklog)
-            try reopened.disableSync()
-            #expect(!reopened.hasSyncBacklog)
+            try reopened.history.reset(at: now)
+            #expect(reopened.sync.hasBacklog)
+            try reopened.sync.disable()
+            #expect(!reopened.sync.hasBacklog)
             #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") != ["0"])
-            try reopened.enableSync(folder: "/sync", name: "A")
+            try reopened.sync.enable(folder: "/sync", name: "A")
             try Self.drainBacklog(of: reopened)
             #expect(try reopened.queryStringsForTesting("SELECT count(*) FROM sync_change") == ["0"])
-            #expect(handed.filter { $0.fields["deleted"] == .bool(true) }.count == uuids.count + 1 + Tracker.drainSlice + 2)
+            #expect(handed.filter { $0.fields["deleted"] == .bool(true) }.count == uuids.count + 1 + StoreSync.drainSlice + 2)
             let outbox = try reopened.queryStringsForTesting("SELECT count(*) FROM sync_outbox WHERE line LIKE '%\"deleted\":true%'")
-            #expect(outbox == ["\(uuids.count + 1 + Tracker.drainSlice + 2)"])
+            #expect(outbox == ["\(uuids.count + 1 + StoreSync.drainSlice + 2)"])
         }
     }
 
@@ -201,27 +202,27 @@ import Testing
             var handed: [[SyncOperation]] = []
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             tracker.onSyncOperations = { handed.append($0) }
-            try tracker.enableSync(folder: "/sync", name: "A")
-            let count = Tracker.drainSlice * 2 + 5
+            try tracker.sync.enable(folder: "/sync", name: "A")
+            let count = StoreSync.drainSlice * 2 + 5
             handed = []
-            _ = try tracker.importIntervals(Self.items(count), format: .timewarrior, at: now)
-            #expect(tracker.hasSyncBacklog)
+            _ = try tracker.imports.importIntervals(Self.items(count), format: .timewarrior, at: now)
+            #expect(tracker.sync.hasBacklog)
             let waiting = try tracker.queryStringsForTesting("SELECT count(*) FROM sync_change").compactMap { Int($0) }
             let before = handed.count
-            _ = try tracker.addInterval(
+            _ = try tracker.edits.addInterval(
                 start: t("2026-11-19T09:00:00+01:00"), end: t("2026-11-19T10:00:00+01:00"), project: nil, note: "meanwhile",
                 replace: false, at: now)
             #expect(handed.count == before + 1 && handed.last?.isEmpty == true)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM sync_change").compactMap { Int($0) } == waiting.map { $0 + 1 })
-            #expect(tracker.hasSyncBacklog)
+            #expect(tracker.sync.hasBacklog)
             try Self.drainBacklog(of: tracker)
             let intervals = handed.joined().filter { $0.entity == .interval }
             #expect(intervals.count == count + 1)
             #expect(intervals.last?.fields["note"] == .string("meanwhile"))
-            #expect(!tracker.hasSyncBacklog)
+            #expect(!tracker.sync.hasBacklog)
             // With no backlog left, a write stamps its own change at once.
             handed = []
-            _ = try tracker.addInterval(
+            _ = try tracker.edits.addInterval(
                 start: t("2026-11-19T11:00:00+01:00"), end: t("2026-11-19T12:00:00+01:00"), project: nil, note: "after",
                 replace: false, at: now)
             #expect(handed.count == 1 && handed.first?.first?.fields["note"] == .string("after"))
@@ -234,10 +235,10 @@ import Testing
         try withTemporaryDirectory { dir in
             let now = t("2026-11-20T12:00:00+01:00")
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
-            let all = Self.items(Tracker.insertRows * 3 + 5)
+            let all = Self.items(StoreHistory.insertRows * 3 + 5)
             // Every seventh already recorded: skipped by the second import.
-            _ = try tracker.importIntervals(stride(from: 0, to: all.count, by: 7).map { all[$0] }, format: .timewarrior, at: now)
-            let result = try tracker.importIntervals(all.reversed(), format: .timewarrior, at: now)
+            _ = try tracker.imports.importIntervals(stride(from: 0, to: all.count, by: 7).map { all[$0] }, format: .timewarrior, at: now)
+            let result = try tracker.imports.importIntervals(all.reversed(), format: .timewarrior, at: now)
             #expect(result.count == all.count - (all.count + 6) / 7)
             let rows = try tracker.queryStringsForTesting(
                 "SELECT id || ' ' || start_us FROM interval WHERE id >= \(result.addedIDs.min() ?? 0) ORDER BY start_us")
@@ -251,14 +252,14 @@ import Testing
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             let before = try tracker.dumpForTesting()
             // The last entry overlaps the one before it: refused after most rows were inserted.
-            var items = Self.items(Tracker.bulkRows + 50)
+            var items = Self.items(StoreHistory.bulkRows + 50)
             items.append(
                 ImportedInterval(start: items.last!.start + 60_000_000, end: items.last!.end + hour, projectName: nil, entry: items.count + 1))
-            #expect(throws: TrackerError.self) { try tracker.importIntervals(items, format: .timewarrior, at: now) }
+            #expect(throws: TrackerError.self) { try tracker.imports.importIntervals(items, format: .timewarrior, at: now) }
             #expect(try tracker.dumpForTesting() == before)
             #expect(try tracker.connectionChecksForTesting() == (true, true))
             // Without sync, a bulk import still gives every row its uuid (for a later `sync enable`).
-            #expect(try tracker.importIntervals(Self.items(Tracker.bulkRows), format: .timewarrior, at: now).count == Tracker.bulkRows)
+            #expect(try tracker.imports.importIntervals(Self.items(StoreHistory.bulkRows), format: .timewarrior, at: now).count == StoreHistory.bulkRows)
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval WHERE uuid IS NULL") == ["0"])
         }
     }
@@ -273,14 +274,14 @@ import Testing
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             try tracker.executeForTesting("CREATE UNIQUE INDEX test_one_note ON interval(note)")
             let before = try tracker.dumpForTesting()
-            var items = Self.items(Tracker.bulkRows + 50)
+            var items = Self.items(StoreHistory.bulkRows + 50)
             // Entry 301 (the 45th row of its statement of 64) repeats entry 4's note.
             items[300].note = items[3].note
-            #expect(throws: TrackerError.self) { try tracker.importIntervals(items, format: .timewarrior, at: now) }
+            #expect(throws: TrackerError.self) { try tracker.imports.importIntervals(items, format: .timewarrior, at: now) }
             #expect(try tracker.dumpForTesting() == before)
             #expect(try tracker.connectionChecksForTesting() == (true, true))
             items[300].note = nil
-            #expect(try tracker.importIntervals(items, format: .timewarrior, at: now).count == items.count)
+            #expect(try tracker.imports.importIntervals(items, format: .timewarrior, at: now).count == items.count)
             // A project that does not exist is still refused outside a bulk insert.
             #expect(throws: (any Error).self) {
                 try tracker.executeForTesting("INSERT INTO interval (start_us, end_us, project_id) VALUES (1, 2, 'no such project')")
@@ -295,18 +296,18 @@ import Testing
         try withTemporaryDirectory { dir in
             let now = t("2026-11-20T12:00:00+01:00")
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
-            for (count, from) in [(Tracker.bulkRows + 3, Self.first), (7, t("2025-06-02T08:00:00+02:00"))] {
+            for (count, from) in [(StoreHistory.bulkRows + 3, Self.first), (7, t("2025-06-02T08:00:00+02:00"))] {
                 var items = Self.items(count, from: from)
                 items[1].tags = ["billable", "é ü"]
                 items[2].projectName = nil
-                _ = try tracker.importIntervals(items, format: .timewarrior, at: now)
+                _ = try tracker.imports.importIntervals(items, format: .timewarrior, at: now)
                 let digests = try tracker.addedDigestsForTesting()
                 #expect(digests.kept.count == count * 8)
                 #expect(digests.kept == digests.readBack)
             }
             // Undo compares them with the rows: it takes both imports back.
-            #expect(try tracker.undo(at: now).hasPrefix("Undid: import of 7 intervals"))
-            #expect(try tracker.undo(at: now).hasPrefix("Undid: import of \(Tracker.bulkRows + 3) intervals"))
+            #expect(try tracker.edits.undo(at: now).hasPrefix("Undid: import of 7 intervals"))
+            #expect(try tracker.edits.undo(at: now).hasPrefix("Undid: import of \(StoreHistory.bulkRows + 3) intervals"))
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM interval") == ["0"])
         }
     }

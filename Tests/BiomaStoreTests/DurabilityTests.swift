@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 
 @testable import BiomaStore
+import StoreTestSupport
 
 @Suite(.ownThread, .timeLimit(.minutes(1))) struct DurabilityTests {
     @Test func sigkillMidSessionThenReopen() throws {
@@ -20,12 +21,12 @@ import TestSupport
             // Same boot: the session goes on as if nothing happened.
             let later = t0 + 2 * hour
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: later, bootID: boot)
-            let snap = try tracker.snapshot(at: later)
+            let snap = try tracker.history.snapshot(at: later)
             #expect(snap.running && snap.activeProject?.name == "Crash")
             #expect(snap.sessionTime == 2 * hour && snap.projectSessionTime == 2 * hour)
             #expect(snap.dailyTotal == 2 * hour)
-            try tracker.stop(at: later)
-            #expect(try tracker.exportCSV(from: nil, to: nil, at: later).contains("Crash,#FF0000,2024-05-01T09:00:00+00:00,2024-05-01T11:00:00+00:00,2:00:00"))
+            try tracker.timers.stop(at: later)
+            #expect(try tracker.history.exportCSV(from: nil, to: nil, at: later).contains("Crash,#FF0000,2024-05-01T09:00:00+00:00,2024-05-01T11:00:00+00:00,2:00:00"))
         }
     }
 
@@ -92,8 +93,8 @@ import TestSupport
         try withTemporaryDirectory { dir in
             let t0 = t("2024-05-01T09:00:00Z")
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0, bootID: boot)
-            let a = try tracker.addProject(name: "A", color: "", at: t0)
-            let b = try tracker.addProject(name: "B", color: "", at: t0)
+            let a = try tracker.catalog.addProject(name: "A", color: "", at: t0)
+            let b = try tracker.catalog.addProject(name: "B", color: "", at: t0)
             // The "disk" holds no page more than the database has now.
             try tracker.executeForTesting("PRAGMA max_page_count = 1; PRAGMA wal_checkpoint(TRUNCATE)")
             var now = t0
@@ -102,7 +103,7 @@ import TestSupport
                 now += minute
                 let before = try fingerprint(tracker, at: now)
                 do {
-                    try tracker.startProject(index % 2 == 0 ? a : b, at: now)
+                    try tracker.timers.startProject(index % 2 == 0 ? a : b, at: now)
                 } catch let error as TrackerError {
                     failure = error.message
                     #expect(try fingerprint(tracker, at: now) == before)
@@ -113,8 +114,8 @@ import TestSupport
             #expect(failure?.contains(tracker.path.path) == true)
             // Space again: the same call now works.
             try tracker.executeForTesting("PRAGMA max_page_count = 1000000")
-            try tracker.startProject(a, at: now + minute)
-            #expect(try tracker.snapshot(at: now + minute).activeProject?.id == a)
+            try tracker.timers.startProject(a, at: now + minute)
+            #expect(try tracker.history.snapshot(at: now + minute).activeProject?.id == a)
         }
     }
 
@@ -123,7 +124,7 @@ import TestSupport
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let file = dir.appendingPathComponent(Tracker.databaseFileName)
             let t0 = t("2024-05-01T09:00:00Z")
-            try Schema.makeDatabaseForTesting(
+            try Tracker.makeDatabaseForTesting(
                 at: file.path, upTo: "v1",
                 then: """
                     INSERT INTO project (id, name, name_key, color, position, session_us)
@@ -136,13 +137,13 @@ import TestSupport
                     """)
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: t0 + 5 * hour, bootID: boot)
             // A v1 store knew no boot id: its open interval is closed at the last change.
-            let snap = try tracker.snapshot(at: t0 + 5 * hour)
+            let snap = try tracker.history.snapshot(at: t0 + 5 * hour)
             #expect(!snap.running)
             #expect(snap.projects == [Project(id: "p1", name: "Old", color: "#123456", position: 0)])
             #expect(snap.projectTimes["p1"]?.session == 10 * minute)
             #expect(snap.dailyTotal == hour)
-            #expect(try tracker.addProject(name: "New", color: "", at: t0 + 5 * hour) == "p2")
-            try tracker.start(at: t0 + 6 * hour)
+            #expect(try tracker.catalog.addProject(name: "New", color: "", at: t0 + 5 * hour) == "p2")
+            try tracker.timers.start(at: t0 + 6 * hour)
             try tracker.heartbeat(at: t0 + 6 * hour + minute)
             #expect(try tracker.dumpForTesting().contains("boot_id:\"boot-1\""))
         }

@@ -4,6 +4,7 @@ import GRDB
 import Testing
 
 @testable import BiomaStore
+import StoreTestSupport
 
 @Suite struct ImportStoreTests {
     let now = t("2024-06-01T12:00:00Z")
@@ -15,14 +16,14 @@ import Testing
     @Test func recordsAllInOneTransactionAndTwiceAddsNothing() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
-            let existing = try tracker.addProject(name: "ACME", color: "#112233", at: now)
+            let existing = try tracker.catalog.addProject(name: "ACME", color: "#112233", at: now)
             let items = [
                 item("2024-05-02T09:00:00Z", "2024-05-02T10:30:00Z", "acme", 1, "@3"),
                 item("2024-05-02T11:00:00Z", "2024-05-02T12:00:00Z", "Café ☕", 2, "@2"),
                 item("2024-05-03T09:00:00Z", "2024-05-03T09:45:00Z", nil, 3, "@1"),
                 item("2024-05-03T10:00:00Z", "2024-05-03T11:00:00Z", "café ☕", 4),
             ]
-            let result = try tracker.importIntervals(items, format: .timewarrior, at: now)
+            let result = try tracker.imports.importIntervals(items, format: .timewarrior, at: now)
             #expect(result.count == 4)
             // The rowids returned are the rows added, in time order.
             let rows = try tracker.database.read { db in
@@ -34,17 +35,17 @@ import Testing
             #expect(tracker.projects.map(\.name) == ["ACME", "Café ☕"])
             #expect(tracker.projects.map(\.color) == ["#112233", Project.defaultColor])
             #expect(rows.map { $0[2] as String? } == [existing, "p2", nil, "p2"])
-            let report = try tracker.report(from: Day("2024-05-01")!, to: Day("2024-05-31")!, at: now)
+            let report = try tracker.history.report(from: Day("2024-05-01")!, to: Day("2024-05-31")!, at: now)
             #expect(report.workTotal == 4 * hour + 15 * minute)
             #expect(report.noProjectTotal == 45 * minute)
             #expect(Dictionary(uniqueKeysWithValues: report.projects.map { ($0.name, $0.total) }) == ["ACME": 90 * minute, "Café ☕": 2 * hour])
             // The same data again: nothing added, nothing changed.
             let before = try fingerprint(tracker, at: now)
-            let again = try tracker.importIntervals(items, format: .timewarrior, at: now)
+            let again = try tracker.imports.importIntervals(items, format: .timewarrior, at: now)
             #expect(again.count == 0 && again.addedIDs.isEmpty)
             #expect(try fingerprint(tracker, at: now) == before)
             // An empty import is fine too.
-            #expect(try tracker.importIntervals([], format: .watson, at: now).count == 0)
+            #expect(try tracker.imports.importIntervals([], format: .watson, at: now).count == 0)
         }
     }
 
@@ -52,19 +53,19 @@ import Testing
     @Test func undoTakesAnImportBack() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
-            _ = try tracker.appendHistory(
+            _ = try tracker.history.append(
                 [Interval(start: t("2024-05-01T09:00:00Z"), end: t("2024-05-01T10:00:00Z"), projectID: nil)], at: now)
             let items = [
                 item("2024-05-02T09:00:00Z", "2024-05-02T10:30:00Z", "acme", 1),
                 item("2024-05-03T09:00:00Z", "2024-05-03T09:45:00Z", nil, 2),
             ]
-            _ = try tracker.importIntervals(items, format: .timewarrior, at: now)
-            #expect(try tracker.undo(at: now) == "Undid: import of 2 intervals (timewarrior)")
+            _ = try tracker.imports.importIntervals(items, format: .timewarrior, at: now)
+            #expect(try tracker.edits.undo(at: now) == "Undid: import of 2 intervals (timewarrior)")
             let rows = try tracker.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM interval") }
             #expect(rows == 1)
             let csv = "project,color,start,end,duration\n,,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00\n"
-            #expect(try tracker.importCSV(csv, at: now) == 1)
-            #expect(try tracker.undo(at: now) == "Undid: import of 1 interval (csv)")
+            #expect(try tracker.imports.importCSV(csv, at: now) == 1)
+            #expect(try tracker.edits.undo(at: now) == "Undid: import of 1 interval (csv)")
             let after = try tracker.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM interval") }
             #expect(after == 1)
         }
@@ -80,7 +81,7 @@ import Testing
             let items = (0..<5).map { day in
                 item("2024-05-0\(day + 1)T09:00:00Z", "2024-05-0\(day + 1)T10:00:00Z", day == 3 ? "Gone" : "Kept", day + 1)
             }
-            let added = try tracker.importIntervals(items, format: .timewarrior, at: now).addedIDs
+            let added = try tracker.imports.importIntervals(items, format: .timewarrior, at: now).addedIDs
             #expect(try tracker.queryStringsForTesting("SELECT count(*) FROM edit_journal_row") == ["0"])
             #expect(try tracker.queryStringsForTesting("SELECT added_first FROM edit_journal") == ["\(added[0])"])
             #expect(try tracker.queryStringsForTesting("SELECT length(added_digests) FROM edit_journal") == ["40"])
@@ -89,19 +90,19 @@ import Testing
             let edited = try tracker.dumpForTesting()
             #expect(throws: TrackerError.invalidArgument(
                 "Cannot undo the import of 5 intervals (timewarrior): interval \(added[1]) has changed since. Nothing was changed (the journal keeps it).")
-            ) { try tracker.undo(at: now) }
+            ) { try tracker.edits.undo(at: now) }
             #expect(try tracker.dumpForTesting() == edited)
             // Put back as it was: the digest matches again. Then the fourth's project deleted with its time.
             try tracker.executeForTesting("UPDATE interval SET note = NULL WHERE id = \(added[1])")
-            try tracker.deleteProject("Gone", at: now)
+            try tracker.catalog.deleteProject("Gone", at: now)
             #expect(throws: TrackerError.invalidArgument(
                 "Cannot undo the import of 5 intervals (timewarrior): interval \(added[3]) has been deleted since. Nothing was changed (the journal keeps it).")
-            ) { try tracker.undo(at: now) }
+            ) { try tracker.edits.undo(at: now) }
             // The last one deleted too: still named by the first missing.
             try tracker.executeForTesting("DELETE FROM interval WHERE id = \(added[4])")
             #expect(throws: TrackerError.invalidArgument(
                 "Cannot undo the import of 5 intervals (timewarrior): interval \(added[3]) has been deleted since. Nothing was changed (the journal keeps it).")
-            ) { try tracker.undo(at: now) }
+            ) { try tracker.edits.undo(at: now) }
         }
     }
 
@@ -109,16 +110,16 @@ import Testing
     @Test func undoOfAnImportDeletesExactlyWhatItAdded() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
-            _ = try tracker.appendHistory(
+            _ = try tracker.history.append(
                 [Interval(start: t("2024-04-01T09:00:00Z"), end: t("2024-04-01T10:00:00Z"), projectID: nil)], at: now)
             let before = try tracker.queryStringsForTesting("SELECT id FROM interval")
             let csv = "project,color,start,end,duration,note,tags\n"
                 + "A,#112233,2024-05-04T09:00:00Z,2024-05-04T10:00:00Z,1:00:00,\"a note, with a comma\",call q4\n"
                 + ",,2024-05-05T09:00:00Z,2024-05-05T10:00:00Z,1:00:00,,\n"
-            #expect(try tracker.importCSV(csv, at: now) == 2)
-            try tracker.start(at: now)
-            try tracker.stop(at: now + minute)
-            #expect(try tracker.undo(at: now + minute) == "Undid: import of 2 intervals (csv)")
+            #expect(try tracker.imports.importCSV(csv, at: now) == 2)
+            try tracker.timers.start(at: now)
+            try tracker.timers.stop(at: now + minute)
+            #expect(try tracker.edits.undo(at: now + minute) == "Undid: import of 2 intervals (csv)")
             #expect(try tracker.queryStringsForTesting("SELECT id FROM interval") == before + [try #require(before.last.map { "\(Int($0)! + 3)" })])
         }
     }
@@ -126,9 +127,9 @@ import Testing
     @Test func refusalsNameTheEntryAndChangeNothing() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
-            _ = try tracker.importIntervals(
+            _ = try tracker.imports.importIntervals(
                 [item("2024-05-02T09:00:00Z", "2024-05-02T10:00:00Z", "A", 1)], format: .timewarrior, at: now)
-            try tracker.start(at: now - hour)
+            try tracker.timers.start(at: now - hour)
             let before = try fingerprint(tracker, at: now)
             let cases: [([ImportedInterval], ImportFormat, String)] = [
                 (
@@ -154,7 +155,7 @@ import Testing
             ]
             for (items, format, message) in cases {
                 do {
-                    let result = try tracker.importIntervals(items, format: format, at: now)
+                    let result = try tracker.imports.importIntervals(items, format: format, at: now)
                     Issue.record("imported \(result)")
                 } catch let error as TrackerError {
                     #expect(error == .invalidImport(message))

@@ -11,14 +11,14 @@ import Testing
     @Test func aFailedReadIsAStorageErrorNotAnEmptyDay() throws {
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
-            try tracker.start(at: now - hour)
-            try tracker.stop(at: now - 30 * minute)
-            #expect(try tracker.snapshot(at: now).dailyTotal == 30 * minute)
+            try tracker.timers.start(at: now - hour)
+            try tracker.timers.stop(at: now - 30 * minute)
+            #expect(try tracker.history.snapshot(at: now).dailyTotal == 30 * minute)
             // The intervals become unreadable, and the cached day is dropped.
             try tracker.database.write { try $0.execute(sql: "ALTER TABLE interval RENAME TO unreadable") }
             tracker.todayCache = nil
             do {
-                let snapshot = try tracker.snapshot(at: now)
+                let snapshot = try tracker.history.snapshot(at: now)
                 Issue.record("read an empty day instead of failing: \(snapshot.dailyTotal) µs")
             } catch TrackerError.storage(let message) {
                 #expect(message.contains("read"), "\(message)")
@@ -31,11 +31,11 @@ import Testing
         try withTemporaryDirectory { dir in
             let tracker = try Tracker(dataDirectory: dir, rules: utc, now: now, bootID: boot)
             let today = tracker.rules.day(containing: now)
-            #expect(try tracker.focusCompleted(on: today) == 0)
+            #expect(try tracker.focus.completed(on: today) == 0)
             try tracker.database.write { try $0.execute(sql: "ALTER TABLE focus_phase RENAME TO unreadable") }
             tracker.focusCompletedCache = nil
             do {
-                let count = try tracker.focusCompleted(on: today)
+                let count = try tracker.focus.completed(on: today)
                 Issue.record("counted \(count) instead of failing")
             } catch TrackerError.storage(let message) {
                 #expect(message.hasPrefix("cannot read the completed focus phases: "), "\(message)")

@@ -35,7 +35,7 @@ import Testing
                     var now = t("2024-10-26T21:00:00+02:00")  // before the autumn change
                     var tracker: Tracker! = try Tracker(dataDirectory: dir, rules: rules, now: now, bootID: boot)
                     var ids: [String] = []
-                    for name in ["A", "B", "C"] { ids.append(try tracker.addProject(name: name, color: "", at: now)) }
+                    for name in ["A", "B", "C"] { ids.append(try tracker.catalog.addProject(name: name, color: "", at: now)) }
                     var model = Model()
                     for code in codes {
                         now += Micros((code / 64) % 240) * minute / 2
@@ -43,22 +43,22 @@ import Testing
                         var before = model.state
                         switch code % 8 {
                         case 0:
-                            try tracker.start(at: now)
+                            try tracker.timers.start(at: now)
                             model.apply(before.start(at: now, rules: rules))
                         case 1:
-                            try tracker.stop(at: now)
+                            try tracker.timers.stop(at: now)
                             model.apply(before.stop(at: now))
                         case 2:
-                            try tracker.reset(at: now)
+                            try tracker.timers.reset(at: now)
                             model.apply(before.reset(at: now))
                         case 3:
-                            try tracker.startProject(project, at: now)
+                            try tracker.timers.startProject(project, at: now)
                             model.apply(before.startProject(project, at: now, rules: rules))
                         case 4:
-                            try tracker.stopProject(at: now)
+                            try tracker.timers.stopProject(at: now)
                             model.apply(before.stopProject(at: now))
                         case 5:
-                            try tracker.resetProject(project, at: now)
+                            try tracker.timers.resetProject(project, at: now)
                             before.resetProject(project, at: now)
                         case 6:  // a restart on the same boot continues exactly
                             // As in the daemon, the old store is closed before the new one opens
@@ -66,14 +66,14 @@ import Testing
                             tracker = nil
                             tracker = try Tracker(dataDirectory: dir, rules: rules, now: now, bootID: boot)
                         default:
-                            #expect(throws: TrackerError.noSuchProject("nope")) { try tracker.startProject("nope", at: now) }
+                            #expect(throws: TrackerError.noSuchProject("nope")) { try tracker.timers.startProject("nope", at: now) }
                         }
                         model.state = before
                         #expect(tracker.workTimer == model.state)
                         let expected = TrackerSnapshot(
                             state: model.state, projects: tracker.projects, closedIntervalsOfToday: model.closed,
                             rules: rules, now: now)
-                        #expect(try tracker.snapshot(at: now) == expected)
+                        #expect(try tracker.history.snapshot(at: now) == expected)
                     }
                     let from = rules.day(containing: t("2024-10-26T21:00:00+02:00"))
                     let to = rules.day(containing: now)
@@ -84,7 +84,7 @@ import Testing
                     let expected = Report(
                         from: from, to: to, boundaries: rules.boundaries(from: from, to: to), intervals: all,
                         projects: tracker.projects)
-                    #expect(try tracker.report(from: from, to: to, at: now) == expected)
+                    #expect(try tracker.history.report(from: from, to: to, at: now) == expected)
                 } catch {
                     Issue.record("unexpected error \(error)")
                 }

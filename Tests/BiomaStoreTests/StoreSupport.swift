@@ -4,6 +4,7 @@ import Testing
 @_exported import TestSupport
 
 @testable import BiomaStore
+import StoreTestSupport
 
 let boot = "boot-1"
 
@@ -22,7 +23,7 @@ struct Fingerprint: Equatable {
 }
 
 func fingerprint(_ tracker: Tracker, at now: Micros) throws -> Fingerprint {
-    Fingerprint(snapshot: try tracker.snapshot(at: now), state: tracker.workTimer, rows: try tracker.dumpForTesting())
+    Fingerprint(snapshot: try tracker.history.snapshot(at: now), state: tracker.workTimer, rows: try tracker.dumpForTesting())
 }
 
 func storageMessage(_ body: () throws -> Void) -> String? {

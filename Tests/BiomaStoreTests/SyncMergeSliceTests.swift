@@ -4,6 +4,7 @@ import GRDB
 import Testing
 
 @testable import BiomaStore
+import StoreTestSupport
 
 /// A peer's long log merged in slices, as the daemon reads it: rows go in groups per statement
 /// (64, 16, 4 and 1), and a slice's entities and the stamps they hold are read a group to a
@@ -24,10 +25,10 @@ import Testing
     }
 
     @Test func groupsCoverEveryRowOnceInOrder() {
-        for count in 0...(Tracker.insertRows * 2 + 30) {
-            let groups = Tracker.rowGroups(count)
+        for count in 0...(StoreHistory.insertRows * 2 + 30) {
+            let groups = DirectBinding.rowGroups(count)
             #expect(groups.flatMap { Array($0) } == Array(0..<count), "\(count) rows")
-            #expect(groups.allSatisfy { Tracker.groupSizes.contains($0.count) }, "\(count) rows")
+            #expect(groups.allSatisfy { DirectBinding.groupSizes.contains($0.count) }, "\(count) rows")
         }
     }
 
@@ -36,16 +37,16 @@ import Testing
     @Test func anOperationTwiceInOneReadIsAppliedOnce() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.now)
-            _ = try pair.a.importIntervals(BulkInsertTests.items(Tracker.insertRows + 6), format: .timewarrior, at: Self.now)
+            _ = try pair.a.imports.importIntervals(BulkInsertTests.items(StoreHistory.insertRows + 6), format: .timewarrior, at: Self.now)
             try BulkInsertTests.drainBacklog(of: pair.a)
             let device = try pair.id(pair.a)
             let log = pair.logs[device]!
             let reader = try Tracker(dataDirectory: dir.appendingPathComponent("reader"), rules: berlin, now: Self.now, bootID: boot)
-            try reader.enableSync(folder: "/sync", name: "R")
+            try reader.sync.enable(folder: "/sync", name: "R")
             let doubled = Array(log.prefix(3)) + Array(log.prefix(3)) + log
-            let merged = try reader.mergeSync(doubled, peer: SyncPeerState(device: device), at: Self.now)
+            let merged = try reader.sync.merge(doubled, peer: SyncPeerState(device: device), at: Self.now)
             #expect(merged.operations == log.count)
-            #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
+            #expect(try reader.history.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
         }
     }
 
@@ -55,18 +56,18 @@ import Testing
     @Test func aLogReadAgainAppliesOnlyWhatWasNotApplied() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.now)
-            _ = try pair.a.importIntervals(BulkInsertTests.items(Tracker.insertRows * 3), format: .timewarrior, at: Self.now)
+            _ = try pair.a.imports.importIntervals(BulkInsertTests.items(StoreHistory.insertRows * 3), format: .timewarrior, at: Self.now)
             try BulkInsertTests.drainBacklog(of: pair.a)
             let device = try pair.id(pair.a)
             let log = pair.logs[device]!
             let reader = try Tracker(dataDirectory: dir.appendingPathComponent("reader"), rules: berlin, now: Self.now, bootID: boot)
-            try reader.enableSync(folder: "/sync", name: "R")
+            try reader.sync.enable(folder: "/sync", name: "R")
             // A few at the start, and one in the middle of what a later group takes.
-            let early = Array(log.prefix(5)) + [log[Tracker.insertRows + 7]]
-            #expect(try reader.mergeSync(early, peer: SyncPeerState(device: device), at: Self.now).operations == early.count)
-            #expect(try reader.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now).operations == log.count - early.count)
-            #expect(try reader.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now).operations == 0)
-            #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
+            let early = Array(log.prefix(5)) + [log[StoreHistory.insertRows + 7]]
+            #expect(try reader.sync.merge(early, peer: SyncPeerState(device: device), at: Self.now).operations == early.count)
+            #expect(try reader.sync.merge(log, peer: SyncPeerState(device: device), at: Self.now).operations == log.count - early.count)
+            #expect(try reader.sync.merge(log, peer: SyncPeerState(device: device), at: Self.now).operations == 0)
+            #expect(try reader.history.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
             let stamps = try reader.database.read { db in
                 try Row.fetchAll(db, sql: "SELECT op, wall, counter FROM sync_stamp WHERE device = ?", arguments: [device])
             }
@@ -85,22 +86,22 @@ import Testing
     @Test func aMergeOnAWorkerTurnsTheTriggersOffUntilTheNextOtherWrite() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.now)
-            _ = try pair.a.importIntervals(BulkInsertTests.items(40), format: .timewarrior, at: Self.now)
+            _ = try pair.a.imports.importIntervals(BulkInsertTests.items(40), format: .timewarrior, at: Self.now)
             try BulkInsertTests.drainBacklog(of: pair.a)
             let device = try pair.id(pair.a)
             let log = pair.logs[device]!
             let worker = try Tracker(workerFor: pair.b) { false }
             defer { worker.close() }
             var peer = SyncPeerState(device: device)
-            _ = try worker.mergeSync(Array(log.prefix(20)), peer: peer, at: Self.now)
+            _ = try worker.sync.merge(Array(log.prefix(20)), peer: peer, at: Self.now)
             #expect(worker.lent?.triggersOff == true)
             peer.sequence = 20
-            #expect(try worker.mergeSync(Array(log.dropFirst(20)), peer: peer, at: Self.now).operations == log.count - 20)
+            #expect(try worker.sync.merge(Array(log.dropFirst(20)), peer: peer, at: Self.now).operations == log.count - 20)
             #expect(worker.lent?.triggersOff == true)
-            #expect(try worker.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
+            #expect(try worker.history.exportCSV(from: nil, to: nil, at: Self.now) == pair.export(pair.a, at: Self.now))
             var recorded: [SyncOperation] = []
             worker.onSyncOperations = { recorded += $0 }
-            _ = try worker.addProject(name: "Written after the merge", color: "#34C759", at: Self.now + 1)
+            _ = try worker.catalog.addProject(name: "Written after the merge", color: "#34C759", at: Self.now + 1)
             #expect(worker.lent?.triggersOff == false)
             #expect(recorded.map(\.entity) == [.project])
             #expect(recorded.first?.fields["name"] == .string("Written after the merge"))
@@ -110,19 +111,19 @@ import Testing
     @Test func aLongHistoryMergesTheSameHoweverItIsCut() throws {
         try withTemporaryDirectory { dir in
             let pair = try SyncPair(dir, now: Self.now)
-            let count = Tracker.insertRows * 2 + 21
+            let count = StoreHistory.insertRows * 2 + 21
             // Created, all deleted, created again (the replay of a device that imported,
             // reset, and imported again), then one changed and one deleted.
-            _ = try pair.a.importIntervals(BulkInsertTests.items(count), format: .timewarrior, at: Self.now)
+            _ = try pair.a.imports.importIntervals(BulkInsertTests.items(count), format: .timewarrior, at: Self.now)
             try BulkInsertTests.drainBacklog(of: pair.a)
-            try pair.a.resetHistory(at: Self.now)
+            try pair.a.history.reset(at: Self.now)
             try BulkInsertTests.drainBacklog(of: pair.a)
             let again = BulkInsertTests.first + 400 * hour
-            let added = try pair.a.importIntervals(BulkInsertTests.items(count, from: again), format: .timewarrior, at: Self.now)
+            let added = try pair.a.imports.importIntervals(BulkInsertTests.items(count, from: again), format: .timewarrior, at: Self.now)
             try BulkInsertTests.drainBacklog(of: pair.a)
             let ids = added.addedIDs.sorted()
-            try pair.a.deleteInterval(String(ids[3]), at: Self.now)
-            _ = try pair.a.addInterval(
+            try pair.a.edits.deleteInterval(String(ids[3]), at: Self.now)
+            _ = try pair.a.edits.addInterval(
                 start: again - 3 * hour, end: again - 2 * hour, project: nil, note: "added late", replace: false, at: Self.now)
             let source = try pair.export(pair.a, at: Self.now)
             let device = try pair.id(pair.a)
@@ -131,21 +132,21 @@ import Testing
             for (index, sizes) in Self.slicings(log.count).enumerated() {
                 let reader = try Tracker(
                     dataDirectory: dir.appendingPathComponent("reader\(index)"), rules: berlin, now: Self.now, bootID: boot)
-                try reader.enableSync(folder: "/sync", name: "R")
+                try reader.sync.enable(folder: "/sync", name: "R")
                 var start = 0
                 var applied = 0
                 for size in sizes {
-                    let merged = try reader.mergeSync(
+                    let merged = try reader.sync.merge(
                         Array(log[start..<start + size]), peer: SyncPeerState(device: device), at: Self.now)
                     applied += merged.operations
                     start += size
                 }
                 #expect(applied == log.count, "slices \(sizes.prefix(8))")
-                #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == source, "slices \(sizes.prefix(8))")
+                #expect(try reader.history.exportCSV(from: nil, to: nil, at: Self.now) == source, "slices \(sizes.prefix(8))")
                 // Read again (a cursor lost): every operation is known, nothing changes.
-                let twice = try reader.mergeSync(log, peer: SyncPeerState(device: device), at: Self.now)
+                let twice = try reader.sync.merge(log, peer: SyncPeerState(device: device), at: Self.now)
                 #expect(twice.operations == 0)
-                #expect(try reader.exportCSV(from: nil, to: nil, at: Self.now) == source)
+                #expect(try reader.history.exportCSV(from: nil, to: nil, at: Self.now) == source)
                 let rows = try reader.queryStringsForTesting("SELECT count(*) FROM interval")
                 #expect(rows == ["\(count)"])
             }

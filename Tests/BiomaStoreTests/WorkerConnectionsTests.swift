@@ -13,11 +13,11 @@ import Testing
             let now = t("2026-11-20T12:00:00+01:00")
             let tracker = try Tracker(dataDirectory: dir, rules: berlin, now: now, bootID: boot)
             let first = try Tracker(workerFor: tracker) { false }
-            _ = try first.addProject(name: "Client A", color: "#007AFF", at: now)
+            _ = try first.catalog.addProject(name: "Client A", color: "#007AFF", at: now)
             tracker.adopt(first.state)
             first.close()
             // The loop's tracker writes meanwhile; the next worker reads it on the same connection.
-            _ = try tracker.addProject(name: "Internal", color: "#34C759", at: now + 1)
+            _ = try tracker.catalog.addProject(name: "Internal", color: "#34C759", at: now + 1)
             let second = try Tracker(workerFor: tracker) { false }
             let names = try second.database.read { try String.fetchAll($0, sql: "SELECT name FROM project ORDER BY name") }
             #expect(names == ["Client A", "Internal"])
@@ -48,7 +48,7 @@ import Testing
             // Told to stop: the busy store fails its write at once.
             let stopped = try Tracker(workerFor: tracker) { true }
             try busy()
-            #expect(throws: (any Error).self) { _ = try stopped.addProject(name: "Client A", color: "#007AFF", at: now) }
+            #expect(throws: (any Error).self) { _ = try stopped.catalog.addProject(name: "Client A", color: "#007AFF", at: now) }
             try free()
             stopped.close()
             // The same connection, lent to work that goes on: it waits until the store is free.
@@ -57,7 +57,7 @@ import Testing
             let done = DispatchSemaphore(value: 0)
             let outcome = Outcome()
             Thread {
-                outcome.set(Result { try worker.addProject(name: "Client A", color: "#007AFF", at: now) })
+                outcome.set(Result { try worker.catalog.addProject(name: "Client A", color: "#007AFF", at: now) })
                 done.signal()
             }.start()
             Thread.sleep(forTimeInterval: 0.2)

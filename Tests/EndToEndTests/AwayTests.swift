@@ -221,7 +221,7 @@ struct SuspendGapTests {
         /// A day's work as the store has it, read on the loop thread (the tracker's one thread).
         func workTotal(_ day: Day) throws -> Micros {
             try service.sync { () throws(BusError) in
-                Result { try tracker.report(.day, containing: day, at: clock.now()).workTotal }
+                Result { try tracker.history.report(.day, containing: day, at: clock.now()).workTotal }
             }.get()
         }
         _ = try call("Start")
@@ -273,7 +273,7 @@ struct ChangePathTests {
             destination: ContractNames.busName, path: ContractNames.objectPath, interface: "org.biomatimer.Tasks1", member: "AddTask",
             [.string("Write the report"), .vardict([:])])
         let (running, worked) = try service.sync { () throws(BusError) in
-            Result { (tracker.workTimer.running, try tracker.report(.day, containing: day("2026-11-23"), at: clock.now()).workTotal) }
+            Result { (tracker.workTimer.running, try tracker.history.report(.day, containing: day("2026-11-23"), at: clock.now()).workTotal) }
         }.get()
         #expect(!running, "the sleep stopped work before the task was added")
         #expect(worked == hour, "the sleep is not work: \(worked / minute) min")

@@ -264,15 +264,15 @@ struct BulkWorkTests {
         let (bulk, tracker) = (s.timer.bulk, s.tracker)
         let opened = try s.service.sync { () throws(BusError) in bulk.writersOpened }
         try s.service.sync { () throws(BusError) in
-            bulk.write({ worker in _ = try worker.addProject(name: "First", color: "", at: now) }) { first in
+            bulk.write({ worker in _ = try worker.catalog.addProject(name: "First", color: "", at: now) }) { first in
                 do {
                     try first.get()
-                    _ = try tracker.addProject(name: "Between", color: "", at: now)
+                    _ = try tracker.catalog.addProject(name: "Between", color: "", at: now)
                 } catch {
                     return seen.set(.failure(error))
                 }
                 bulk.write({ worker -> [String] in
-                    _ = try worker.addProject(name: "Second", color: "", at: now)
+                    _ = try worker.catalog.addProject(name: "Second", color: "", at: now)
                     return worker.projects.map(\.name)
                 }) { seen.set($0) }
             }
@@ -297,7 +297,7 @@ struct BulkWorkTests {
         let opened = try s.service.sync { () throws(BusError) in bulk.writersOpened }
         @Sendable func slice(_ number: Int) {
             bulk.write({ worker -> [String] in
-                _ = try worker.addProject(name: "Slice \(number)", color: "", at: now)
+                _ = try worker.catalog.addProject(name: "Slice \(number)", color: "", at: now)
                 return worker.projects.map(\.name)
             }) { result in
                 guard number < 5, (try? result.get()) != nil else { return seen.set(result) }
@@ -330,7 +330,7 @@ struct BulkWorkTests {
         #expect("\(error)".contains("InvalidImport"))
         #expect(try #require(starting.wait()).get() == [])
         let recorded = try s.service.sync { () throws(BusError) in
-            Result { try s.tracker.intervals(from: Day("2026-03-10")!, to: Day("2026-03-10")!, at: s.clock.now()) }
+            Result { try s.tracker.history.intervals(from: Day("2026-03-10")!, to: Day("2026-03-10")!, at: s.clock.now()) }
         }.get()
         #expect(recorded.isEmpty, "no row of the failed import, and the start has lasted no time yet")
         #expect(try s.service.sync { () throws(BusError) in s.tracker.workTimer.running })

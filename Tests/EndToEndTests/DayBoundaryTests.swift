@@ -60,7 +60,7 @@ struct DayBoundaryTests {
         // Reports split the interval at midnight: 10 s on the 28th, 5 s on the 29th.
         // Read on the loop thread, the tracker's one thread.
         let report = try service.sync { () throws(BusError) in
-            Result { try tracker.report(from: day, to: day.adding(days: 1), at: clock.now()) }
+            Result { try tracker.history.report(from: day, to: day.adding(days: 1), at: clock.now()) }
         }.get()
         #expect(report.days.map(\.workTotal) == [10 * 1_000_000, 5 * 1_000_000])
     }

@@ -44,7 +44,7 @@ struct FocusSleepTests {
         /// thread, where the service and its deadlines use it).
         func focus() throws -> FocusTimer? {
             let tracker = self.tracker
-            return try service.sync { () throws(BusError) in tracker.focus }
+            return try service.sync { () throws(BusError) in tracker.focus.timer }
         }
 
         /// The daemon looks at the clocks (as when it wakes after a resume).

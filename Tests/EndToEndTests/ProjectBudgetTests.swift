@@ -7,6 +7,7 @@ import Testing
 import TestSupport
 
 @testable import BiomaDaemon
+import StoreTestSupport
 
 /// Project budgets in process, on a private bus with an injected clock (in 2027, so the real
 /// timer never fires during the test) and python3-dbusmock's notification server: the rows and
@@ -113,7 +114,7 @@ struct ProjectBudgetTests {
         let row = try s.row()
         #expect(row.budget == 2 * hour && row.budgetPeriod == "week" && row.budgetUsed == Micros(3.5 * Double(hour)))
         #expect(try s.server.notifications().count == 2)
-        #expect(try s.tracker.budgetAnnounced(s.tracker.projects[0].id)?.thresholds == [.eighty, .full])
+        #expect(try s.tracker.targets.budgetAnnounced(s.tracker.projects[0].id)?.thresholds == [.eighty, .full])
         // Next week: a new period, announced again — here crossed at once by an added interval,
         // which shows only the 100 % notice.
         try s.call(

@@ -215,7 +215,7 @@ struct SyncEndToEndTests {
         try a.cliOK(["sync", "enable", folder.path, "--name", "Desk"])
         try b.cliOK(["sync", "enable", folder.path, "--name", "Laptop"])
         // Half-hour intervals, one an hour from 2026-01-01 (long before the faked now).
-        let count = Tracker.drainSlice * 4 + 3
+        let count = StoreSync.drainSlice * 4 + 3
         let first: Micros = 1_767_225_600_000_000
         let rows = (0..<count).map { n in
             IntervalCSV.Row(

@@ -69,7 +69,7 @@ struct TargetDeadlineTests {
         try service.sync { () throws(BusError) in timer.checkDayBoundary() }
         #expect(waitUntil(timeout: notificationWait) { (try? server.notifications().count) == 1 })
         #expect(try server.notifications().first?.summary == "Daily target reached")
-        #expect(try tracker.targetAnnouncedDay() == Day("2027-03-27"))
+        #expect(try tracker.daemonState.targetAnnouncedDay() == Day("2027-03-27"))
         #expect(try due() == nil)
         try call("Stop", at: "2027-03-28T00:20:00+01:00")
         try call("Start", at: "2027-03-28T00:30:00+01:00")

@@ -6,9 +6,13 @@ import GRDB
 /// are `IntervalEdits` (BiomaCore); here each edit is one transaction that reads only the rows
 /// around it (bounded index ranges on start and end), applies the plan, moves the running
 /// stopwatch with the running interval, and writes the edit's journal entry
-/// (`Tracker+Journal`); `undo` takes the newest entry back and deletes it. The rows are read
-/// and written by `Tracker+IntervalRows`.
-extension Tracker {
+/// (`EditJournal`); `undo` takes the newest entry back and deletes it. The rows are read
+/// and written by `IntervalRows`.
+public struct StoreEdits: StorePart {
+    let tracker: Tracker
+}
+
+extension StoreEdits {
     /// What `updateInterval` changes; nil leaves it. `project` `.some(nil)` removes it.
     public struct IntervalChanges: Sendable, Equatable {
         public var start: Micros?
@@ -37,7 +41,7 @@ extension Tracker {
         }
         let low = rules.start(of: from)
         let high = rules.start(of: to.adding(days: 1))
-        return try readOrThrow { try Tracker.rows($0, overlapping: low, high) }
+        return try readOrThrow { try IntervalRows.rows($0, overlapping: low, high) }
     }
 
     // MARK: Edits
@@ -52,11 +56,11 @@ extension Tracker {
         let tags = Tags.stored(try Tags.validated(tags))
         let plan = try edit(kind: "add", at: now) { model, db in
             let projectID = try project.map { try model.projects.resolve($0).id }
-            let rows = try Tracker.rows(db, overlapping: start, max(end, start))
+            let rows = try IntervalRows.rows(db, overlapping: start, max(end, start))
             var plan = try planned(model) {
                 try IntervalEdits.add(
                     start: start, end: end, projectID: projectID, note: note, replace: replace, rows: rows, now: now,
-                    nextID: try Tracker.nextID(db))
+                    nextID: try IntervalRows.nextID(db))
             }
             if let tags, let index = plan.changes.firstIndex(where: { $0.id == plan.resultID && $0.before == nil }) {
                 plan.changes[index].after?.tags = tags
@@ -69,9 +73,9 @@ extension Tracker {
     /// Changes an interval's start, end, project and/or note.
     public func updateInterval(_ ref: String, _ changes: IntervalChanges, at now: Micros) throws {
         let note = try changes.note.map { raw throws(TrackerError) in try IntervalNote.validated(raw) }
-        _ = try edit(kind: "update", moving: changes.start == nil ? nil : try? Tracker.intervalID(ref), at: now) { model, db in
-            let id = try Tracker.intervalID(ref)
-            guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
+        _ = try edit(kind: "update", moving: changes.start == nil ? nil : try? StoreEdits.intervalID(ref), at: now) { model, db in
+            let id = try StoreEdits.intervalID(ref)
+            guard let old = try IntervalRows.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
             let projectID = try changes.project.map { ref in try ref.map { try model.projects.resolve($0).id } }
             let tags: String?? =
                 changes.addTags.isEmpty && changes.removeTags.isEmpty
@@ -80,13 +84,13 @@ extension Tracker {
             if changes.start != nil || changes.end != nil {
                 let start = changes.start ?? old.start
                 let end = old.end == nil ? Micros.max : (changes.end ?? old.end!)
-                rows += try Tracker.rows(db, overlapping: start, max(start, end)).filter { $0.id != id }
+                rows += try IntervalRows.rows(db, overlapping: start, max(start, end)).filter { $0.id != id }
             }
             let plan = try planned(model, editing: id) {
                 try IntervalEdits.update(
                     id: id, start: changes.start, end: changes.end, projectID: projectID, note: note, tags: tags,
                     replace: changes.replace,
-                    rows: rows, now: now, nextID: try Tracker.nextID(db))
+                    rows: rows, now: now, nextID: try IntervalRows.nextID(db))
             }
             return (plan, "edit of interval \(id) (was \(describe(old, model)))")
         }
@@ -95,8 +99,8 @@ extension Tracker {
     /// Deletes a recorded interval (not the running one).
     public func deleteInterval(_ ref: String, at now: Micros) throws {
         _ = try edit(kind: "delete", at: now) { model, db in
-            let id = try Tracker.intervalID(ref)
-            guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
+            let id = try StoreEdits.intervalID(ref)
+            guard let old = try IntervalRows.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
             let plan = try planned(model) { try IntervalEdits.delete(id: id, rows: [old]) }
             return (plan, "delete of interval \(id) (\(describe(old, model)))")
         }
@@ -105,10 +109,10 @@ extension Tracker {
     /// Splits an interval at `instant`; returns the id of the second part.
     public func splitInterval(_ ref: String, at instant: Micros, now: Micros) throws -> String {
         let plan = try edit(kind: "split", at: now) { model, db in
-            let id = try Tracker.intervalID(ref)
-            guard let old = try Tracker.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
+            let id = try StoreEdits.intervalID(ref)
+            guard let old = try IntervalRows.row(db, id: id) else { throw TrackerError.noSuchInterval(ref) }
             let plan = try planned(model) {
-                try IntervalEdits.split(id: id, at: instant, rows: [old], now: now, nextID: try Tracker.nextID(db))
+                try IntervalEdits.split(id: id, at: instant, rows: [old], now: now, nextID: try IntervalRows.nextID(db))
             }
             let clock = EditText.describe(start: instant, end: instant, project: nil, rules: rules)
             return (plan, "split of interval \(id) at \(clock.prefix { $0 != "–" }) (\(describe(old, model)))")
@@ -122,12 +126,12 @@ extension Tracker {
         let note = try text.flatMap { raw throws(TrackerError) in try IntervalNote.validated(raw) }
         var id: Int64 = 0
         _ = try edit(kind: "update", at: now) { model, db in
-            let open = try Tracker.runningRow(db, orElse: "give a recorded interval a note with `edit ID --note`")
+            let open = try IntervalRows.runningRow(db, orElse: "give a recorded interval a note with `edit ID --note`")
             id = open.id
             let plan = try planned(model, editing: open.id) {
                 try IntervalEdits.update(
                     id: open.id, start: nil, end: nil, projectID: nil, note: .some(note), replace: false, rows: [open],
-                    now: now, nextID: try Tracker.nextID(db))
+                    now: now, nextID: try IntervalRows.nextID(db))
             }
             return (plan, "note of interval \(open.id) (was \(open.note.map { "“\($0)”" } ?? "none"))")
         }
@@ -154,7 +158,7 @@ extension Tracker {
             // An import: the intervals it added, deleted once each is as it left them.
             if let first: Int64 = entry[7] {
                 let digests: Data = entry[8] ?? Data()
-                if let why = try Tracker.addedChanged(from: first, digests: digests, db) {
+                if let why = try EditJournal.addedChanged(from: first, digests: digests, db) {
                     throw TrackerError.invalidArgument("Cannot undo the \(what): \(why). Nothing was changed (the journal keeps it).")
                 }
                 try db.cachedStatement(sql: "DELETE FROM interval WHERE id >= ? AND id < ?")
@@ -162,26 +166,26 @@ extension Tracker {
                 try db.execute(sql: "DELETE FROM edit_journal WHERE seq = ?", arguments: [seq])
                 return []
             }
-            let changes = try Tracker.journalRows(db, seq: seq)
+            let changes = try EditJournal.journalRows(db, seq: seq)
             var current: [Int64: IntervalRow] = [:]
             for change in changes where change.after != nil {
-                current[change.id] = try Tracker.row(db, id: change.id)
+                current[change.id] = try IntervalRows.row(db, id: change.id)
             }
             let restored = changes.compactMap(\.before)
             var others: [IntervalRow] = []
             if let low = restored.map(\.start).min(), let high = restored.map({ $0.end ?? .max }).max() {
-                others = try Tracker.rows(db, overlapping: low, high)
+                others = try IntervalRows.rows(db, overlapping: low, high)
             }
             let inverse: [RowChange]
             do {
                 inverse = try IntervalEdits.undo(
                     changes, current: current, others: others, projects: Set(model.projects.map(\.id)))
             } catch let error as EditFailure {
-                guard case .cannotUndo(let why) = error else { throw Tracker.trackerError(error, model, rules) }
+                guard case .cannotUndo(let why) = error else { throw StoreEdits.trackerError(error, model, rules) }
                 throw TrackerError.invalidArgument(
                     "Cannot undo the \(what): \(why). Nothing was changed (the journal keeps it).")
             }
-            try Tracker.applyRows(inverse, db)
+            try IntervalRows.applyRows(inverse, db)
             if let open = inverse.compactMap(\.after).first(where: \.running) {
                 let segment = OpenSegment(start: open.start, projectID: open.projectID)
                 let saved: Bool = entry[2]
@@ -201,6 +205,21 @@ extension Tracker {
         return "Undid: " + what
     }
 
+    /// Whether the newest journaled edit touched `rows` intervals or more (its undo is bulk
+    /// work then): an import's added ones, or another edit's rows. Read without counting them
+    /// all (a reset's are every interval).
+    public func newestEditTouches(atLeast rows: Int) throws -> Bool {
+        try readOrThrow { db in
+            guard let entry = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT seq, length(added_digests) FROM edit_journal ORDER BY seq DESC LIMIT 1"))
+            else { return false }
+            if let bytes: Int = entry[1] { return bytes / 8 >= rows }
+            return try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM edit_journal_row WHERE seq = ? LIMIT 1 OFFSET ?"),
+                arguments: [entry[0] as Int64, rows - 1]) ?? false
+        }
+    }
+
     /// One edit in one transaction: `body` plans it from the model and the rows it reads; the
     /// plan is applied, the running stopwatch follows the running interval, and the journal
     /// gets the entry. An empty plan changes nothing and journals nothing.
@@ -215,7 +234,7 @@ extension Tracker {
             let (plan, what) = try body(model, db)
             result = plan
             guard !plan.isEmpty else { return [] }
-            try Tracker.applyRows(plan.changes, db)
+            try IntervalRows.applyRows(plan.changes, db)
             var run: (before: [Micros?], after: [Micros?])?
             if let open = plan.openAfter {
                 let before = [model.state.workRunStart, model.state.projectRunStart]
@@ -223,7 +242,7 @@ extension Tracker {
                 model.state.follow(open: OpenSegment(start: open.start, projectID: open.projectID), movedStart: moved)
                 run = (before, [model.state.workRunStart, model.state.projectRunStart])
             }
-            _ = try Tracker.journal(kind: kind, what: what, changes: plan.changes, run: run, at: now, db)
+            _ = try EditJournal.journal(kind: kind, what: what, changes: plan.changes, run: run, at: now, db)
             return []
         }
         return result
@@ -235,7 +254,7 @@ extension Tracker {
         do {
             return try body()
         } catch let error as EditFailure {
-            throw Tracker.trackerError(error, model, rules, editing: editing)
+            throw StoreEdits.trackerError(error, model, rules, editing: editing)
         }
     }
 

@@ -4,7 +4,11 @@ import GRDB
 /// Time from a file: biomatimer's own CSV (`IntervalCSV`) and other trackers
 /// (`TimewarriorImport`, `WatsonImport`), recorded all or nothing through `insertHistory`,
 /// each interval's note and tags in its own insert.
-extension Tracker {
+public struct StoreImports: StorePart {
+    let tracker: Tracker
+}
+
+extension StoreImports {
     /// Imports `exportCSV`'s format, all or nothing; returns the number of intervals added.
     /// Projects are matched by name (ignoring case) or created with the row's colour. A row equal
     /// to recorded time is skipped; a row overlapping other recorded time is an error.
@@ -26,7 +30,7 @@ extension Tracker {
                 }
                 items.append((Interval(start: row.start, end: row.end, projectID: projectID), row.line))
             }
-            count = try Tracker.recordImport(
+            count = try StoreImports.recordImport(
                 items, state: model.state, rules: rules, what: "csv", at: now, note: { notes[$0] }, tags: { tags[$0] }, db)
             return []
         }
@@ -59,7 +63,7 @@ extension Tracker {
             // The stored text of each distinct tag list, made once (a history has few).
             var stored: [[String]: String] = [:]
             do {
-                added = try Tracker.insertImport(
+                added = try StoreImports.insertImport(
                     rows, state: model.state, rules: rules, what: format.rawValue, at: now,
                     name: { format.entryLabel(items[$0].entry, id: items[$0].entryID) }, note: { items[$0].note },
                     tags: { index in
@@ -92,9 +96,9 @@ extension Tracker {
         _ rows: [(interval: Interval, line: Int)], state: WorkTimer, rules: DayRules, what: String, at now: Micros,
         name: ((Int) -> String)? = nil, note: @escaping (Int) -> String?, tags: @escaping (Int) -> String?, _ db: Database
     ) throws -> [Int64] {
-        let added = try Tracker.insertHistory(rows, state: state, rules: rules, name: name, note: note, tags: tags, db)
+        let added = try StoreHistory.insertHistory(rows, state: state, rules: rules, name: name, note: note, tags: tags, db)
         if added.count > 0 {
-            try Tracker.journalAdded(
+            try EditJournal.journalAdded(
                 added, what: "import of \(added.count) interval\(added.count == 1 ? "" : "s") (\(what))", at: now, db)
         }
         return added.ids

@@ -1,8 +1,9 @@
 import BiomaCore
+import BiomaSystem
 import Foundation
 import GRDB
 
-/// One copy of the database in `backups/`, as `backups()` lists it.
+/// One copy of the database in `backups/`, as `list()` lists it.
 public struct BackupFile: Sendable, Equatable {
     /// The file's name in `backups/` (`biomatimer-<stamp>-<reason>.sqlite`): what `restore` takes.
     public var name: String
@@ -43,10 +44,17 @@ public struct BackupFile: Sendable, Equatable {
 }
 
 /// Copies of the database in `backups/`: before destructive changes, and one a day.
-extension Tracker {
+public struct StoreBackups: StorePart {
+    let tracker: Tracker
+
+    /// Backups kept per kind (daily, before-delete-project, before-reset-history, before-restore).
+    public static let kept = 7
+}
+
+extension StoreBackups {
     /// The backups in `backups/`, newest first (none when the folder is missing or unreadable).
-    public func backups() -> [BackupFile] {
-        let directory = backupDirectory
+    public func list() -> [BackupFile] {
+        let directory = tracker.backupDirectory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.compactMap { name -> BackupFile? in
             guard let (taken, reason) = BackupFile.parse(name) else { return nil }
@@ -60,10 +68,10 @@ extension Tracker {
     }
 
     /// Copies the database (`VACUUM INTO`, a consistent snapshot) into `backups/`, keeping the newest
-    /// `backupsKept` of this kind. Returns the file written.
+    /// `kept` of this kind. Returns the file written.
     @discardableResult
     public func backup(reason: String, at now: Micros) throws -> URL {
-        let directory = backupDirectory
+        let directory = tracker.backupDirectory
         let stamp = IntervalCSV.formatInstant(now, rules: DayRules(timeZone: TimeZone(identifier: "UTC")!))
             .filter { $0.isNumber }
         let file = directory.appendingPathComponent("biomatimer-\(stamp)-\(reason).sqlite")
@@ -75,21 +83,20 @@ extension Tracker {
             // VACUUM INTO writes a consistent copy through the open connection. A second
             // DatabaseQueue would do too, but releasing its dispatch queue starts
             // libdispatch's worker pool, whose monitor then wakes the daemon every second.
-            try database.writeWithoutTransaction { db in
+            try tracker.database.writeWithoutTransaction { db in
                 try db.execute(sql: "VACUUM INTO ?", arguments: [partial.path])
             }
-            try? FileManager.default.removeItem(at: file)
-            try FileManager.default.moveItem(at: partial, to: file)
+            try AtomicFile.replace(file.path, with: partial.path)
         } catch {
             try? FileManager.default.removeItem(at: partial)
             throw TrackerError.storage(
-                "Cannot back up the database at \(path.path) into \(directory.path): \(Tracker.cause(of: error)). Nothing was changed.")
+                "Cannot back up the database at \(tracker.path.path) into \(directory.path): \(Tracker.cause(of: error)). Nothing was changed.")
         }
         let kind = "-\(reason).sqlite"
         let old = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
             .filter { $0.hasPrefix("biomatimer-") && $0.hasSuffix(kind) }
             .sorted()
-            .dropLast(Tracker.backupsKept)
+            .dropLast(Self.kept)
         for name in old { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
         return file
     }
@@ -101,8 +108,8 @@ extension Tracker {
     @discardableResult
     public func takeDailyBackupIfDue(at now: Micros) -> TrackerError? {
         let today = rules.day(containing: now)
-        guard lastDailyBackup != today, lastDailyBackupAttempt != today else { return nil }
-        lastDailyBackupAttempt = today
+        guard tracker.lastDailyBackup != today, tracker.lastDailyBackupAttempt != today else { return nil }
+        tracker.lastDailyBackupAttempt = today
         do {
             try backup(reason: "daily", at: now)
             try writeOrThrow { db in
@@ -110,7 +117,7 @@ extension Tracker {
                     sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_daily_backup', ?)",
                     arguments: [today.description])
             }
-            lastDailyBackup = today
+            tracker.lastDailyBackup = today
             return nil
         } catch {
             return error as? TrackerError ?? .storage("\(error)")

@@ -3,13 +3,18 @@ import Foundation
 import GRDB
 
 /// The task list: each change one transaction, like every other change.
-extension Tracker {
-    public var tasks: [TaskItem] { model.tasks }
+public struct StoreTasks: StorePart {
+    let tracker: Tracker
+}
 
-    public func taskSummary(at now: Micros) -> TaskSummary { TaskSummary(model.tasks, at: now) }
+extension StoreTasks {
+    /// The tasks, in the order they were added.
+    public var items: [TaskItem] { model.tasks }
+
+    public func summary(at now: Micros) -> TaskSummary { TaskSummary(model.tasks, at: now) }
 
     /// Adds a task; returns its id (`t1`, `t2`, …). `remind` defaults to true when `due` is set.
-    public func addTask(title: String, due: Micros?, remind: Bool?, project: String?, at now: Micros) throws -> String {
+    public func add(title: String, due: Micros?, remind: Bool?, project: String?, at now: Micros) throws -> String {
         let title = try TaskItem.validatedTitle(title)
         if let due { try Self.checkInstant(due, "Due") }
         var id = ""
@@ -19,13 +24,13 @@ extension Tracker {
             model.nextTaskNumber += 1
             let task = TaskItem(id: id, title: title, projectID: projectID, due: due, remind: remind ?? (due != nil))
             model.tasks.append(task)
-            try Tracker.saveTask(task, created: now, db)
+            try StoreTasks.saveTask(task, created: now, db)
             return []
         }
         return id
     }
 
-    /// What `updateTask` may change; nil leaves a field as it is.
+    /// What `update` may change; nil leaves a field as it is.
     public struct TaskChanges: Sendable {
         public var title: String?
         /// `.some(nil)` removes the due instant.
@@ -38,7 +43,7 @@ extension Tracker {
         }
     }
 
-    public func updateTask(_ id: String, _ changes: TaskChanges, at now: Micros) throws {
+    public func update(_ id: String, _ changes: TaskChanges, at now: Micros) throws {
         let title = try changes.title.map { try TaskItem.validatedTitle($0) }
         if case .some(.some(let due)) = changes.due { try Self.checkInstant(due, "Due") }
         try changeTask(id, at: now) { task, projects in
@@ -53,7 +58,7 @@ extension Tracker {
         }
     }
 
-    public func completeTask(_ id: String, at now: Micros) throws {
+    public func complete(_ id: String, at now: Micros) throws {
         try changeTask(id, at: now) { task, _ in
             if !task.done {
                 task.done = true
@@ -62,7 +67,7 @@ extension Tracker {
         }
     }
 
-    public func reopenTask(_ id: String, at now: Micros) throws {
+    public func reopen(_ id: String, at now: Micros) throws {
         try changeTask(id, at: now) { task, _ in
             task.done = false
             task.doneAt = nil
@@ -71,14 +76,14 @@ extension Tracker {
 
     /// Snoozes the task (`TaskItem.snooze`): due `delay` after the later of now and its due
     /// instant, reminding again then.
-    public func snoozeTask(_ id: String, by delay: Micros, at now: Micros) throws {
+    public func snooze(_ id: String, by delay: Micros, at now: Micros) throws {
         try changeTask(id, at: now) { task, _ in
             try task.snooze(by: delay, at: now)
             try Self.checkInstant(task.due ?? 0, "Due")
         }
     }
 
-    public func deleteTask(_ id: String, at now: Micros) throws {
+    public func delete(_ id: String, at now: Micros) throws {
         try change(at: now) { model, db in
             _ = try model.tasks.find(id)
             model.tasks.removeAll { $0.id == id }
@@ -93,7 +98,7 @@ extension Tracker {
         try change(at: now) { model, db in
             for index in model.tasks.indices where ids.contains(model.tasks[index].id) {
                 model.tasks[index].remindedDue = model.tasks[index].due
-                try Tracker.saveTask(model.tasks[index], created: now, db)
+                try StoreTasks.saveTask(model.tasks[index], created: now, db)
             }
             return []
         }
@@ -105,7 +110,7 @@ extension Tracker {
             guard let index = model.tasks.firstIndex(where: { $0.id == id }) else { throw TrackerError.noSuchTask(id) }
             let projects = model.projects
             try body(&model.tasks[index], projects)
-            try Tracker.saveTask(model.tasks[index], created: now, db)
+            try StoreTasks.saveTask(model.tasks[index], created: now, db)
             return []
         }
     }

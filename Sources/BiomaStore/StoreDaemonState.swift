@@ -14,7 +14,11 @@ public struct AwayRecord: Sendable, Equatable {
 
 /// What the daemon must remember across a restart beside the timers (`away_state`,
 /// `shown_notification`): each write is one transaction, each read is at start.
-extension Tracker {
+public struct StoreDaemonState: StorePart {
+    let tracker: Tracker
+}
+
+extension StoreDaemonState {
     /// The absence in progress and the last removed away time (`KeepAway`'s), as saved.
     public func savedAway() throws -> (current: AwayRecord?, lastRemoved: Interval?) {
         try readOrThrow { db in
@@ -92,7 +96,7 @@ extension Tracker {
 }
 
 /// The daily target's notice (`target_announced`, `v8-targets`): once a day, also across a restart.
-extension Tracker {
+extension StoreDaemonState {
     /// The last day whose reached target was announced (nil: none yet).
     public func targetAnnouncedDay() throws -> Day? {
         try readOrThrow { db in

@@ -1,11 +1,16 @@
 import BiomaCore
 import GRDB
 
+/// What time is recorded for: the projects (`StoreCatalog+Projects`), their clients and billing.
+public struct StoreCatalog: StorePart {
+    let tracker: Tracker
+}
+
 /// Clients above projects, and how each project is billed: a client (removing it keeps its
 /// projects, client-less), a rate and currency of its own that override its client's, and
 /// whether it is billed. Read from the store when asked (lists, reports): nothing of it is
 /// kept in memory.
-extension Tracker {
+extension StoreCatalog {
     /// A client's changes (`UpdateClient`); nil leaves a field, `.some(nil)` removes a rate.
     public struct ClientChanges: Sendable, Equatable {
         public var name: String?
@@ -31,7 +36,7 @@ extension Tracker {
     }
 
     /// Every client, in the order they were added.
-    public func clients() throws -> [Client] { try readOrThrow { try Tracker.clients($0) } }
+    public func clients() throws -> [Client] { try readOrThrow { try StoreCatalog.clients($0) } }
 
     static func clients(_ db: Database) throws -> [Client] {
         try Row.fetchAll(db, sql: "SELECT id, name, rate_minor, currency FROM client ORDER BY position, id").map {
@@ -42,7 +47,7 @@ extension Tracker {
     /// Each project's billing, by project id (its client's rate unless it has its own).
     public func billing() throws -> [String: Billing] {
         try readOrThrow { db in
-            let clients = Dictionary(try Tracker.clients(db).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let clients = Dictionary(try StoreCatalog.clients(db).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             var result: [String: Billing] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, client_id, rate_minor, currency, billable FROM project") {
                 let client = (row[1] as String?).flatMap { clients[$0] }
@@ -62,7 +67,7 @@ extension Tracker {
         let minor = try rate.map { raw throws(TrackerError) in try Currency.parseRate(raw, currency: code!) }
         var id = ""
         try change(at: now) { _, db in
-            let existing = try Tracker.clients(db)
+            let existing = try StoreCatalog.clients(db)
             if existing.contains(where: { Project.nameKey($0.name) == Project.nameKey(valid) }) {
                 throw TrackerError.invalidArgument("A client named '\(valid)' already exists (names are unique ignoring case).")
             }
@@ -81,7 +86,7 @@ extension Tracker {
         let name = try changes.name.map { raw throws(TrackerError) in try Client.validatedNewName(raw) }
         let code = try changes.currency.map { raw throws(TrackerError) in try Currency.validated(raw) }
         try change(at: now) { _, db in
-            let existing = try Tracker.clients(db)
+            let existing = try StoreCatalog.clients(db)
             var client = try existing.resolve(ref)
             if let name {
                 if existing.contains(where: { $0.id != client.id && Project.nameKey($0.name) == Project.nameKey(name) }) {
@@ -91,7 +96,7 @@ extension Tracker {
             }
             if let code {
                 // Projects with a rate of their own read in this client's currency keep it.
-                if let old = client.currency, old != code { try Tracker.pinProjectCurrencies(of: client.id, old, db) }
+                if let old = client.currency, old != code { try StoreCatalog.pinProjectCurrencies(of: client.id, old, db) }
                 // A rate kept in another currency is read again in this one's minor unit.
                 if client.rate != nil, changes.rate == nil, let old = client.currency,
                     Currency.digits(old) != Currency.digits(code)
@@ -120,8 +125,8 @@ extension Tracker {
     /// Removes a client; its projects stay, without a client.
     public func deleteClient(_ ref: String, at now: Micros) throws {
         try change(at: now) { _, db in
-            let client = try Tracker.clients(db).resolve(ref)
-            if let currency = client.currency { try Tracker.pinProjectCurrencies(of: client.id, currency, db) }
+            let client = try StoreCatalog.clients(db).resolve(ref)
+            if let currency = client.currency { try StoreCatalog.pinProjectCurrencies(of: client.id, currency, db) }
             try db.execute(sql: "UPDATE project SET client_id = NULL WHERE client_id = ?", arguments: [client.id])
             try db.execute(sql: "DELETE FROM client WHERE id = ?", arguments: [client.id])
             return []
@@ -135,7 +140,7 @@ extension Tracker {
     ) {
         guard let row = try Row.fetchOne(db, sql: "SELECT client_id, rate_minor, currency, billable FROM project WHERE id = ?", arguments: [projectID])
         else { throw TrackerError.noSuchProject(projectID) }
-        let clients = try Tracker.clients(db)
+        let clients = try StoreCatalog.clients(db)
         var (client, rate, currency, billable): (String?, Int64?, String?, Bool) = (row[0], row[1], row[2], row[3])
         let clientCurrency = { (id: String?) in id.flatMap { id in clients.first { $0.id == id }?.currency } }
         // A rate of the project's own is in the currency it was given in, whatever the client
@@ -180,7 +185,7 @@ extension Tracker {
     public func updateProjectBilling(_ ref: String, _ changes: ProjectBillingChanges, at now: Micros) throws {
         try change(at: now) { model, db in
             let id = try model.projects.resolve(ref).id
-            try Tracker.writeBilling(id, try checkedBilling(id, changes, db), db)
+            try StoreCatalog.writeBilling(id, try checkedBilling(id, changes, db), db)
             return []
         }
     }
@@ -193,7 +198,7 @@ extension Tracker {
     }
 }
 
-extension Tracker {
+extension StoreCatalog {
     /// The name of `projectID`'s client, nil for none: one indexed lookup (the published
     /// state asks it while a project runs).
     public func clientName(ofProject projectID: String) -> String? {

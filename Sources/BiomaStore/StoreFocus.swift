@@ -4,8 +4,13 @@ import GRDB
 
 /// The focus timer, its history and its presets: each change one transaction, together with
 /// what it does to the work timer.
-extension Tracker {
-    public var focus: FocusTimer? { model.focus }
+public struct StoreFocus: StorePart {
+    let tracker: Tracker
+}
+
+extension StoreFocus {
+    /// The focus timer, nil when off.
+    public var timer: FocusTimer? { model.focus }
     public var presets: [FocusPreset] { model.presets }
 
     /// Applies one focus operation at `now` in one transaction: the new focus state, the
@@ -23,7 +28,7 @@ extension Tracker {
             } catch let error as FocusError {
                 throw TrackerError(error)
             }
-            try Tracker.insertFocusRecords(outcome.records, db)
+            try StoreFocus.insertFocusRecords(outcome.records, db)
             return model.state.follow(focus: before, model.focus, outcome: outcome, at: now, rules: rules)
         }
         return outcome
@@ -32,12 +37,12 @@ extension Tracker {
     /// Pomodoros and active rounds completed in `day`, or the storage error that kept them
     /// from being counted (never 0 for a failed read).
     /// Counted once per day and change (every change forgets the count).
-    public func focusCompleted(on day: Day) throws(TrackerError) -> Int {
+    public func completed(on day: Day) throws(TrackerError) -> Int {
         let (low, high) = rules.bounds(of: day)
-        if let cached = focusCompletedCache, cached.day == day { return cached.count }
+        if let cached = tracker.focusCompletedCache, cached.day == day { return cached.count }
         let count: Int
         do {
-            count = try Self.read(database) { db in
+            count = try Tracker.read(tracker.database) { db in
                 try Int.fetchOne(
                     db.cachedStatement(
                         sql: """
@@ -48,18 +53,18 @@ extension Tracker {
         } catch {
             throw .storage("cannot read the completed focus phases: \(error)")
         }
-        focusCompletedCache = (day, count)
+        tracker.focusCompletedCache = (day, count)
         return count
     }
 
     /// The history's stretches overlapping the days `from...to` (nil: unbounded), in order.
-    public func focusHistory(from: Day?, to: Day?) throws -> [FocusRecord] {
+    public func history(from: Day?, to: Day?) throws -> [FocusRecord] {
         if let from, let to, from > to {
             throw TrackerError.invalidArgument("The range starts (\(from)) after it ends (\(to)).")
         }
         let low = from.map(rules.start(of:)) ?? .min
         let high = to.map { rules.start(of: $0.adding(days: 1)) } ?? .max
-        return try readOrThrow { try Tracker.focusRecords($0, overlapping: low, high) }
+        return try readOrThrow { try StoreFocus.focusRecords($0, overlapping: low, high) }
     }
 
     static func focusRecords(_ db: Database, overlapping low: Micros, _ high: Micros) throws -> [FocusRecord] {
@@ -124,14 +129,14 @@ extension Tracker {
     public func addPreset(name: String, plan: FocusPlan, at now: Micros) throws -> String {
         var id = ""
         try change(at: now) { model, db in
-            let name = try Tracker.presetName(name, excluding: nil, in: model.presets)
-            let plan = try Tracker.validated(plan, projects: model.projects)
+            let name = try StoreFocus.presetName(name, excluding: nil, in: model.presets)
+            let plan = try StoreFocus.validated(plan, projects: model.projects)
             let highest = model.presets.compactMap { Int($0.id.dropFirst()) }.max() ?? 0
             id = "f\(highest + 1)"
             model.presets.append(FocusPreset(id: id, name: name, plan: plan))
             try db.execute(
                 sql: "INSERT INTO focus_preset (id, name, name_key, plan, created_us) VALUES (?, ?, ?, ?, ?)",
-                arguments: [id, name, name.lowercased(), try Tracker.json(plan), now])
+                arguments: [id, name, name.lowercased(), try StoreFocus.json(plan), now])
             return []
         }
         return id
@@ -146,13 +151,13 @@ extension Tracker {
                 throw TrackerError.noSuchPreset(ref)
             }
             var changed = preset
-            if let name { changed.name = try Tracker.presetName(name, excluding: preset.id, in: model.presets) }
+            if let name { changed.name = try StoreFocus.presetName(name, excluding: preset.id, in: model.presets) }
             do { try update(&changed.plan) } catch let error as FocusError { throw TrackerError(error) }
-            changed.plan = try Tracker.validated(changed.plan, projects: model.projects)
+            changed.plan = try StoreFocus.validated(changed.plan, projects: model.projects)
             model.presets[index] = changed
             try db.execute(
                 sql: "UPDATE focus_preset SET name = ?, name_key = ?, plan = ? WHERE id = ?",
-                arguments: [changed.name, changed.name.lowercased(), try Tracker.json(changed.plan), changed.id])
+                arguments: [changed.name, changed.name.lowercased(), try StoreFocus.json(changed.plan), changed.id])
             return []
         }
     }

@@ -3,7 +3,7 @@ import GRDB
 
 /// The `interval` table's rows as edits read and write them: by id, overlapping a range
 /// (bounded index ranges on start and end), the running one, the next id, a plan's changes.
-extension Tracker {
+enum IntervalRows {
     static let rowSQL = "SELECT id, start_us, end_us, project_id, note, tags FROM interval"
 
     static func intervalRow(_ row: Row) -> IntervalRow {

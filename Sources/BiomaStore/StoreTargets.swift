@@ -3,8 +3,12 @@ import GRDB
 
 /// The daily work targets `target set` keeps (beating the settings file's, weekday by
 /// weekday) and the sums the balance needs. The day whose reached target was last announced
-/// is with the other remembered notification state (Tracker+DaemonState.swift).
-extension Tracker {
+/// is with the other remembered notification state (`StoreDaemonState`).
+public struct StoreTargets: StorePart {
+    let tracker: Tracker
+}
+
+extension StoreTargets {
     /// The stored targets by weekday (`Day.weekday`: 1 Sunday … 7 Saturday), the value that
     /// holds now; a weekday missing takes the settings' value.
     public func storedTargets() throws -> [Int: Micros] {
@@ -112,11 +116,11 @@ extension Tracker {
         guard low < now else { return 0 }
         let today = max(low, min(now, rules.start(of: rules.day(containing: now))))
         let before: Micros
-        if let cache = workBeforeTodayCache, cache.since == since, cache.until == today {
+        if let cache = tracker.workBeforeTodayCache, cache.since == since, cache.until == today {
             before = cache.work
         } else {
             before = try closedWork(from: low, to: today)
-            workBeforeTodayCache = (since, today, before)
+            tracker.workBeforeTodayCache = (since, today, before)
         }
         var total = try before + closedWork(from: today, to: now)
         if let open = model.state.open, now > open.start { total += now - max(open.start, low) }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Restoring one of the backups (`backups()`) in place of the store, the daemon running.
+/// Restoring one of the backups (`list()`) in place of the store, the daemon running.
 ///
 /// The backup is copied to a scratch file beside it and checked there (a SQLite database whose
 /// integrity check passes, with the store's tables and only migrations this version knows),
@@ -19,7 +19,7 @@ import GRDBSQLite
 /// The scratch and its checks use SQLite's own connection calls rather than a second GRDB
 /// connection, whose dispatch queue, once let go, would start libdispatch's worker pool and its
 /// once-a-second wake-up for the daemon's life (`WorkerConnections`).
-extension Tracker {
+extension StoreBackups {
     /// What a restore did: the backup brought back, and the one taken of the history it replaced.
     public struct Restored: Sendable, Equatable {
         public var restored: BackupFile
@@ -48,17 +48,17 @@ extension Tracker {
     /// is the backup taken before it).
     static let emptiedTables = ["sync_change", "edit_journal_row", "edit_journal"]
 
-    /// Brings the backup named `name` (one of `backups()`) back in place of the store, after
+    /// Brings the backup named `name` (one of `list()`) back in place of the store, after
     /// backing the store up (`before-restore`). A name that is not one of them, or a file that
     /// is not a store this version can read, is refused with `invalidArgument` and nothing
     /// changes; so is a restore while sync is on (`restoreWithSyncOn`).
     @discardableResult
-    public func restoreBackup(named name: String, at now: Micros) throws -> Restored {
-        guard !sync.recording else { throw TrackerError.invalidArgument(Self.restoreWithSyncOn) }
-        guard let chosen = backups().first(where: { $0.name == name }) else {
+    public func restore(named name: String, at now: Micros) throws -> Restored {
+        guard !tracker.syncJournal.recording else { throw TrackerError.invalidArgument(Self.restoreWithSyncOn) }
+        guard let chosen = list().first(where: { $0.name == name }) else {
             throw TrackerError.invalidArgument("There is no backup of that name: `biomatimer backups` lists them.")
         }
-        let directory = backupDirectory
+        let directory = tracker.backupDirectory
         let scratch = directory.appendingPathComponent(".restoring.sqlite")
         defer { Self.removeDatabaseFiles(scratch) }
         try prepareScratch(from: directory.appendingPathComponent(name), named: name, into: scratch)
@@ -68,7 +68,7 @@ extension Tracker {
         let kept = try backup(reason: "before-restore", at: now)
         do {
             try replaceStore(with: scratch)
-            try database.write { db in
+            try tracker.database.write { db in
                 for (index, entry) in Self.carriedTables.enumerated() {
                     try db.execute(sql: "DELETE FROM \(entry.table)")
                     for row in carried[index] {
@@ -80,12 +80,12 @@ extension Tracker {
                 }
                 for table in Self.emptiedTables { try db.execute(sql: "DELETE FROM \(table)") }
             }
-            try reloadFromStore(at: now)
+            try tracker.reloadFromStore(at: now)
         } catch {
             let cause = Tracker.cause(of: error)
             do {
                 try replaceStore(with: kept)
-                try reloadFromStore(at: now)
+                try tracker.reloadFromStore(at: now)
             } catch {
                 throw TrackerError.storage(
                     "Cannot restore \(name): \(cause); nor put back the history as it was (\(Tracker.cause(of: error))). It is kept in \(kept.path): restore \(kept.lastPathComponent) once the cause is fixed.")
@@ -93,7 +93,7 @@ extension Tracker {
             throw TrackerError.storage("Cannot restore \(name): \(cause). Nothing was changed.")
         }
         let keptFile =
-            backups().first { $0.name == kept.lastPathComponent }
+            list().first { $0.name == kept.lastPathComponent }
             ?? BackupFile(name: kept.lastPathComponent, taken: now, reason: "before-restore", size: 0)
         return Restored(restored: chosen, kept: keptFile)
     }
@@ -159,7 +159,7 @@ extension Tracker {
             throw TrackerError.storage(error.message)
         }
         defer { source.close() }
-        try database.writeWithoutTransaction { db in
+        try tracker.database.writeWithoutTransaction { db in
             guard let destination = db.sqliteConnection, let backup = sqlite3_backup_init(destination, "main", source.handle, "main")
             else {
                 throw DatabaseError(resultCode: db.lastErrorCode, message: db.lastErrorMessage)
@@ -171,7 +171,7 @@ extension Tracker {
                 throw DatabaseError(resultCode: ResultCode(rawValue: step == SQLITE_DONE ? finish : step), message: db.lastErrorMessage)
             }
         }
-        try Schema.migrator.migrate(database)
+        try Schema.migrator.migrate(tracker.database)
     }
 
     /// Removes a database file and what SQLite may have left beside it.
@@ -182,7 +182,7 @@ extension Tracker {
     }
 }
 
-/// A SQLite connection of its own, without GRDB (`Tracker+Restore` says why), for a restore's
+/// A SQLite connection of its own, without GRDB (`StoreBackups+Restore` says why), for a restore's
 /// scratch copy: statements run one at a time, their first column read as text.
 final class RawConnection {
     struct Failure: Error {

@@ -5,7 +5,7 @@ import GRDB
 /// The edit journal (`edit_journal`, `edit_journal_row`, migration v5-edit-journal): per edit,
 /// every row it touched before and after, which `undo` reads back; imports and a history
 /// reset write their entries here too.
-extension Tracker {
+enum EditJournal {
     /// Entries kept in the journal (older ones go as new ones come).
     public static let journalKept = 100
 
@@ -15,7 +15,7 @@ extension Tracker {
     static func journalAdded(ids: [Int64], what: String, kind: String = "import", at now: Micros, _ db: Database) throws {
         var changes: [RowChange] = []
         for id in ids {
-            guard let row = try row(db, id: id) else { continue }
+            guard let row = try IntervalRows.row(db, id: id) else { continue }
             changes.append(RowChange(id: id, before: nil, after: row))
         }
         guard !changes.isEmpty else { return }
@@ -52,21 +52,6 @@ extension Tracker {
         let seq = try journal(kind: kind, what: what, changes: [], run: nil, at: now, db)
         try db.cachedStatement(sql: "UPDATE edit_journal SET added_first = ?, added_digests = ? WHERE seq = ?")
             .execute(arguments: [first, Data(added.digests), seq])
-    }
-
-    /// Whether the newest journaled edit touched `rows` intervals or more (its undo is bulk
-    /// work then): an import's added ones, or another edit's rows. Read without counting them
-    /// all (a reset's are every interval).
-    public func newestEditTouches(atLeast rows: Int) throws -> Bool {
-        try readOrThrow { db in
-            guard let entry = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT seq, length(added_digests) FROM edit_journal ORDER BY seq DESC LIMIT 1"))
-            else { return false }
-            if let bytes: Int = entry[1] { return bytes / 8 >= rows }
-            return try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM edit_journal_row WHERE seq = ? LIMIT 1 OFFSET ?"),
-                arguments: [entry[0] as Int64, rows - 1]) ?? false
-        }
     }
 
     /// The rows with ids in [?1, ?2), in id order, with the columns `rowDigest` reads.

@@ -57,7 +57,7 @@ struct SyncJournal {
     /// Sequence numbers up to this one are in the folder (their outbox rows can go).
     var written: Int64 = 0
     /// Recorded changes wait in `sync_change` beyond what the last write stamped (a bulk
-    /// change: `Tracker.drainSlice`).
+    /// change: `StoreSync.drainSlice`).
     var backlog = false
     var recording: Bool { device?.folder != nil }
 }
@@ -65,25 +65,60 @@ struct SyncJournal {
 // Sync, part 4: the store. Changes become operations in the transaction that makes them
 // (triggers record them in `sync_change`; `drainChanges` stamps them before the commit); a
 // peer's operations are merged in one transaction per batch.
-extension Tracker {
+/// This device's sync identity and clock, its operations (stamped in every write, the backlog
+/// a slice at a time, the outbox) and a peer's merge.
+public struct StoreSync: StorePart {
+    let tracker: Tracker
+}
+
+extension StoreSync {
+    /// How many recorded changes one write makes into operations at most.
+    public static let drainSlice = 500
+
+    /// Whether recorded changes wait to be made into operations (`drainBacklog`).
+    public var hasBacklog: Bool { tracker.syncJournal.backlog && tracker.syncJournal.recording }
+
+    /// At most this many of a backlog's changes are made into operations in one slice that
+    /// has a time budget (`drainBacklog(enough:)`), more than the daemon's 10 ms allow on
+    /// this machine: the daemon appends each slice's operations to the folder on its loop, so a
+    /// slice stays short there too, however fast the machine.
+    public static let budgetedDrainSlice = 2_000
+
+    /// Makes the next waiting changes into operations, in one transaction, and hands them to
+    /// `onSyncOperations`: `drainSlice` of them, or, given `enough` (asked after each: the
+    /// daemon's time budget per turn of its loop), as many as it allows, up to
+    /// `budgetedDrainSlice`.
+    public func drainBacklog(enough: (() -> Bool)? = nil) throws {
+        guard hasBacklog else { return }
+        try writeOrThrow(stamping: .backlog(limit: enough == nil ? StoreSync.drainSlice : StoreSync.budgetedDrainSlice, enough: enough)) { _ in }
+    }
+
+    /// Makes every waiting change into operations, in one transaction: before a merge, which
+    /// weighs a peer's fields against the stamps of what is recorded here (the daemon merges
+    /// once the backlog is gone; this keeps the rule for any other caller).
+    func drainWholeBacklog() throws {
+        guard hasBacklog else { return }
+        try writeOrThrow(stamping: .backlog(limit: nil, enough: nil)) { _ in }
+    }
+
     // MARK: This device
 
     /// This device's id and name (made on first use: a new random id), and the folder when on.
-    public func syncDevice() throws -> SyncDevice {
-        if let device = sync.device { return device }
+    public func device() throws -> SyncDevice {
+        if let device = tracker.syncJournal.device { return device }
         var generator = SystemRandomNumberGenerator()
         let id = UUIDText.version4(using: &generator)
         let name = Self.defaultDeviceName()
         try writeOrThrow { db in
             try db.execute(sql: "INSERT OR IGNORE INTO sync_self (id, device, name) VALUES (1, ?, ?)", arguments: [id, name])
         }
-        try loadSync()
-        guard let device = sync.device else { throw TrackerError.storage("The sync identity was not kept.") }
+        try load()
+        guard let device = tracker.syncJournal.device else { throw TrackerError.storage("The sync identity was not kept.") }
         return device
     }
 
-    /// This device as last read or made (nil before `syncDevice()` first ran): no store access.
-    public var knownSyncDevice: SyncDevice? { sync.device }
+    /// This device as last read or made (nil before `device()` first ran): no store access.
+    public var knownDevice: SyncDevice? { tracker.syncJournal.device }
 
     static func defaultDeviceName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
@@ -92,7 +127,7 @@ extension Tracker {
         return name.isEmpty ? "this machine" : name
     }
 
-    func loadSync() throws {
+    func load() throws {
         let (row, waiting) = try readOrThrow { db in
             (
                 try Row.fetchOne(
@@ -101,25 +136,25 @@ extension Tracker {
             )
         }
         guard let row else {
-            sync = SyncJournal()
+            tracker.syncJournal = SyncJournal()
             return
         }
         let device = SyncDevice(id: row[0], name: row[1], folder: row[2], lastSequence: row[3], lastOperation: row[4])
         let counter: Int64 = row[6]
-        sync.device = device
-        sync.clock = HybridClock(
+        tracker.syncJournal.device = device
+        tracker.syncJournal.clock = HybridClock(
             device: device.id, last: HybridTime(wall: row[5], counter: UInt32(clamping: counter), device: device.id))
         // Changes a bulk write left (the daemon stopped before they were all stamped).
-        sync.backlog = waiting && sync.recording
+        tracker.syncJournal.backlog = waiting && tracker.syncJournal.recording
     }
 
     /// Turns sync on for `folder` under `name`: from now on every change is also an
     /// operation. The first time (no operation written yet), the whole store is written once
     /// as operations, so that two machines with histories of their own can be joined.
     /// Returns the operations to append to the folder (the snapshot).
-    public func enableSync(folder: String, name: String) throws {
-        _ = try syncDevice()
-        sync.device?.folder = folder
+    public func enable(folder: String, name: String) throws {
+        _ = try device()
+        tracker.syncJournal.device?.folder = folder
         try writeOrThrow { db in
             try db.execute(
                 sql: "UPDATE sync_self SET folder = ?, name = ?, recording = 1 WHERE id = 1", arguments: [folder, name])
@@ -127,20 +162,20 @@ extension Tracker {
                 for table in SyncTable.all { try db.execute(sql: table.snapshotSQL) }
             }
         }
-        try loadSync()
+        try load()
     }
 
     /// Turns sync off: changes are no longer recorded; the folder is left as it is. Changes
     /// recorded while it was on and not yet stamped (a bulk change's backlog) wait in the store
     /// and are stamped when it is turned on again.
-    public func disableSync() throws {
+    public func disable() throws {
         try writeOrThrow { db in try db.execute(sql: "UPDATE sync_self SET folder = NULL, recording = 0 WHERE id = 1") }
-        try loadSync()
+        try load()
     }
 
     /// A new id for this device (its data folder was copied from another machine that writes
     /// under the old one): its log starts again at 1 under the new id.
-    public func renewSyncDevice() throws -> SyncDevice {
+    public func renewDevice() throws -> SyncDevice {
         var generator = SystemRandomNumberGenerator()
         let id = UUIDText.version4(using: &generator)
         try writeOrThrow { db in
@@ -148,12 +183,12 @@ extension Tracker {
                 sql: "UPDATE sync_self SET device = ?, last_seq = 0, last_op = NULL WHERE id = 1", arguments: [id])
             try db.execute(sql: "DELETE FROM sync_outbox")
         }
-        try loadSync()
-        return try syncDevice()
+        try load()
+        return try device()
     }
 
     /// This device's operations not yet known to be in the folder, after `sequence`.
-    public func syncOutbox(after sequence: Int64) throws -> [SyncOperation] {
+    public func outbox(after sequence: Int64) throws -> [SyncOperation] {
         try readOrThrow { db in
             try String.fetchAll(db, sql: "SELECT line FROM sync_outbox WHERE seq > ? ORDER BY seq", arguments: [sequence])
         }.map { line in
@@ -165,15 +200,15 @@ extension Tracker {
 
     /// The folder holds this device's operations up to `sequence`: the outbox rows up to it
     /// are dropped with the next change.
-    public func syncWritten(upTo sequence: Int64) { sync.written = max(sync.written, sequence) }
+    public func written(upTo sequence: Int64) { tracker.syncJournal.written = max(tracker.syncJournal.written, sequence) }
 
     /// The last of this device's operations known to be in the folder (0 before the first
     /// write or catch-up of this run).
-    public var syncWrittenSequence: Int64 { sync.written }
+    public var writtenSequence: Int64 { tracker.syncJournal.written }
 
     // MARK: Peers
 
-    public func syncPeers() throws -> [SyncPeerState] {
+    public func peers() throws -> [SyncPeerState] {
         try readOrThrow { db in
             try Row.fetchAll(
                 db, sql: "SELECT device, segment, offset, sequence, last_op_us, problem FROM sync_peer ORDER BY device"

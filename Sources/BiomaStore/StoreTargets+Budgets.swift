@@ -3,7 +3,7 @@ import GRDB
 
 /// Project budgets in the store: the time used in the current period, and which notices were
 /// shown in it (`v9-budgets`).
-extension Tracker {
+extension StoreTargets {
     /// `project`'s budget, its current period at `now` and the time used in it (the running
     /// interval counted up to `now`); nil when it has no budget.
     public func budgetUse(of project: Project, at now: Micros) throws -> (budget: Budget, window: BudgetWindow, used: Micros)? {
@@ -13,7 +13,7 @@ extension Tracker {
         let high = window.end ?? .max
         // Intervals never overlap: one indexed sum over the project's closed intervals.
         var used = try readOrThrow { db in
-            try Int64.fetchOne(db.cachedStatement(sql: Tracker.budgetUseSQL), arguments: [high, low, project.id, low, high]) ?? 0
+            try Int64.fetchOne(db.cachedStatement(sql: StoreTargets.budgetUseSQL), arguments: [high, low, project.id, low, high]) ?? 0
         }
         if let open = model.state.open, open.projectID == project.id {
             used += max(0, min(now, high) - max(open.start, low))

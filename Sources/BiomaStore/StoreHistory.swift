@@ -2,18 +2,22 @@ import BiomaCore
 import Foundation
 import GRDB
 
-/// Recorded time as a whole: reset, CSV export, bulk appends (and the insert every import
-/// goes through).
-extension Tracker {
+/// Recorded time as a whole: read (today's, a range's, reports), reset, exported, appended to
+/// (and the insert every import goes through).
+public struct StoreHistory: StorePart {
+    let tracker: Tracker
+}
+
+extension StoreHistory {
     /// Deletes all recorded time, after a backup and journaled (`undo` restores every row). A
     /// running timer goes on from `now`.
-    public func resetHistory(at now: Micros) throws {
-        try backup(reason: "before-reset-history", at: now)
+    public func reset(at now: Micros) throws {
+        try tracker.backups.backup(reason: "before-reset-history", at: now)
         try change(at: now) { model, db in
             let changes = model.state.resetHistory(at: now)
             // The running interval restarts now under its project, with its note and tags.
             let running = try Row.fetchOne(db, sql: "SELECT note, tags FROM interval WHERE end_us IS NULL")
-            try Tracker.journalReset(at: now, db)
+            try EditJournal.journalReset(at: now, db)
             // Every row at once: the deletions recorded (when sync records them) in one
             // statement, as the per-row delete trigger writes them, then deleted with the
             // triggers off (no row of another table refers to an interval).
@@ -26,8 +30,8 @@ extension Tracker {
                     try db.execute(sql: "UPDATE interval SET note = ?, tags = ? WHERE end_us IS NULL", arguments: [note, tags])
                 }
             }
-            if let open = try Tracker.rows(db, overlapping: now, .max).first(where: \.running) {
-                try Tracker.journalRunningAfterReset(open, db)
+            if let open = try IntervalRows.rows(db, overlapping: now, .max).first(where: \.running) {
+                try EditJournal.journalRunningAfterReset(open, db)
             }
             return []
         }
@@ -86,14 +90,14 @@ extension Tracker {
 
     /// Adds recorded intervals of existing projects in one transaction, with the checks of
     /// `importCSV` (used by it, by tools and by the benchmark). Returns the number added.
-    public func appendHistory(_ intervals: [Interval], at now: Micros) throws -> Int {
+    public func append(_ intervals: [Interval], at now: Micros) throws -> Int {
         var count = 0
         try change(at: now) { model, db in
             let known = Set(model.projects.map(\.id))
             for interval in intervals where interval.projectID.map({ !known.contains($0) }) ?? false {
                 throw TrackerError.noSuchProject(interval.projectID!)
             }
-            count = try Tracker.insertHistory(
+            count = try StoreHistory.insertHistory(
                 intervals.enumerated().map { ($0.element, $0.offset + 1) }, state: model.state, rules: rules, label: "Interval", db
             ).count
             return []
@@ -125,7 +129,7 @@ extension Tracker {
             return .invalidArgument("\(named(item.line)) (\(text(item.interval))) overlaps \(what). Nothing was imported.")
         }
         let last = sorted.map(\.interval.end).max()!
-        let existing = try closedIntervals(db, overlapping: first.interval.start, last)
+        let existing = try Tracker.closedIntervals(db, overlapping: first.interval.start, last)
         var cursor = 0
         var previous: (interval: Interval, line: Int)?
         // Every check first: nothing is inserted before the whole input is known to fit.
@@ -254,14 +258,5 @@ struct BulkIntervals {
         if let low = added.min(), let high = added.max(), try SyncTable.isRecording(db) {
             try db.execute(sql: SyncTable.named(.interval).creationsSQL("WHERE rowid BETWEEN ? AND ?"), arguments: [low, high])
         }
-    }
-}
-
-extension Tracker {
-    /// Empties SQLite's page cache (`PRAGMA shrink_memory`) after bulk work: ten years read
-    /// or written once need not stay cached. The daemon follows it with `malloc_trim(0)`.
-    public func releaseMemory() {
-        // Only a cache is dropped: a failure leaves it as it was, and nothing is lost.
-        try? database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA shrink_memory") }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 // Sync, part 4 (continued): this device's changes stamped into operations inside every write.
-extension Tracker {
+extension StoreSync {
     // MARK: Inside every write
 
     /// Makes the oldest `limit` changes the triggers recorded (in this transaction or, for a
@@ -13,7 +13,7 @@ extension Tracker {
     /// ends the slice early (a time budget). What is left stays in `sync_change`, in order, for
     /// the next write (`journal.backlog`).
     static func drainChanges(
-        _ db: Database, _ journal: inout SyncJournal, physical: Micros, limit: Int? = Tracker.drainSlice,
+        _ db: Database, _ journal: inout SyncJournal, physical: Micros, limit: Int? = StoreSync.drainSlice,
         enough: (() -> Bool)? = nil
     ) throws -> [SyncOperation] {
         guard journal.recording, var clock = journal.clock, var device = journal.device else { return [] }
