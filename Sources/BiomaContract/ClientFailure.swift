@@ -23,9 +23,9 @@ public struct ClientFailure: Error, CustomStringConvertible {
         case .remote(let name, let message) where name.hasPrefix(ContractNames.errorPrefix):
             self.init(exitCode: ExitCode.refused, message)
         case .remote(let name, _)
-        where name == StandardNames.Error.serviceUnknown || name == StandardNames.Error.nameHasNoOwner:
+        where name == StandardError.serviceUnknown.name || name == StandardError.nameHasNoOwner.name:
             self.init(exitCode: ExitCode.unavailable, BIOMATIMER_MSG_NOT_RUNNING)
-        case .remote(let name, let message) where name.hasPrefix(StandardNames.Error.spawnPrefix):
+        case .remote(let name, let message) where name.hasPrefix(StandardError.spawnPrefix):
             self.init(exitCode: ExitCode.unavailable, BIOMATIMER_MSG_SPAWN_FAILED + message)
         case .timeout:
             self.init(exitCode: ExitCode.unavailable, BIOMATIMER_MSG_NO_ANSWER)

@@ -245,7 +245,7 @@ final class InProcessDaemon: DaemonAccess {
         if let error = error as? any DBusErrorConvertible {
             return ClientFailure(.remote(name: error.dbusErrorName, message: error.dbusErrorMessage))
         }
-        return ClientFailure(.remote(name: StandardNames.Error.failed, message: "\(error)"))
+        return ClientFailure(.remote(name: StandardError.failed.name, message: "\(error)"))
     }
 }
 

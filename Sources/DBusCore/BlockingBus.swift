@@ -47,7 +47,7 @@ public final class BlockingBus {
         guard let reply = dbus_connection_send_with_reply_and_block(connection, message.raw, timeout.milliseconds, &error)
         else {
             let name = error.name.map { String(cString: $0) } ?? ""
-            if name == StandardNames.Error.noReply {
+            if name == StandardError.noReply.name {
                 // No reply: the peer went away or took too long — or our bus went away.
                 guard dbus_connection_get_is_connected(connection) != 0 else {
                     throw .disconnected("the bus closed the connection")
@@ -76,7 +76,7 @@ public final class BlockingBus {
                 destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
                 member: "GetNameOwner", [.string(name)], autoStart: false
             ).first?.string
-        } catch .remote(name: StandardNames.Error.nameHasNoOwner, _) {
+        } catch .remote(name: StandardError.nameHasNoOwner.name, _) {
             return nil
         }
     }

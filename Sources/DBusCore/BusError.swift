@@ -40,10 +40,10 @@ public enum BusError: Error, Equatable, Sendable, CustomStringConvertible {
     public var dbusName: String {
         switch self {
         case .remote(let name, _): return name
-        case .timeout: return StandardNames.Error.timeout
-        case .disconnected: return StandardNames.Error.disconnected
-        case .outOfMemory: return StandardNames.Error.noMemory
-        default: return StandardNames.Error.invalidArgs
+        case .timeout: return StandardError.timeout.name
+        case .disconnected: return StandardError.disconnected.name
+        case .outOfMemory: return StandardError.noMemory.name
+        default: return StandardError.invalidArgs.name
         }
     }
 
@@ -77,12 +77,12 @@ public struct DBusMethodError: DBusErrorConvertible, Equatable, Sendable {
         dbusErrorMessage = message
     }
 
-    public static func invalidArgs(_ message: String) -> Self { Self(StandardNames.Error.invalidArgs, message) }
-    public static func unknownMethod(_ message: String) -> Self { Self(StandardNames.Error.unknownMethod, message) }
-    public static func unknownProperty(_ message: String) -> Self { Self(StandardNames.Error.unknownProperty, message) }
-    public static func unknownInterface(_ message: String) -> Self { Self(StandardNames.Error.unknownInterface, message) }
-    public static func propertyReadOnly(_ message: String) -> Self { Self(StandardNames.Error.propertyReadOnly, message) }
-    public static func failed(_ message: String) -> Self { Self(StandardNames.Error.failed, message) }
+    public static func invalidArgs(_ message: String) -> Self { Self(StandardError.invalidArgs.name, message) }
+    public static func unknownMethod(_ message: String) -> Self { Self(StandardError.unknownMethod.name, message) }
+    public static func unknownProperty(_ message: String) -> Self { Self(StandardError.unknownProperty.name, message) }
+    public static func unknownInterface(_ message: String) -> Self { Self(StandardError.unknownInterface.name, message) }
+    public static func propertyReadOnly(_ message: String) -> Self { Self(StandardError.propertyReadOnly.name, message) }
+    public static func failed(_ message: String) -> Self { Self(StandardError.failed.name, message) }
 }
 
 extension BusError: DBusErrorConvertible {

@@ -73,7 +73,7 @@ public final class BusMessage: @unchecked Sendable {
     /// and the message is made safe, so an error reply can always be built.
     public func errorReply(name: String, message text: String) -> BusMessage? {
         guard kind == .methodCall, serial != 0 else { return nil }
-        let safeName = (try? Validate.name(.errorName, name)) != nil ? name : StandardNames.Error.failed
+        let safeName = (try? Validate.name(.errorName, name)) != nil ? name : StandardError.failed.name
         var safeText = Validate.sanitized(text)
         if (try? Validate.string(safeText)) == nil { safeText = "(message not representable)" }
         guard let reply = dbus_message_new_error(raw, safeName, safeText) else { return nil }

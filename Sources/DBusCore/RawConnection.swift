@@ -36,12 +36,12 @@ package enum RawConnection {
     }
 
     package static func busError(_ error: CDBus.DBusError) -> BusError {
-        let name = error.name.map { String(cString: $0) } ?? StandardNames.Error.failed
+        let name = error.name.map { String(cString: $0) } ?? StandardError.failed.name
         let text = message(error)
         switch name {
-        case StandardNames.Error.noMemory: return .outOfMemory
-        case StandardNames.Error.disconnected: return .disconnected(text)
-        case StandardNames.Error.timeout, StandardNames.Error.timedOut: return .timeout(text)
+        case StandardError.noMemory.name: return .outOfMemory
+        case StandardError.disconnected.name: return .disconnected(text)
+        case StandardError.timeout.name, StandardError.timedOut.name: return .timeout(text)
         default: return .remote(name: name, message: text)
         }
     }
@@ -50,11 +50,11 @@ package enum RawConnection {
     /// made locally by libdbus (it has no sender) means our timeout expired.
     package static func result(of reply: BusMessage, call: String) -> Result<[DBusValue], BusError> {
         if reply.kind == .error {
-            let name = reply.errorName ?? StandardNames.Error.failed
-            if name == StandardNames.Error.noReply, reply.sender == nil {
+            let name = reply.errorName ?? StandardError.failed.name
+            if name == StandardError.noReply.name, reply.sender == nil {
                 return .failure(.timeout(call))
             }
-            if name == StandardNames.Error.disconnected, reply.sender == nil {
+            if name == StandardError.disconnected.name, reply.sender == nil {
                 return .failure(.disconnected(reply.arguments.first?.string ?? "the connection is closed"))
             }
             return .failure(.remote(name: name, message: reply.arguments.first?.string ?? ""))

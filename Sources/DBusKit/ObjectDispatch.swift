@@ -38,7 +38,7 @@ extension Bus {
                     return true
                 }
             }
-            call.answer(.failure(DBusMethodError(StandardNames.Error.unknownObject, "No object at path \(path)")))
+            call.answer(.failure(DBusMethodError(StandardError.unknownObject.name, "No object at path \(path)")))
             return true
         }
         switch call.interface {
@@ -205,12 +205,12 @@ extension Bus {
             do {
                 reply = try call.methodReturn(values)
             } catch {
-                reply = call.errorReply(name: StandardNames.Error.failed, message: "internal error: \(error)")
+                reply = call.errorReply(name: StandardError.failed.name, message: "internal error: \(error)")
             }
         case .failure(let error as any DBusErrorConvertible):
             reply = call.errorReply(name: error.dbusErrorName, message: error.dbusErrorMessage)
         case .failure(let error):
-            reply = call.errorReply(name: StandardNames.Error.failed, message: "\(error)")
+            reply = call.errorReply(name: StandardError.failed.name, message: "\(error)")
         }
         if let reply { _ = dbus_connection_send(connection, reply.raw, nil) }
     }
