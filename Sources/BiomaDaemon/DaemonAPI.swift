@@ -24,30 +24,19 @@ public enum DaemonAPI {
         return status
     }
 
-    /// The D-Bus error a failure becomes: a tracker failure by its kind, a `DBusMethodError`
-    /// as it is, anything else as `Storage`.
+    /// The D-Bus error a failure becomes: a tracker failure is the contract's error its case
+    /// is named after (`noSuchProject` is `NoSuchProject`: a test holds every case to its
+    /// header constant), with its message; a `DBusMethodError` as it is; anything else, and a
+    /// case the contract does not name, `Storage`.
     public static func dbusError(_ error: any Error) -> DBusMethodError {
         if let error = error as? DBusMethodError { return error }
         guard let error = error as? TrackerError else {
             return DBusMethodError(ContractNames.errorPrefix + BIOMATIMER_ERROR_STORAGE, "\(error)")
         }
-        let name: String
-        switch error {
-        case .noSuchProject: name = BIOMATIMER_ERROR_NO_SUCH_PROJECT
-        case .invalidName: name = BIOMATIMER_ERROR_INVALID_NAME
-        case .invalidColor: name = BIOMATIMER_ERROR_INVALID_COLOR
-        case .nameTaken: name = BIOMATIMER_ERROR_NAME_TAKEN
-        case .noSuchTask: name = BIOMATIMER_ERROR_NO_SUCH_TASK
-        case .noSuchInterval: name = BIOMATIMER_ERROR_NO_SUCH_INTERVAL
-        case .overlap: name = BIOMATIMER_ERROR_OVERLAP
-        case .nothingToUndo: name = BIOMATIMER_ERROR_NOTHING_TO_UNDO
-        case .invalidArgument: name = BIOMATIMER_ERROR_INVALID_ARGUMENT
-        case .noFocus: name = BIOMATIMER_ERROR_NO_FOCUS
-        case .noSuchPreset: name = BIOMATIMER_ERROR_NO_SUCH_PRESET
-        case .invalidImport: name = BIOMATIMER_ERROR_INVALID_IMPORT
-        case .storage: name = BIOMATIMER_ERROR_STORAGE
-        }
-        return DBusMethodError(ContractNames.errorPrefix + name, error.message)
+        let label = Mirror(reflecting: error).children.first?.label ?? ""
+        let name = label.prefix(1).uppercased() + label.dropFirst()
+        return DBusMethodError(
+            ContractNames.errorPrefix + (ContractMembers.errors.contains(name) ? name : BIOMATIMER_ERROR_STORAGE), error.message)
     }
 
     static func invalidArgument(_ message: String) -> DBusMethodError {
