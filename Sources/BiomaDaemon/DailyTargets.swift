@@ -21,12 +21,54 @@ public struct TargetSettings: Sendable, Equatable {
 
 /// Targets, progress and balance on Timer1, `SetTargets`, and the one notice the moment the
 /// day's target is reached (a deadline at that instant while work runs; every publication
-/// also checks, the deadline is only a wake-up).
-extension WorkService {
+/// also checks, the deadline is only a wake-up). Owned by `WorkService`, which adds them to
+/// what it publishes and calls `check` after each publication; on the loop thread only.
+final class DailyTargets: @unchecked Sendable {
+    let tracker: Tracker
+    let clock: any TimeSource
+    /// The object's publication (`WorkService` hands it on when the object sets it).
+    var publication: Publication
+    let notifier: Notifier?
+    let log: @Sendable (String) -> Void
+    let settings: TargetSettings
+    /// The settings file's targets, each from the day the daemon first read its value.
+    var configTargets: WorkTargets
+    /// The last day whose reached target was announced (`target_announced`).
+    var announcedDay: Day?
+    var deadlines: Deadlines?
+    /// The instant today's target will be reached: a wake-up for the publication's check.
+    var due: Deadlines.Handle?
+
+    init(
+        tracker: Tracker, clock: any TimeSource, publication: Publication, settings: TargetSettings, today: Day, notifier: Notifier?,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        (self.tracker, self.clock, self.publication, self.settings) = (tracker, clock, publication, settings)
+        (self.notifier, self.log) = (notifier, log)
+        configTargets = settings.targets
+        do {
+            configTargets = try tracker.targets.configTargets(settings.targets, seenFrom: today)
+        } catch {
+            log("cannot record when the settings file's targets were first read (\(error)); they count always")
+        }
+        do {
+            announcedDay = try tracker.daemonState.targetAnnouncedDay()
+        } catch {
+            log("cannot read the day the target was last announced (\(error)); today's may show again")
+        }
+    }
+
+    func attach(_ deadlines: Deadlines) {
+        self.deadlines = deadlines
+        // A wake-up only: the publication checks the target and moves this deadline (after a
+        // clock change or a resume the day boundary's handler publishes already).
+        due = deadlines.add { [self] reason in if reason == .due { publication.change(at: clock.now()) {} } }
+    }
+
     /// The targets that hold, each day's as it held that day: the store's (read at each use,
     /// so a target a peer set counts from the publication its merge makes), over the
     /// settings file's from the day the daemon first read them.
-    var targets: WorkTargets { targets(stored: storedTargetHistories()) }
+    var current: WorkTargets { targets(stored: storedTargetHistories()) }
 
     /// The store's targets by weekday; none (logged) when they cannot be read.
     func storedTargetHistories() -> [Int: TargetHistory] {
@@ -42,7 +84,7 @@ extension WorkService {
     /// holds always (the setting says where the balance starts, whatever day it was set).
     func targets(stored: [Int: TargetHistory]) -> WorkTargets {
         let targets = configTargets.overlaid(with: stored)
-        return goals.balanceSince == nil ? targets : targets.fromAlways
+        return settings.balanceSince == nil ? targets : targets.fromAlways
     }
 
     /// Where the balance starts, and why: the setting `balance_since` (`config`), else the first
@@ -50,7 +92,7 @@ extension WorkService {
     /// written before targets kept their days, or its peer), the first recorded day
     /// (`first-recorded-day`), else today (`none`: no target, no balance).
     func balanceStart(today: Day, targets: WorkTargets) -> (day: Day, source: String) {
-        if let since = goals.balanceSince { return (since, "config") }
+        if let since = settings.balanceSince { return (since, "config") }
         switch targets.firstTargetDay {
         case .some(.some(let day)): return (day, "target-set")
         case .some(.none):
@@ -64,10 +106,10 @@ extension WorkService {
         }
     }
 
-    func balanceSince(today: Day) -> Day { balanceStart(today: today, targets: targets).day }
+    func balanceSince(today: Day) -> Day { balanceStart(today: today, targets: current).day }
 
     /// `DailyTarget`, `TargetProgress` and `Balance` for a snapshot, at its instant.
-    func addTargets(to status: inout WorkStatus, _ snapshot: TrackerSnapshot, targets: WorkTargets) {
+    func add(to status: inout WorkStatus, _ snapshot: TrackerSnapshot, targets: WorkTargets) {
         let progress = TargetProgress(snapshot: snapshot, targets: targets)
         status.dailyTarget = progress.target
         status.targetProgress = progress.fraction
@@ -87,10 +129,10 @@ extension WorkService {
 
     /// Announces the day's target once when it is reached, and moves the deadline to the
     /// instant it will be (none while stopped or once announced).
-    func checkTarget(_ snapshot: TrackerSnapshot, targets: WorkTargets) {
+    func check(_ snapshot: TrackerSnapshot, targets: WorkTargets) {
         let progress = TargetProgress(snapshot: snapshot, targets: targets)
-        if progress.shouldAnnounce(lastAnnounced: announcedTargetDay) {
-            announcedTargetDay = snapshot.day
+        if progress.shouldAnnounce(lastAnnounced: announcedDay) {
+            announcedDay = snapshot.day
             do {
                 try tracker.daemonState.saveTargetAnnounced(snapshot.day)
             } catch {
@@ -104,15 +146,15 @@ extension WorkService {
                     body: "\(DurationClock.hoursMinutes(progress.worked)) worked today, target \(progress.targetText)."),
                 onAction: { _ in })
         }
-        guard let deadlines, let targetDue else { return }
-        let pending = announcedTargetDay == snapshot.day ? nil : progress.reachedAt
-        deadlines.schedule(targetDue, at: pending)
+        guard let deadlines, let due else { return }
+        let pending = announcedDay == snapshot.day ? nil : progress.reachedAt
+        deadlines.schedule(due, at: pending)
     }
 
     /// `SetTargets(a{sv})`: `Daily` sets every day, `Mon` … `Sun` one weekday (µs, `x`).
     func setTargets(_ call: MethodCall) throws {
         let changes = try Self.targetChanges(call.arguments[0].vardict ?? [:])
-        try change { now in try tracker.targets.setTargets(changes, from: tracker.rules.day(containing: now)) }
+        try publication.change(clock) { now in try tracker.targets.setTargets(changes, from: tracker.rules.day(containing: now)) }
     }
 
     /// `ListTargets()`: `Days` aa{sv} (`Day` s `Mon` … `Sun`, `Target` x, `Source` s `store`,
