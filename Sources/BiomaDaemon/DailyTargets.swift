@@ -25,26 +25,20 @@ public struct TargetSettings: Sendable, Equatable {
 /// what it publishes and calls `check` after each publication; on the loop thread only.
 final class DailyTargets: @unchecked Sendable {
     let tracker: Tracker
-    let clock: any TimeSource
-    /// The object's publication (`WorkService` hands it on when the object sets it).
-    var publication: Publication
-    let notifier: Notifier?
+    let notices: GoalNotices
     let log: @Sendable (String) -> Void
     let settings: TargetSettings
     /// The settings file's targets, each from the day the daemon first read its value.
     var configTargets: WorkTargets
     /// The last day whose reached target was announced (`target_announced`).
     var announcedDay: Day?
-    var deadlines: Deadlines?
     /// The instant today's target will be reached: a wake-up for the publication's check.
     var due: Deadlines.Handle?
 
     init(
-        tracker: Tracker, clock: any TimeSource, publication: Publication, settings: TargetSettings, today: Day, notifier: Notifier?,
-        log: @escaping @Sendable (String) -> Void
+        tracker: Tracker, notices: GoalNotices, settings: TargetSettings, today: Day, log: @escaping @Sendable (String) -> Void
     ) {
-        (self.tracker, self.clock, self.publication, self.settings) = (tracker, clock, publication, settings)
-        (self.notifier, self.log) = (notifier, log)
+        (self.tracker, self.notices, self.settings, self.log) = (tracker, notices, settings, log)
         configTargets = settings.targets
         do {
             configTargets = try tracker.targets.configTargets(settings.targets, seenFrom: today)
@@ -58,12 +52,8 @@ final class DailyTargets: @unchecked Sendable {
         }
     }
 
-    func attach(_ deadlines: Deadlines) {
-        self.deadlines = deadlines
-        // A wake-up only: the publication checks the target and moves this deadline (after a
-        // clock change or a resume the day boundary's handler publishes already).
-        due = deadlines.add { [self] reason in if reason == .due { publication.change(at: clock.now()) {} } }
-    }
+    /// Once `notices` is attached.
+    func attach() { due = notices.wakeUp() }
 
     /// The targets that hold, each day's as it held that day: the store's (read at each use,
     /// so a target a peer set counts from the publication its merge makes), over the
@@ -138,33 +128,21 @@ final class DailyTargets: @unchecked Sendable {
             } catch {
                 log("cannot record the target notice (\(error)); a restart today may show it again")
             }
-            publication.occurred(
-                .targetReached(day: snapshot.day, target: progress.target, worked: progress.worked), at: snapshot.updatedAt)
-            notifier?.show(
-                Notifier.Notice(
-                    summary: "Daily target reached",
-                    body: "\(DurationClock.hoursMinutes(progress.worked)) worked today, target \(progress.targetText)."),
-                onAction: { _ in })
+            notices.announce(
+                .targetReached(day: snapshot.day, target: progress.target, worked: progress.worked), at: snapshot.updatedAt,
+                summary: "Daily target reached",
+                body: "\(DurationClock.hoursMinutes(progress.worked)) worked today, target \(progress.targetText).")
         }
-        guard let deadlines, let due else { return }
-        let pending = announcedDay == snapshot.day ? nil : progress.reachedAt
-        deadlines.schedule(due, at: pending)
-    }
-
-    /// `SetTargets(a{sv})`: `Daily` sets every day, `Mon` … `Sun` one weekday (µs, `x`).
-    func setTargets(_ call: MethodCall) throws {
-        let changes = try Self.targetChanges(call.arguments[0].vardict ?? [:])
-        try publication.change(clock) { now in try tracker.targets.setTargets(changes, from: tracker.rules.day(containing: now)) }
+        notices.schedule(due, at: announcedDay == snapshot.day ? nil : progress.reachedAt)
     }
 
     /// `ListTargets()`: `Days` aa{sv} (`Day` s `Mon` … `Sun`, `Target` x, `Source` s `store`,
     /// `config` or `none`, `Since` s: the day today's value took effect, empty when it holds
     /// always or there is none), `BalanceSince` s and its `BalanceSinceSource` s (`config`,
     /// `target-set`, `first-recorded-day` or `none`).
-    func listTargets() -> DBusValue {
+    func listTargets(today: Day) -> DBusValue {
         let stored = storedTargetHistories()
         let targets = targets(stored: stored)
-        let today = tracker.rules.day(containing: clock.now())
         var listing = TargetsListing()
         listing.days = [2, 3, 4, 5, 6, 7, 1].map { weekday in
             var day = TargetDayListing()
@@ -183,7 +161,8 @@ final class DailyTargets: @unchecked Sendable {
 
     static let targetKeys = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 
-    /// The weekdays (1 Sunday … 7 Saturday) and their new targets; a bad key, type or value is
+    /// `SetTargets(a{sv})`'s argument: `Daily` sets every day, `Mon` … `Sun` one weekday (µs,
+    /// `x`). The weekdays (1 Sunday … 7 Saturday) and their new targets; a bad key, type or value is
     /// an `InvalidArgument` naming it.
     static func targetChanges(_ entries: [String: DBusValue]) throws -> [Int: Micros] {
         guard !entries.isEmpty else {

@@ -9,29 +9,20 @@ import DBusKit
 /// publication; on the loop thread only.
 final class ProjectBudgets: @unchecked Sendable {
     let tracker: Tracker
-    let clock: any TimeSource
-    /// The object's publication (`WorkService` hands it on when the object sets it).
-    var publication: Publication
-    let notifier: Notifier?
+    let notices: GoalNotices
     let log: @Sendable (String) -> Void
-    var deadlines: Deadlines?
     /// The instant the running project's budget crosses its next threshold (a wake-up; the
     /// rule runs at every publication).
     var due: Deadlines.Handle?
     /// The notices shown per project (`v9-budgets`), read from the store the first time.
     var announced: [String: (period: String, thresholds: Set<BudgetThreshold>)] = [:]
 
-    init(
-        tracker: Tracker, clock: any TimeSource, publication: Publication, notifier: Notifier?,
-        log: @escaping @Sendable (String) -> Void
-    ) {
-        (self.tracker, self.clock, self.publication, self.notifier, self.log) = (tracker, clock, publication, notifier, log)
+    init(tracker: Tracker, notices: GoalNotices, log: @escaping @Sendable (String) -> Void) {
+        (self.tracker, self.notices, self.log) = (tracker, notices, log)
     }
 
-    func attach(_ deadlines: Deadlines) {
-        self.deadlines = deadlines
-        due = deadlines.add { [self] reason in if reason == .due { publication.change(at: clock.now()) {} } }
-    }
+    /// Once `notices` is attached.
+    func attach() { due = notices.wakeUp() }
 
     /// The store was replaced (a restore): the notices read from it are gone with it.
     func storeReplaced() { announced = [:] }
@@ -74,17 +65,14 @@ final class ProjectBudgets: @unchecked Sendable {
                 }
             }
             if let threshold = notice.announce {
-                publication.occurred(
-                    .budget(project: project, threshold: threshold, budget: use.budget, used: use.used), at: snapshot.updatedAt)
-                notifier?.show(
-                    Notifier.Notice(
-                        summary: threshold == .full ? "Budget used up" : "Budget at 80 %",
-                        body: BudgetNotice.text(project: project.name, threshold: threshold, budget: use.budget, used: use.used)),
-                    onAction: { _ in })
+                notices.announce(
+                    .budget(project: project, threshold: threshold, budget: use.budget, used: use.used), at: snapshot.updatedAt,
+                    summary: threshold == .full ? "Budget used up" : "Budget at 80 %",
+                    body: BudgetNotice.text(project: project.name, threshold: threshold, budget: use.budget, used: use.used))
             }
             if let deadline = notice.deadline { next = min(next ?? deadline, deadline) }
         }
-        if let deadlines, let due { deadlines.schedule(due, at: next) }
+        notices.schedule(due, at: next)
     }
 
     /// What was announced for a project: kept in memory, read from the store the first time.

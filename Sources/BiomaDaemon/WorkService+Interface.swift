@@ -113,8 +113,13 @@ extension WorkService {
                     try away.keepAway(for: call.arguments[0].string!)
                 },
             ] + editMethods() + importMethods() + noteMethods() + [
-                DBusMethod.action(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try dailyTargets.setTargets($0) },
-                DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in [dailyTargets.listTargets()] },
+                DBusMethod.action(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] call in
+                    let changes = try DailyTargets.targetChanges(call.arguments[0].vardict ?? [:])
+                    try change { now in try tracker.targets.setTargets(changes, from: tracker.rules.day(containing: now)) }
+                },
+                DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in
+                    [dailyTargets.listTargets(today: tracker.rules.day(containing: clock.now()))]
+                },
             ] + clientMethods() + configMethods() + backupMethods())
     }
 

@@ -16,8 +16,8 @@ import DBusKit
 /// Its deadlines in the bus loop: the next day boundary (always scheduled; with cancel-on-set
 /// it also fires after a clock change or a resume, when the suspend gap is looked at), a
 /// heartbeat every `Tracker.heartbeatInterval` while the timer runs. The concerns with state of
-/// their own (`AwayTime`, `DailyTargets`, `ProjectBudgets`, `CalendarFile`) are made here and
-/// register their own deadlines when it attaches.
+/// their own (`AwayTime`, `DailyTargets` and `ProjectBudgets` with their `GoalNotices`,
+/// `CalendarFile`) are made here and register their own deadlines when it attaches.
 public final class WorkService: ObjectInterface, @unchecked Sendable {
     public let tracker: Tracker
     let bus: Bus
@@ -25,7 +25,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     let log: @Sendable (String) -> Void
     /// Set by `DaemonObject`; handed on to the concerns that change or report through it.
     public var publication: Publication {
-        didSet { (away.publication, dailyTargets.publication, budgets.publication) = (publication, publication, publication) }
+        didSet { (away.publication, goalNotices.publication) = (publication, publication) }
     }
     /// The day last published, to notice a day boundary however it is discovered.
     var publishedDay: Day
@@ -39,6 +39,8 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
 
     /// Time away: the absence, the suspend gap, `KeepAway`, logind's entry points.
     public let away: AwayTime
+    /// The targets' and budgets' notices and wake-ups.
+    let goalNotices: GoalNotices
     /// The daily targets, the balance and the target-reached notice.
     let dailyTargets: DailyTargets
     /// Project budgets' use and their notices.
@@ -63,9 +65,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         self.away = AwayTime(
             tracker: tracker, clock: clock, publication: publication, rules: away, notifier: notifier, suspendClock: suspendClock,
             log: log)
-        dailyTargets = DailyTargets(
-            tracker: tracker, clock: clock, publication: publication, settings: goals, today: publishedDay, notifier: notifier, log: log)
-        budgets = ProjectBudgets(tracker: tracker, clock: clock, publication: publication, notifier: notifier, log: log)
+        goalNotices = GoalNotices(clock: clock, publication: publication, notifier: notifier)
+        dailyTargets = DailyTargets(tracker: tracker, notices: goalNotices, settings: goals, today: publishedDay, log: log)
+        budgets = ProjectBudgets(tracker: tracker, notices: goalNotices, log: log)
         calendar = calendarPath.map { CalendarFile(path: $0, tracker: tracker, clock: clock, log: log) }
         publication.join(self)
     }
@@ -80,8 +82,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             checkDayBoundary()
         }
         away.attach(deadlines)
-        dailyTargets.attach(deadlines)
-        budgets.attach(deadlines)
+        goalNotices.attach(deadlines)
+        dailyTargets.attach()
+        budgets.attach()
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             do {
