@@ -30,11 +30,10 @@ public struct DaemonParts: Sendable {
         notifier = Notifier(bus: bus, enabled: settings.notifications, log: log)
         timer = WorkService(
             tracker: tracker, bus: bus, clock: clock, away: settings.away, notifier: notifier, suspendClock: suspendClock,
-            goals: TargetSettings(targets: settings.targets, balanceSince: settings.balanceSince), log: log)
+            goals: TargetSettings(targets: settings.targets, balanceSince: settings.balanceSince), calendarPath: settings.exportICS,
+            config: ConfigFileState(path: configFile, problems: settings.problems), log: log)
         // A project left within `short_interval` is not recorded apart.
         tracker.shortInterval = settings.shortInterval
-        timer.calendarPath = settings.exportICS
-        timer.config = ConfigFileState(path: configFile, problems: settings.problems)
         tasks = TasksService(tracker: tracker, bus: bus, clock: clock, notifier: notifier, log: log)
         focus = FocusService(
             tracker: tracker, bus: bus, clock: clock, timer: timer, notifier: notifier, phaseEndCommand: settings.phaseEndCommand,

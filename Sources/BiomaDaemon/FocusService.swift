@@ -95,10 +95,10 @@ public final class FocusService: ObjectInterface, @unchecked Sendable {
         self.deadlines = deadlines
         phaseEnd = deadlines.add { [self] _ in
             // A sleep not yet noticed pauses a focus phase at its start, before anything ends.
-            work.checkSuspend()
+            work.away.checkSuspend()
             advance()
         }
-        work.onSleep = { [self] instant in sleep(at: instant) }
+        work.away.onSleep = { [self] instant in sleep(at: instant) }
         // Phases that ended while the daemon was down end now, once, as late.
         advance()
     }

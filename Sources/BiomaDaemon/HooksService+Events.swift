@@ -26,7 +26,7 @@ extension HooksService {
         let project = timer.activeProject.flatMap { id in tracker.projects.first { $0.id == id } }
         return Facts(
             running: timer.running, project: project, session: timer.workSessionTime(at: now), focus: tracker.focus.timer,
-            away: work.away.map { ($0.reason, $0.since) })
+            away: work.away.current.map { ($0.reason, $0.since) })
     }
 
     /// The events a change made, by comparing what held before and after it.

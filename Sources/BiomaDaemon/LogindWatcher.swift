@@ -117,11 +117,11 @@ final class LogindWatcher: @unchecked Sendable {
             inhibitor = -1
             // The stop is written on the timer's thread; the lock goes once it is.
             loop.perform { [timer] in
-                timer.sleepBegins()
+                timer.away.sleepBegins()
                 if fd >= 0 { close(fd) }
             }
         } else {
-            loop.perform { [timer] in timer.sleepEnds() }
+            loop.perform { [timer] in timer.away.sleepEnds() }
             // A new lock for the next sleep.
             takeInhibitor { [log] error in log("cannot take a new sleep inhibitor (\(error))") }
         }
@@ -196,12 +196,12 @@ final class LogindWatcher: @unchecked Sendable {
     private func setLocked(_ value: Bool) {
         guard value != locked else { return }
         locked = value
-        loop.perform { [timer] in value ? timer.awayFromLogind(.lock, since: 0) : timer.backFromLogind() }
+        loop.perform { [timer] in value ? timer.away.awayFromLogind(.lock, since: 0) : timer.away.backFromLogind() }
     }
 
     private func setIdle(_ value: Bool, since: Int64) {
         guard value != idle else { return }
         idle = value
-        loop.perform { [timer] in value ? timer.awayFromLogind(.idle, since: since) : timer.backFromLogind() }
+        loop.perform { [timer] in value ? timer.away.awayFromLogind(.idle, since: since) : timer.away.backFromLogind() }
     }
 }

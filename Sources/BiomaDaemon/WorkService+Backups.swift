@@ -52,7 +52,7 @@ extension WorkService {
     /// progress, the announced target day and the settings' targets are this machine's, kept
     /// by the restore; the away time `KeepAway` could give back was the history's.)
     func storeReplaced() {
-        lastRemoved = nil
-        budgetsAnnounced = [:]
+        away.lastRemoved = nil
+        budgets.storeReplaced()
     }
 }

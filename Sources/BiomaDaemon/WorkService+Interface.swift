@@ -101,20 +101,25 @@ extension WorkService {
                     changeInBulk(reply: reply, size: 1 << 20, { try $0.history.reset(at: $1) }) { _ in [] }
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_AWAY_BEGIN, in: [.init("reason", "s"), .init("since", "x")]) { [self] call in
-                    try awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
+                    try away.awayBegin(reason: call.arguments[0].string!, since: call.arguments[1].int64!)
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_AWAY_END) { [self] _ in
-                    try awayEnd()
+                    try away.awayEnd()
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_KEEP_AWAY) { [self] _ in
-                    try keepAway()
+                    try away.keepAway()
                 },
                 DBusMethod.action(BIOMATIMER_TIMER1_KEEP_AWAY_FOR, in: [.init("project", "s")]) { [self] call in
-                    try keepAway(for: call.arguments[0].string!)
+                    try away.keepAway(for: call.arguments[0].string!)
                 },
             ] + editMethods() + importMethods() + noteMethods() + [
-                DBusMethod.action(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] in try setTargets($0) },
-                DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in [listTargets()] },
+                DBusMethod.action(BIOMATIMER_TIMER1_SET_TARGETS, in: [.init("targets", "a{sv}")]) { [self] call in
+                    let changes = try DailyTargets.targetChanges(call.arguments[0].vardict ?? [:])
+                    try change { now in try tracker.targets.setTargets(changes, from: tracker.rules.day(containing: now)) }
+                },
+                DBusMethod(BIOMATIMER_TIMER1_LIST_TARGETS, out: [.init("targets", "a{sv}")]) { [self] _ in
+                    [dailyTargets.listTargets(today: tracker.rules.day(containing: clock.now()))]
+                },
             ] + clientMethods() + configMethods() + backupMethods())
     }
 
@@ -141,9 +146,9 @@ extension WorkService {
     func report(
         bulk isBulk: Bool, _ reply: PendingReply, _ make: @escaping @Sendable (ReportMaker) throws -> [DBusValue]
     ) {
-        let (now, targets) = (clock.now(), targets)
+        let (now, targets) = (clock.now(), dailyTargets.current)
         let today = tracker.rules.day(containing: now)
-        let context = ReportContext(now: now, targets: targets, balanceSince: targets.isSet ? balanceSince(today: today) : today)
+        let context = ReportContext(now: now, targets: targets, balanceSince: targets.isSet ? dailyTargets.balanceSince(today: today) : today)
         let answer: @Sendable (Result<[DBusValue], any Error>) -> Void = { result in
             reply.finish(result.mapError(DaemonAPI.dbusError))
         }
@@ -154,7 +159,7 @@ extension WorkService {
         }
     }
 
-    /// `Start` (and the away notification's "Resume").
+    /// `Start`.
     func start() throws { try change { try tracker.timers.start(at: $0) } }
 
     func listProjects() throws -> DBusValue {
@@ -173,7 +178,7 @@ extension WorkService {
                 (row.id, row.name, row.color, row.position) = (p.id, p.name, p.color, UInt32(clamping: p.position))
                 row.running = times?.running ?? false
                 (row.sessionTime, row.dailyTotal) = (times?.session ?? 0, times?.dailyTotal ?? 0)
-                if let use = budgetUse(of: p, at: snapshot.updatedAt) {
+                if let use = budgets.budgetUse(of: p, at: snapshot.updatedAt) {
                     (row.budget, row.budgetPeriod, row.budgetUsed) = (use.budget.amount, use.budget.period.rawValue, use.used)
                 }
                 addBilling(&row, billing[p.id], clients: clients)

@@ -15,14 +15,18 @@ import DBusKit
 ///
 /// Its deadlines in the bus loop: the next day boundary (always scheduled; with cancel-on-set
 /// it also fires after a clock change or a resume, when the suspend gap is looked at), a
-/// heartbeat every `Tracker.heartbeatInterval` while the timer runs, and the instant a lock or
-/// idle absence starts to count.
+/// heartbeat every `Tracker.heartbeatInterval` while the timer runs. The concerns with state of
+/// their own (`AwayTime`, `DailyTargets` and `ProjectBudgets` with their `GoalNotices`,
+/// `CalendarFile`) are made here and register their own deadlines when it attaches.
 public final class WorkService: ObjectInterface, @unchecked Sendable {
     public let tracker: Tracker
     let bus: Bus
     let clock: any TimeSource
     let log: @Sendable (String) -> Void
-    public lazy var publication = Publication(self)
+    /// Set by `DaemonObject`; handed on to the concerns that change or report through it.
+    public var publication: Publication {
+        didSet { (away.publication, goalNotices.publication) = (publication, publication) }
+    }
     /// The day last published, to notice a day boundary however it is discovered.
     var publishedDay: Day
     /// What Timer1 said at the instant of the change in progress, to diff against.
@@ -30,103 +34,42 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     var deadlines: Deadlines?
     var dayBoundary: Deadlines.Handle?
     var heartbeatDue: Deadlines.Handle?
-    /// `export_ics` (WorkService+Calendar.swift): the file, and its debounced rewrite.
-    public var calendarPath: String?
-    var calendar = CalendarFileState()
     /// The settings file and its problems as read at start (WorkService+Config.swift).
-    public var config = ConfigFileState()
+    let config: ConfigFileState
 
-    // Time away (WorkService+Away.swift).
-    let awayRules: AwayRules
-    let notifier: Notifier?
-    let suspendClock: any SuspendClock
-    var suspendGap: SuspendGap
-    /// The current absence: why and since when, and the work removed for it so far. Saved in
-    /// the store at every change, so a restart goes on with it.
-    var away: (reason: AwayReason, since: Micros, removed: Interval?)? {
-        didSet { saveAway() }
-    }
-    /// The work removed for the last absence, until counted (`KeepAway`) or superseded; saved.
-    var lastRemoved: Interval? {
-        didSet { saveAway() }
-    }
-    var awayDecision: Deadlines.Handle?
-    /// The "welcome back" notification shown last; saved, so a restart replaces it.
-    var awayNotice: UInt32 = 0 {
-        didSet {
-            do {
-                try tracker.daemonState.saveShownNotification(awayNotice, for: "away")
-            } catch {
-                log("cannot record the away notification (\(error)); after a restart the next one shows beside it")
-            }
-        }
-    }
-
-    // Targets (WorkService+Targets.swift): the settings, the store's `target set` values, the
-    // last day announced, and the deadline at the instant today's target will be reached.
-    let goals: TargetSettings
-    /// The settings file's targets, each from the day the daemon first read its value.
-    var configTargets: WorkTargets
-    var announcedTargetDay: Day?
-    var targetDue: Deadlines.Handle?
-    /// The instant the running project's budget crosses its next threshold (a wake-up; the
-    /// rule runs at every publication), and the notices shown per project (`v9-budgets`).
-    var budgetDue: Deadlines.Handle?
-    var budgetsAnnounced: [String: (period: String, thresholds: Set<BudgetThreshold>)] = [:]
-
-    /// Called when the machine went to sleep at an instant (a running focus phase pauses).
-    var onSleep: ((Micros) -> Void)?
+    /// Time away: the absence, the suspend gap, `KeepAway`, logind's entry points.
+    public let away: AwayTime
+    /// The targets' and budgets' notices and wake-ups.
+    let goalNotices: GoalNotices
+    /// The daily targets, the balance and the target-reached notice.
+    let dailyTargets: DailyTargets
+    /// Project budgets' use and their notices.
+    let budgets: ProjectBudgets
+    /// `export_ics`, when set.
+    let calendar: CalendarFile?
     /// Imports, resets and exports, on a worker thread (`BulkWork`).
     let bulk: BulkWork
 
     public init(
         tracker: Tracker, bus: Bus, clock: any TimeSource, away: AwayRules = AwayRules(), notifier: Notifier? = nil,
         suspendClock: any SuspendClock = SystemSuspendClock(), goals: TargetSettings = TargetSettings(),
+        calendarPath: String? = nil, config: ConfigFileState = ConfigFileState(),
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
-        (self.goals, self.log, self.tracker, self.bus) = (goals, log, tracker, bus)
-        configTargets = goals.targets
+        (self.log, self.tracker, self.bus, self.clock, self.config) = (log, tracker, bus, clock, config)
         bulk = BulkWork(loop: bus.loop, tracker: tracker)
-        (self.clock, self.awayRules, self.notifier) = (clock, away, notifier)
-        self.suspendClock = suspendClock
-        suspendGap = SuspendGap(suspendClock.gap())
         publishedDay = tracker.rules.day(containing: clock.now())
-        // What a previous run saved (not readable: logged, and the daemon starts as not away
-        // with nothing to give back, which is what a store without them means).
-        do {
-            let saved = try tracker.daemonState.savedAway()
-            self.away = saved.current.map { ($0.reason, $0.since, $0.removed) }
-            lastRemoved = saved.lastRemoved
-        } catch {
-            log("cannot read the saved absence (\(error)); starting as not away")
-        }
-        do {
-            awayNotice = try tracker.daemonState.shownNotifications()["away"] ?? 0
-        } catch {
-            log("cannot read the away notification's id (\(error)); the next one shows beside it")
-        }
-        do {
-            configTargets = try tracker.targets.configTargets(goals.targets, seenFrom: publishedDay)
-        } catch {
-            log("cannot record when the settings file's targets were first read (\(error)); they count always")
-        }
-        do {
-            announcedTargetDay = try tracker.daemonState.targetAnnouncedDay()
-        } catch {
-            log("cannot read the day the target was last announced (\(error)); today's may show again")
-        }
-    }
-
-    /// Writes the absence and the removed away time (in `didSet`, on the loop thread).
-    func saveAway() {
-        do {
-            try tracker.daemonState.saveAway(
-                current: away.map { AwayRecord(reason: $0.reason, since: $0.since, removed: $0.removed) },
-                lastRemoved: lastRemoved)
-        } catch {
-            // The timers are right; only a restart before the next change would forget it.
-            log("cannot save the absence (\(error)); a restart now would forget it")
-        }
+        // The part's own publication until it joins an object.
+        let publication = Publication()
+        self.publication = publication
+        self.away = AwayTime(
+            tracker: tracker, clock: clock, publication: publication, rules: away, notifier: notifier, suspendClock: suspendClock,
+            log: log)
+        goalNotices = GoalNotices(clock: clock, publication: publication, notifier: notifier)
+        dailyTargets = DailyTargets(tracker: tracker, notices: goalNotices, settings: goals, today: publishedDay, log: log)
+        budgets = ProjectBudgets(tracker: tracker, notices: goalNotices, log: log)
+        calendar = calendarPath.map { CalendarFile(path: $0, tracker: tracker, clock: clock, log: log) }
+        publication.join(self)
     }
 
     // MARK: - Deadlines
@@ -135,14 +78,13 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
         self.deadlines = deadlines
         // A clock change or a resume may have crossed the day boundary: check it either way.
         dayBoundary = deadlines.add { [self] _ in
-            checkSuspend()
+            away.checkSuspend()
             checkDayBoundary()
         }
-        awayDecision = deadlines.add { [self] _ in decideAway() }
-        // A wake-up only: the publication checks the target and moves this deadline (after a
-        // clock change or a resume the day boundary's handler publishes already).
-        targetDue = deadlines.add { [self] reason in if reason == .due { publication.change(at: clock.now()) {} } }
-        budgetDue = deadlines.add { [self] reason in if reason == .due { publication.change(at: clock.now()) {} } }
+        away.attach(deadlines)
+        goalNotices.attach(deadlines)
+        dailyTargets.attach()
+        budgets.attach()
         heartbeatDue = deadlines.add { [self] reason in
             if reason == .due { heartbeat() }
             do {
@@ -151,10 +93,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
                 log("cannot read today's work (\(error)); the heartbeat waits for the next change")
             }
         }
-        attachCalendar(deadlines)
+        calendar?.attach(deadlines)
         checkDayBoundary()
-        // An absence saved by the previous run: decided now, or its deadline set.
-        if away != nil { decideAway() }
+        away.resumeSaved()
     }
 
     /// The day boundary at the snapshot's; the heartbeat while running, left as it is when it
@@ -182,12 +123,12 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
     /// targets that hold (read from the store when not given).
     func published(_ snapshot: TrackerSnapshot, targets: WorkTargets? = nil) -> WorkStatus {
         var status = DaemonAPI.status(of: snapshot)
-        if let away {
-            status.away = away.reason.rawValue
-            status.awaySince = away.since
+        if let absence = away.current {
+            status.away = absence.reason.rawValue
+            status.awaySince = absence.since
         }
-        addTargets(to: &status, snapshot, targets: targets ?? self.targets)
-        addBudget(to: &status, snapshot)
+        dailyTargets.add(to: &status, snapshot, targets: targets ?? dailyTargets.current)
+        budgets.add(to: &status, snapshot)
         if let project = snapshot.activeProject { status.activeClient = tracker.catalog.clientName(ofProject: project.id) ?? "" }
         status.configProblems = config.problems
         return status
@@ -242,7 +183,7 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             return log("cannot read today's work (\(error)); nothing published")
         }
         // The targets read once for the state published and the notice's check.
-        let targets = targets
+        let targets = dailyTargets.current
         let after = published(snapshot, targets: targets)
         if snapshot.day != publishedDay || before == nil {
             publishedDay = snapshot.day
@@ -257,9 +198,9 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             bus.emitChanges(WorkStatus.table, path: ContractNames.objectPath, from: before, to: after)
         }
         scheduleDeadlines(snapshot)
-        calendarChanged(at: now)
-        checkTarget(snapshot, targets: targets)
-        checkBudgets(snapshot)
+        calendar?.changed(at: now)
+        dailyTargets.check(snapshot, targets: targets)
+        budgets.check(snapshot)
     }
 
     /// Called when the day may have changed (the day timer fired, the clock jumped, the
@@ -279,6 +220,22 @@ public final class WorkService: ObjectInterface, @unchecked Sendable {
             log("cannot write the heartbeat (\(error)); a crash now loses the time since the last one")
         }
     }
+}
+
+/// The rules of every change on the object (`Publication.change`), whichever part makes it.
+extension WorkService: ChangeRules {
+    /// A sleep not yet noticed is recorded first, on its own; today's work must be readable
+    /// before anything changes (else a `Storage` answer).
+    func instantOfChange() throws -> Micros {
+        away.checkSuspend()
+        let now = clock.now()
+        _ = try tracker.history.snapshot(at: now)
+        return now
+    }
+
+    /// A rule tied to a deadline is applied at every change too (the deadline is only a
+    /// wake-up): an absence that counts by now is removed before anything else.
+    func beginningChange(at now: Micros) throws { try away.applyAway(at: now) }
 }
 
 /// Quotes a caller's text for a message, with control characters made visible.

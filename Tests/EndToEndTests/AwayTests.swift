@@ -235,7 +235,7 @@ struct SuspendGapTests {
         let worked = try workTotal(day("2026-11-23"))
         #expect(worked == hour, "the sleep is not work: \(worked / minute) min")
         // Once: another look with no new sleep changes nothing.
-        try service.sync { () throws(BusError) in timer.checkSuspend() }
+        try service.sync { () throws(BusError) in timer.away.checkSuspend() }
         #expect(try workTotal(day("2026-11-23")) == hour)
         // A pause shorter than the clocks' jitter is no sleep.
         _ = try call("Start")

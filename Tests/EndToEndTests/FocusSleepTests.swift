@@ -50,7 +50,7 @@ struct FocusSleepTests {
         /// The daemon looks at the clocks (as when it wakes after a resume).
         func look() throws {
             let timer = self.timer
-            try service.sync { () throws(BusError) in timer.checkSuspend() }
+            try service.sync { () throws(BusError) in timer.away.checkSuspend() }
         }
     }
 

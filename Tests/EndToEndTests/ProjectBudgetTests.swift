@@ -66,7 +66,7 @@ struct ProjectBudgetTests {
         /// The wake-up for the next threshold.
         func due() throws -> Micros? {
             let (timer, deadlines) = (timer, deadlines)
-            return try service.sync { timer.budgetDue.flatMap { deadlines.instant(of: $0) } }
+            return try service.sync { timer.budgets.due.flatMap { deadlines.instant(of: $0) } }
         }
 
         /// A publication at `instant` (what the wake-up does).

@@ -41,7 +41,7 @@ struct TargetDeadlineTests {
             object.attach(deadlines)
             return deadlines
         }
-        func due() throws -> Micros? { try service.sync { timer.targetDue.flatMap { deadlines.instant(of: $0) } } }
+        func due() throws -> Micros? { try service.sync { timer.dailyTargets.due.flatMap { deadlines.instant(of: $0) } } }
         let client = try BlockingBus(.address(bus.address))
         func call(_ member: String, at instant: String) throws {
             clock.set(Self.at(instant))

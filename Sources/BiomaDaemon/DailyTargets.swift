@@ -21,12 +21,44 @@ public struct TargetSettings: Sendable, Equatable {
 
 /// Targets, progress and balance on Timer1, `SetTargets`, and the one notice the moment the
 /// day's target is reached (a deadline at that instant while work runs; every publication
-/// also checks, the deadline is only a wake-up).
-extension WorkService {
+/// also checks, the deadline is only a wake-up). Owned by `WorkService`, which adds them to
+/// what it publishes and calls `check` after each publication; on the loop thread only.
+final class DailyTargets: @unchecked Sendable {
+    let tracker: Tracker
+    let notices: GoalNotices
+    let log: @Sendable (String) -> Void
+    let settings: TargetSettings
+    /// The settings file's targets, each from the day the daemon first read its value.
+    var configTargets: WorkTargets
+    /// The last day whose reached target was announced (`target_announced`).
+    var announcedDay: Day?
+    /// The instant today's target will be reached: a wake-up for the publication's check.
+    var due: Deadlines.Handle?
+
+    init(
+        tracker: Tracker, notices: GoalNotices, settings: TargetSettings, today: Day, log: @escaping @Sendable (String) -> Void
+    ) {
+        (self.tracker, self.notices, self.settings, self.log) = (tracker, notices, settings, log)
+        configTargets = settings.targets
+        do {
+            configTargets = try tracker.targets.configTargets(settings.targets, seenFrom: today)
+        } catch {
+            log("cannot record when the settings file's targets were first read (\(error)); they count always")
+        }
+        do {
+            announcedDay = try tracker.daemonState.targetAnnouncedDay()
+        } catch {
+            log("cannot read the day the target was last announced (\(error)); today's may show again")
+        }
+    }
+
+    /// Once `notices` is attached.
+    func attach() { due = notices.wakeUp() }
+
     /// The targets that hold, each day's as it held that day: the store's (read at each use,
     /// so a target a peer set counts from the publication its merge makes), over the
     /// settings file's from the day the daemon first read them.
-    var targets: WorkTargets { targets(stored: storedTargetHistories()) }
+    var current: WorkTargets { targets(stored: storedTargetHistories()) }
 
     /// The store's targets by weekday; none (logged) when they cannot be read.
     func storedTargetHistories() -> [Int: TargetHistory] {
@@ -42,7 +74,7 @@ extension WorkService {
     /// holds always (the setting says where the balance starts, whatever day it was set).
     func targets(stored: [Int: TargetHistory]) -> WorkTargets {
         let targets = configTargets.overlaid(with: stored)
-        return goals.balanceSince == nil ? targets : targets.fromAlways
+        return settings.balanceSince == nil ? targets : targets.fromAlways
     }
 
     /// Where the balance starts, and why: the setting `balance_since` (`config`), else the first
@@ -50,7 +82,7 @@ extension WorkService {
     /// written before targets kept their days, or its peer), the first recorded day
     /// (`first-recorded-day`), else today (`none`: no target, no balance).
     func balanceStart(today: Day, targets: WorkTargets) -> (day: Day, source: String) {
-        if let since = goals.balanceSince { return (since, "config") }
+        if let since = settings.balanceSince { return (since, "config") }
         switch targets.firstTargetDay {
         case .some(.some(let day)): return (day, "target-set")
         case .some(.none):
@@ -64,10 +96,10 @@ extension WorkService {
         }
     }
 
-    func balanceSince(today: Day) -> Day { balanceStart(today: today, targets: targets).day }
+    func balanceSince(today: Day) -> Day { balanceStart(today: today, targets: current).day }
 
     /// `DailyTarget`, `TargetProgress` and `Balance` for a snapshot, at its instant.
-    func addTargets(to status: inout WorkStatus, _ snapshot: TrackerSnapshot, targets: WorkTargets) {
+    func add(to status: inout WorkStatus, _ snapshot: TrackerSnapshot, targets: WorkTargets) {
         let progress = TargetProgress(snapshot: snapshot, targets: targets)
         status.dailyTarget = progress.target
         status.targetProgress = progress.fraction
@@ -87,42 +119,30 @@ extension WorkService {
 
     /// Announces the day's target once when it is reached, and moves the deadline to the
     /// instant it will be (none while stopped or once announced).
-    func checkTarget(_ snapshot: TrackerSnapshot, targets: WorkTargets) {
+    func check(_ snapshot: TrackerSnapshot, targets: WorkTargets) {
         let progress = TargetProgress(snapshot: snapshot, targets: targets)
-        if progress.shouldAnnounce(lastAnnounced: announcedTargetDay) {
-            announcedTargetDay = snapshot.day
+        if progress.shouldAnnounce(lastAnnounced: announcedDay) {
+            announcedDay = snapshot.day
             do {
                 try tracker.daemonState.saveTargetAnnounced(snapshot.day)
             } catch {
                 log("cannot record the target notice (\(error)); a restart today may show it again")
             }
-            publication.occurred(
-                .targetReached(day: snapshot.day, target: progress.target, worked: progress.worked), at: snapshot.updatedAt)
-            notifier?.show(
-                Notifier.Notice(
-                    summary: "Daily target reached",
-                    body: "\(DurationClock.hoursMinutes(progress.worked)) worked today, target \(progress.targetText)."),
-                onAction: { _ in })
+            notices.announce(
+                .targetReached(day: snapshot.day, target: progress.target, worked: progress.worked), at: snapshot.updatedAt,
+                summary: "Daily target reached",
+                body: "\(DurationClock.hoursMinutes(progress.worked)) worked today, target \(progress.targetText).")
         }
-        guard let deadlines, let targetDue else { return }
-        let pending = announcedTargetDay == snapshot.day ? nil : progress.reachedAt
-        deadlines.schedule(targetDue, at: pending)
-    }
-
-    /// `SetTargets(a{sv})`: `Daily` sets every day, `Mon` … `Sun` one weekday (µs, `x`).
-    func setTargets(_ call: MethodCall) throws {
-        let changes = try Self.targetChanges(call.arguments[0].vardict ?? [:])
-        try change { now in try tracker.targets.setTargets(changes, from: tracker.rules.day(containing: now)) }
+        notices.schedule(due, at: announcedDay == snapshot.day ? nil : progress.reachedAt)
     }
 
     /// `ListTargets()`: `Days` aa{sv} (`Day` s `Mon` … `Sun`, `Target` x, `Source` s `store`,
     /// `config` or `none`, `Since` s: the day today's value took effect, empty when it holds
     /// always or there is none), `BalanceSince` s and its `BalanceSinceSource` s (`config`,
     /// `target-set`, `first-recorded-day` or `none`).
-    func listTargets() -> DBusValue {
+    func listTargets(today: Day) -> DBusValue {
         let stored = storedTargetHistories()
         let targets = targets(stored: stored)
-        let today = tracker.rules.day(containing: clock.now())
         var listing = TargetsListing()
         listing.days = [2, 3, 4, 5, 6, 7, 1].map { weekday in
             var day = TargetDayListing()
@@ -141,7 +161,8 @@ extension WorkService {
 
     static let targetKeys = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 
-    /// The weekdays (1 Sunday … 7 Saturday) and their new targets; a bad key, type or value is
+    /// `SetTargets(a{sv})`'s argument: `Daily` sets every day, `Mon` … `Sun` one weekday (µs,
+    /// `x`). The weekdays (1 Sunday … 7 Saturday) and their new targets; a bad key, type or value is
     /// an `InvalidArgument` naming it.
     static func targetChanges(_ entries: [String: DBusValue]) throws -> [Int: Micros] {
         guard !entries.isEmpty else {
